@@ -45,6 +45,14 @@ def one_line(text: str, limit: int = 80, words: bool = False) -> str:
     return ""
 
 
+def first_line(ask: str, limit: int = 80) -> str:
+    """A chat's title from its first ``ask`` (``one_line``), or where that line was pasted its own words
+    (:func:`own_words`): every new chat's session-start block heads a session with its title, and a pasted log's
+    first line carried its values there (review47k)."""
+    pasted = next(pasted_blocks(ask), ("", False))[1]
+    return own_words(ask, limit) if pasted else one_line(ask, limit)
+
+
 def own_words(ask: str, chars: int) -> str:
     """What ``ask`` says in its own words, on one line cut between words to ``chars``: its prose lines in order, each
     pasted block among them (:func:`pasted_blocks`) given by one line of it (:func:`block_line`), so a lead-in ("Hi,",
@@ -54,13 +62,13 @@ def own_words(ask: str, chars: int) -> str:
     ask flattened gave a pasted ``.env`` or kubeconfig as noise (trial45 F5, trial46 F7); a paste left out whole
     gave only "help?" (review47g H1).
 
-    Its lines are read until the words fill ``chars``, and only its first ``ASK_READ`` characters: a recalled
-    question of a megabyte (a pasted log) cost the prompt hook 0.3 s a side read whole."""
+    Its lines are read until the words fill ``chars``, and of a longer ask than ``ASK_READ`` characters only its start
+    and its last ``ASK_TAIL`` (:func:`ask_read`): a recalled question of a megabyte (a pasted log) cost the prompt hook
+    0.3 s a side read whole."""
     words: list[str] = []
     said = 0
-    head = ask if len(ask) <= ASK_READ else ask[:ASK_READ].rpartition("\n")[0] or ask[:ASK_READ]  # (whole lines)
     block: list[str] = []  # (the pasted lines read since the last prose line)
-    for line, pasted in pasted_blocks(head):
+    for line, pasted in pasted_blocks(ask_read(ask)):
         if pasted:
             block.append(line)
             continue
@@ -72,16 +80,29 @@ def own_words(ask: str, chars: int) -> str:
         if said > chars:
             break
     words += filter(None, [block_line(block)])
-    if words and len(head) < len(ask) and not words[-1].endswith("…"):
-        words.append("…")
     shown = " ".join(words)
     if len(shown) <= chars:
         return shown
     return to_word(shown, chars - 1).rstrip().removesuffix("…").rstrip() + "…"
 
 
-#: How much of an ask :func:`own_words` reads.
-ASK_READ = 64 << 10
+def ask_read(ask: str) -> str:
+    """What :func:`own_words` reads of ``ask``: all of it up to ``ASK_READ`` characters; of a longer one, its whole
+    lines in its first ``ASK_READ - ASK_TAIL`` characters and in its last ``ASK_TAIL``, with ``SKIPPED`` between.
+    A question after a traceback longer than ``ASK_READ`` (a recursion's) was past what was read, and the ask read
+    as the traceback's first line (review47k)."""
+    if len(ask) <= ASK_READ:
+        return ask
+    start, end = ask[: ASK_READ - ASK_TAIL], ask[-ASK_TAIL:]
+    start, end = start.rpartition("\n")[0] or start, end.partition("\n")[2] or end  # (whole lines)
+    return f"{start}\n{SKIPPED}\n{end}"
+
+
+#: How much of an ask :func:`own_words` reads, and of that how much from its end.
+ASK_READ, ASK_TAIL = 64 << 10, 16 << 10
+#: What stands between the start and the end of an ask read in part (:func:`ask_read`): indented, so the lines of a
+#: paste it is in are one block across it, and alone between prose lines it shows as a word.
+SKIPPED = "    …"
 #: How a fenced block's first and last lines start.
 FENCES = ("```", "~~~")
 #: How many characters of a pasted block's line :func:`own_words` shows.
@@ -90,50 +111,106 @@ BLOCK_CHARS = 100
 
 def block_line(block: list[str]) -> str:
     """The line that stands for a pasted ``block`` (its lines, fences too) in an ask's own words, cut to
-    ``BLOCK_CHARS`` and followed by ``…`` where more of it is left out: its first line, or for a Python traceback
-    in it the exception, which says what failed ("Traceback (most recent call last):" and the command run before it
-    say nothing): the first line after its frames that is not indented (a log line after it is not it, review47j
-    M3); "" for an empty fence."""
+    ``BLOCK_CHARS`` and followed by ``…`` where more of it is left out: what it says failed (:func:`failure_line`),
+    else its first line without what may be a value in it (:func:`without_values`); "" for an empty fence. The line
+    reaches every new chat's session-start block, where a value the redaction rules missed would reach the model
+    (review47j L1, review47k)."""
     lines = [line for line in block if not line.lstrip().startswith(FENCES)]
     if not lines:
         return ""
-    traced = next((at for at, line in enumerate(lines) if line.startswith("Traceback (")), -1)
-    exception = next((line for line in lines[traced + 1 :] if not line[:1].isspace()), "") if traced >= 0 else ""
-    line = exception or _named_only(lines[0])
+    line = failure_line(lines) or without_values(lines[0])
     shown = cut(" ".join(line.split()), BLOCK_CHARS, words=True)
     return shown if len(lines) == 1 or shown.endswith("…") else f"{shown} …"
 
 
-def _named_only(line: str) -> str:
-    """A pasted ``NAME=value`` line (``.env``, ``export NAME=…``, an ini's) by its name, ``DATABASE_URL=…``: its value
-    is where a secret sits, and the line stands for its paste in every new chat's session-start block, where a
-    secret the redaction rules missed would reach the model (review47j L1). Any other line as it is."""
+#: How a Python traceback starts, and a ``SyntaxError``'s, which has no ``Traceback`` line when the file would not
+#: compile: with its frame (review47k).
+TRACE_HEADS = ("Traceback (", 'File "')
+#: How a line that says what failed starts: npm's, pytest's, Rust's, a compiler's, Go's, git's and PostgreSQL's.
+FAILURE_STARTS = ("npm ERR!", "FAILED ", "E   ", "error[", "error: ", "panic: ", "fatal: ", "ERROR: ", "FATAL: ")
+
+
+def failure_line(lines: list[str]) -> str:
+    """What a paste's ``lines`` say failed, "" when they say it nowhere: a Python traceback's exception, the first
+    line after its frames that is not indented and is shaped as one (:func:`exception_line`; a log line after it is
+    not it, review47j M3), where "Traceback (most recent call last):" and the command run before it say nothing; else
+    its first error line (:func:`error_line`): pytest's ``E   assert 10 == 12`` after its session's header, npm's
+    error after its warnings."""
+    traced = next((at for at, line in enumerate(lines) if line.lstrip().startswith(TRACE_HEADS)), len(lines))
+    exception = (line for line in lines[traced + 1 :] if not line[:1].isspace() and exception_line(line))
+    return next(exception, "") or next((line for line in lines if error_line(line)), "")
+
+
+def error_line(line: str) -> bool:
+    """Whether ``line`` says what failed: it starts as a tool's error does (``FAILURE_STARTS``), or with an exception
+    and its message (``TypeError: …``, ``System.NullReferenceException: …``,
+    ``django.core.exceptions.ImproperlyConfigured: …``), as a config's ``password: …`` and a log's line do not."""
+    name = line.partition(":")[0]
+    exception = "Error" in name or "Exception" in name or ".exceptions." in name
+    return line.startswith(FAILURE_STARTS) or (exception and exception_line(line))
+
+
+#: Where a value starts in a pasted line that is not ``NAME=value`` nor ``key: value``: :func:`without_values` ends
+#: the line before it.
+VALUE_STARTS = ("'", '"', "`", "=")
+
+
+def without_values(line: str) -> str:
+    """A paste's first ``line`` without what may be a value in it: a ``NAME=value`` line by its name
+    (``DATABASE_URL=…``, :func:`assigned_name`), a log's line by its time and level (``2026-12-05 03:00:01 INFO …``,
+    :func:`log_prefix`), a ``key: value`` line by its key (``password: …``), any other up to where a value may start
+    (``VALUE_STARTS``: ``$ curl -H …``). A YAML ``password:``, a log line or a command stood for its paste whole, and
+    carried what the redaction rules missed to every new chat's session-start block (review47k)."""
+    line = line.strip()
+    if name := assigned_name(line):
+        return f"{name}=…" if line.partition("=")[2].strip() else line
+    if timed := log_prefix(line):
+        return " ".join(line.split()[:timed]) + " …"
+    listed = "- " if line.startswith("- ") else ""
+    key, colon, value = line.removeprefix(listed).partition(":")
+    if colon and key and " " not in key and value[:1] == " " and value.strip():
+        return f"{listed}{key}: …"
+    valued = min((at for at in map(line.find, VALUE_STARTS) if at >= 0), default=-1)
+    return line if valued < 0 else line[:valued].rstrip() + " …"
+
+
+def assigned_name(line: str) -> str:
+    """The name of a ``NAME=value`` line, "" for any other: a ``.env``'s or a shell's (``export NAME=…``), an ini's
+    ``name = value``, a properties file's ``spring.datasource.url=…``: a letter or ``_`` first, then letters,
+    digits, ``_``, ``.`` or ``-``, then one ``=`` (``a == b`` compares). One rule for whether a line is shaped as a
+    paste's (:func:`pasted_shape`) and for what of it stands for its paste (:func:`without_values`): there were two,
+    and a properties file's dotted names made no paste (review47k)."""
     name, equals, value = line.strip().removeprefix("export ").partition("=")
-    if equals and value and name and (name.replace("_", "a").replace(".", "a").replace("-", "a").isalnum()):
-        return f"{name}=…"
-    return line
+    name = name.rstrip()
+    named = name[:1].isalpha() or name[:1] == "_"
+    return name if equals and named and name.translate(NAME_MARKS).isalnum() and value[:1] != "=" else ""
+
+
+#: What else than letters and digits a ``NAME`` of ``NAME=value`` may hold (:func:`assigned_name`), as a letter.
+NAME_MARKS = str.maketrans("_.-", "aaa")
 
 
 def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
     """The non-empty lines of ``ask``, each with whether it was pasted rather than written: a fenced block, its
     fences too (an unclosed fence runs to the end), or a run of two lines or more (blank lines between them kept in
     it) each shaped as a config, ``.env``, log or code line (:func:`pasted_shape`). One such line alone is prose:
-    "Update: the build fails on CI" is a sentence. In a run with a diff's header (``DIFF_HEADS``) every ``+``/``-``
-    line is the diff's; a traceback's run goes on to its exception (:func:`exception_line`), whatever its shape
-    (``Exception: db down`` reads as written, review47j M3). One pass, each line given as soon as it is known, with
-    ``str``'s methods (the prompt hook loads no ``re`` and recalls questions)."""
+    "Update: the build fails on CI" is a sentence, and so is a line that asks (:func:`asks`) whatever its shape. In a
+    run with a diff's header (``DIFF_HEADS``) every ``+``/``-`` line is the diff's; a traceback's run goes on to its
+    exception (:func:`exception_line`), whatever its shape (``Exception: db down`` reads as written, review47j M3).
+    One pass, each line given as soon as it is known, with ``str``'s methods (the prompt hook loads no ``re`` and
+    recalls questions)."""
     held = ""  # (a shaped line not yet known to start a run)
     fenced = running = diffing = tracing = False
     for line in ask.splitlines():
         if not line.strip():
             continue
         fence = line.lstrip().startswith(FENCES)
-        shaped = not (fence or fenced) and (
+        shaped = not (fence or fenced or asks(line)) and (
             pasted_shape(line) or (diffing and line[:1] in "+-") or (tracing and exception_line(line))
         )
         if shaped:
             diffing = diffing or line.startswith(DIFF_HEADS)
-            tracing = line.startswith("Traceback (") or (tracing and line[:1].isspace())
+            tracing = line.lstrip().startswith(TRACE_HEADS) or (tracing and line[:1].isspace())
             if held:
                 yield held, True
                 held, running = "", True
@@ -151,45 +228,103 @@ def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
         yield held, False
 
 
+def asks(line: str) -> bool:
+    """Whether ``line`` is a question, which is written whatever its shape (``DEBUG=true breaks it too?`` after a
+    pasted ``.env``): it ends in ``?``, is not indented and says no error (Python's ``NameError: … Did you mean:
+    'print'?`` is its traceback's)."""
+    return line.rstrip().endswith("?") and not line[:1].isspace() and not error_line(line)
+
+
 def exception_line(line: str) -> bool:
     """Whether ``line``, the first unindented one after a traceback's frames, is its exception: a name alone
     (``AssertionError``) or a name and ``:`` (``Exception: db down``), not a question written after a traceback
-    cut short."""
+    cut short, nor a caret under a ``SyntaxError``'s line."""
     name = line.partition(":")[0]
-    return bool(name) and " " not in name.rstrip()
+    return (name[:1].isalpha() or name[:1] == "_") and " " not in name.rstrip()
 
 
 #: How a pasted line of code starts (after its indent, which alone makes it one).
 CODE_STARTS = ("$ ", "#!", "//", "/*", "<", "{", "}", "[", "]", "(", ")", '"', "import ", "from ", "def ", "class ")
+#: The words a line of SQL starts with, in capitals as SQL is pasted: one written in capitals ("UPDATE: …") ends in
+#: ``:`` or asks (:func:`asks`).
+SQL_WORDS = frozenset(
+    [
+        *"SELECT FROM WHERE JOIN LEFT RIGHT INNER OUTER FULL CROSS ON AND OR ORDER GROUP HAVING LIMIT".split(),  # noqa: SIM905
+        *"OFFSET UNION INSERT VALUES UPDATE SET DELETE RETURNING WITH EXPLAIN CREATE ALTER DROP".split(),  # noqa: SIM905
+    ]
+)
 #: How a diff's header lines start, and PowerShell's error position, after which a ``+ Get-Item C:\\x`` line is the
 #: command's: in a run with one, every ``+``/``-`` line is pasted (:func:`pasted_blocks`).
 DIFF_HEADS = ("@@ ", "diff --git ", "+++ ", "--- ", "At line:")
-#: How a pasted line of a tool's output starts: npm's log, pytest's failures and summary, a diff's headers, Go's
-#: goroutine header. Each was flattened whole into an ask's words (review47g M1).
-OUTPUT_STARTS = ("npm ERR!", "npm WARN", "FAILED ", "E   ", "===", "goroutine ", *DIFF_HEADS)
+#: How a pasted line of a tool's output starts: npm's log, pytest's failures, sections and summary, a diff's headers,
+#: Go's goroutine header, a traceback's. Each was flattened whole into an ask's words (review47g M1, review47k).
+OUTPUT_STARTS = (
+    "npm ERR!",
+    "npm WARN",
+    "FAILED ",
+    "E   ",
+    ">   ",
+    "===",
+    "___",
+    "goroutine ",
+    *DIFF_HEADS,
+    *TRACE_HEADS,
+)
+#: What a rule line is drawn with: a table's (psql's ``----+----``), a section's, a YAML document's ``---``, a caret.
+RULE_MARKS = "-=+|_~^*:# "
 
 
 def pasted_shape(line: str) -> bool:
     """Whether ``line`` is shaped as a line of a pasted config, ``.env``, log, traceback, tool output or code rather
-    than as one written: indented; ``KEY=VALUE``; ``key: value`` or ``key:`` (a YAML list's ``- key: value`` too), its
-    key one word, as an error's ``ValueError: …`` is, but not a capitalised word with a value (``Expected: 200``,
-    ``- Storage: postgres``: a written list, review47g L1); a traceback's first line; a log's time or level first
-    (:func:`log_prefix`); a tool's output (``OUTPUT_STARTS``) or a diff's line (:func:`diff_line`); JSON or code by how it starts or ends (``{``, ``$ ``,
-    ``;``), or a call alone (Go's frame ``main.(*Server).handle(0x0, 0xc000010000)``)."""
+    than as one written: indented, or a config's (:func:`config_line`), a tool's output (:func:`output_line`) or
+    code's (:func:`code_line`)."""
     if line[:1].isspace():
         return True
     line = line.rstrip()
-    word = line.removeprefix("export ").split(maxsplit=1)[0]
-    key = line[2:] if line.startswith("- ") else line
-    head, colon, value = key.partition(":")
+    return config_line(line) or output_line(line) or code_line(line)
+
+
+def config_line(line: str) -> bool:
+    """Whether ``line`` is shaped as a config's: ``NAME=value`` (:func:`assigned_name`); ``key: value`` or ``key:``
+    (a YAML list's ``- key: value`` too), its key one word, as an error's ``ValueError: …`` is, but not a capitalised
+    word with a value (``Expected: 200``, ``- Storage: postgres``: a written list, review47g L1)."""
+    head, colon, value = line.removeprefix("- ").partition(":")
+    keyed = bool(colon) and bool(head) and " " not in head
+    return bool(assigned_name(line)) or (keyed and (not value or (value[:1] == " " and not written(head))))
+
+
+def output_line(line: str) -> bool:
+    """Whether ``line`` is shaped as a tool's output: how it starts (``OUTPUT_STARTS``), a diff's line
+    (:func:`diff_line`), a log's time or level first (:func:`log_prefix`), a rule (``RULE_MARKS``), a file's line
+    (``tests/test_cart.py:14: AssertionError``) or pytest's header and progress (:func:`pytest_line`)."""
+    head, colon, value = line.partition(":")
+    located = bool(colon) and " " not in head and ("/" in head or "." in head) and value[:1].isdigit()
+    ruled = len(line) >= 3 and not line.strip(RULE_MARKS)
     return (
-        ("=" in word and word[:1].isalpha() and word.partition("=")[0].replace("_", "").isalnum())
-        or (bool(colon) and bool(head) and " " not in head and (not value or (value[:1] == " " and not written(head))))
-        or line.startswith(("Traceback (", *CODE_STARTS, *OUTPUT_STARTS))
+        line.startswith(OUTPUT_STARTS)
         or diff_line(line)
+        or log_prefix(line) > 0
+        or ruled
+        or located
+        or pytest_line(line)
+    )
+
+
+def pytest_line(line: str) -> bool:
+    """Whether ``line`` is pytest's: its platform's and its count's in its header (``collected 42 items``), or a file's
+    progress (``tests/test_cart.py ..F.......   [ 23%]``). A whole run's were read as prose (review47k)."""
+    platform = line.startswith("platform ") and " -- Python " in line
+    return platform or (line.startswith("collected ") and line[10:11].isdigit()) or line.endswith("%]")
+
+
+def code_line(line: str) -> bool:
+    """Whether ``line`` is shaped as code: JSON or code by how it starts or ends (``{``, ``$ ``, ``;``), SQL by its
+    first word (``SQL_WORDS``), or a call alone (Go's frame ``main.(*Server).handle(0x0, 0xc000010000)``)."""
+    return (
+        line.startswith(CODE_STARTS)
         or line.endswith((";", "{", "}"))
         or (line.endswith(")") and " " not in line.partition("(")[0])
-        or log_prefix(line) > 0
+        or line.split(maxsplit=1)[0].rstrip(";,") in SQL_WORDS
     )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -212,6 +213,14 @@ def index_chats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chats: Mapping[
     monkeypatch.setenv("DEJA_HOME", str(home))
     refresh(home)
     return Index.open(home)
+
+
+def index_chat(home: Path, project: Path, chat: str, records: Iterable[dict[str, Any]]) -> None:
+    """``records`` written as the cursor-agent chat ``chat`` in ``project`` under ``home``'s ``.cursor``, and indexed by
+    ``deja index`` as a user's chats are (``HOME`` pointed at ``home``: the ``fake_home`` fixture)."""
+    write_transcript(transcript_path(home / ".cursor", str(project), chat), records)
+    ran = run_deja("index")
+    assert ran.returncode == 0, ran.stderr
 
 
 def index_cli_root(tmp_path: Path, cli_root: Path) -> dict[str, str]:

@@ -71,8 +71,8 @@ _ORDER_17 = {
     "ToolCall": ("name", "args", "result", "exit_code"),
     "FileSum": ("size", "crc"),
 }  # fmt: skip
-#: (18 changed what is filed under a Windows folder's tree keys, 19 what a session's ``asked`` says, 20 kept a common
-#: word's tail of postings, not the records' order)
+#: (18 changed what is filed under a Windows folder's tree keys, 19 and 20 what a session's ``asked`` says, 20 kept
+#: a common word's tail of postings too, not the records' order)
 _WRITTEN_ORDER = {17: _ORDER_17, 18: _ORDER_17, 19: _ORDER_17, 20: _ORDER_17}
 
 

@@ -122,6 +122,12 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #: 20: a common word's postings past its best ``WORD_POSTINGS_KEPT`` are kept, in doc order after them (its tail), where
 #:     an index of 19 dropped them: a filter by project (or a narrow since or source) found none of its sessions whose
 #:     word was in the dropped tail, and said to drop the filter to see others (``search._add_postings``).
+#:     And a session's ``asked`` gives a pasted block by a line without its values (``lines.without_values``: a YAML
+#:     ``password: …``, a log line by its time and level), reads SQL, a whole pytest run and a ``SyntaxError`` as
+#:     pastes, and the question after a paste longer than ``lines.ASK_READ`` (review47k): an index of 19 kept a
+#:     paste's first line whole in the hooks' "Recent sessions", a value the redaction rules missed with it. And a
+#:     chat Cursor named none is titled by its first ask's own words where that ask's first line was pasted
+#:     (``lines.first_line``): its title headed the block with the paste's first line.
 FORMAT_VERSION = 20
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"

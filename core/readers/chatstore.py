@@ -27,7 +27,7 @@ from typing import Any
 
 from ..digests import folder_md5, sha256_hex
 from ..lean_msgspec import msgspec
-from ..lines import one_line
+from ..lines import first_line, one_line
 from ..model import Message
 from ..regular_files import read_regular, subfolders
 from . import jsonvalue
@@ -451,10 +451,11 @@ def _result_target(result: StoreToolResult) -> tuple[str, str] | None:
 
 
 def chat_title(store: StoreChat | None, meta: ChatMeta | None, messages: list[Message]) -> str:
-    """The store's name unless a placeholder ("New Agent"…), else meta.json's title, else the first question; on one
-    line, as an editor chat's name is (``ide``): a title holding a newline printed over three lines in ``deja
-    sessions``, a search hit's header and the hooks' context (trial46 F5)."""
+    """The store's name unless a placeholder ("New Agent"…), else meta.json's title, else the first question's first
+    line (``lines.first_line``: a paste's, its own words); on one line, as an editor chat's name is (``ide``): a title
+    holding a newline printed over three lines in ``deja sessions``, a search hit's header and the hooks' context
+    (trial46 F5)."""
     for name in (store.name if store else "", meta.title if meta else ""):
         if (flat := " ".join(name.split())).lower() not in _PLACEHOLDER_TITLES:
             return flat
-    return next((one_line(m.text) for m in messages if m.role == "user" and one_line(m.text)), "")
+    return next((first_line(m.text) for m in messages if m.role == "user" and one_line(m.text)), "")

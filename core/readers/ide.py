@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..digests import blake2b
-from ..lines import one_line
+from ..lines import first_line
 from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times
 from ..record import Record
 from . import jsonvalue
@@ -652,7 +652,7 @@ def _session(
         Session(
             id=chat_id,
             source=SOURCE,
-            title=" ".join(name.split()) or one_line(first_user),
+            title=" ".join(name.split()) or first_line(first_user),
             origin=str(db.path),
             messages=messages,
         )
