@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from harness import index_cli_root, run_deja
 from markdown_it import MarkdownIt
 
