@@ -14,8 +14,10 @@ import html
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -27,6 +29,9 @@ from ..core.text import for_terminal, json_escaped_controls
 from ..core.work import edit_texts
 from .fastpath import SCHEMA_VERSION, Failed, plural
 from .views import iso, show_json, tool_summary, when
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 FORMATS = ("md", "json", "html")
 
@@ -58,46 +63,66 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
 
 
-#: A line that opens (or closes) a fenced code block in CommonMark: up to 3 spaces, then 3 or more backticks or tildes.
-_FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
-#: A run of backticks not escaped by a backslash: where an inline code span may open.
-_TICKS = re.compile(r"(?<!\\)`+")
+#: A run of backticks after an even number of backslashes (none, or escaped ones): where an inline code span may open.
+_TICKS = re.compile(r"(?<!\\)(?:\\\\)*(`+)")
 #: An ``&`` that a Markdown viewer would read as the start of a character reference (``&lt;``, ``&#60;``).
 _REFERENCE = re.compile(r"&(?=#?\w+;)")
+#: The line ends a CommonMark parser reads as one.
+_NEWLINES = re.compile(r"\r\n?")
+#: What a CommonMark renderer makes of a chat's own HTML: the tokens the page must never hold.
+_HTML_TOKENS = ("html_block", "html_inline")
+
+
+@cache
+def _commonmark() -> MarkdownIt:
+    """The CommonMark parser a viewer would be, raw HTML on; imported here alone, never on a hook's or search's
+    path (tests/test_layers.py)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
 
 
 def _markdown_text(text: str) -> str:
     """A chat's text for a Markdown page: as typed, but that no ``<`` outside code is HTML to a viewer (``&lt;``, and
     an ``&`` that would begin a character reference as ``&amp;``). A chat's ``<script>`` and ``<img onerror=…>`` ran
-    in any viewer that renders raw HTML (trial48 F8). Fenced code blocks keep their lines as typed, one left open
-    closed at the text's end so it cannot take the page's next heading into it; inline code spans too."""
-    lines, fence = [], ""
-    for line in text.split("\n"):
-        opened = _FENCE_LINE.fullmatch(line)
-        if fence:
-            if opened and opened[1][0] == fence[0] and len(opened[1]) >= len(fence) and not opened[2].strip():
-                fence = ""
-            lines.append(line)
-        elif opened and not (opened[1][0] == "`" and "`" in opened[2]):
-            fence = opened[1]
-            lines.append(line)
-        else:
-            lines.append(_markdown_line(line))
-    return "\n".join([*lines, fence] if fence else lines)
+    in any viewer that renders raw HTML (trial48 F8). The code blocks a CommonMark parser finds (fenced, in lists and
+    quotes too, or indented) keep their lines as typed: a line-by-line fence tracker lost its place at a fence in a
+    list item and left the rest raw (review48b H1). A fence left open is closed at the text's end; one that still
+    takes the next heading into it makes the text a literal block (``_fence``)."""
+    text = _NEWLINES.sub("\n", text)  # (line numbers as the parser counts them)
+    lines = text.split("\n")
+    code: set[int] = set()
+    last_fence = ""
+    for token in _commonmark().parse(text):
+        if token.type in ("fence", "code_block") and token.map:
+            code.update(range(*token.map))
+            last_fence = token.markup or last_fence
+    escaped = "\n".join(line if number in code else _markdown_line(line) for number, line in enumerate(lines))
+    for closed in (escaped, f"{escaped}\n{last_fence}"):
+        if _ends_in_the_open(closed):
+            return closed
+    return _fence(text)
+
+
+def _ends_in_the_open(markdown: str) -> bool:
+    """Whether a heading after ``markdown`` is a heading of the page, not more of a block ``markdown`` left open."""
+    tokens = _commonmark().parse(f"{markdown}\n\n## next")
+    return len(tokens) >= 3 and tokens[-3].type == "heading_open" and tokens[-3].level == 0
 
 
 def _markdown_line(line: str) -> str:
     """One line of prose with its HTML escaped outside inline code spans (a run of backticks to the next run as long
-    on the same line: a span that crosses lines may not be one to a viewer, so its text is escaped)."""
+    on the same line: a span that crosses lines may not be one to a viewer, so its text is escaped). The page is
+    checked whole afterwards (``_no_html_left``), so a span read otherwise by a viewer cannot let HTML through."""
     if "\n" in line:  # (a title of two lines)
         return "\n".join(map(_markdown_line, line.split("\n")))
     out, done, start = [], 0, 0
     while opening := _TICKS.search(line, start):
-        closing = re.compile(f"(?<!`){opening[0]}(?!`)").search(line, opening.end())
+        closing = re.compile(f"(?<!`){opening[1]}(?!`)").search(line, opening.end())
         if closing is None:
             start = opening.end()
             continue
-        out += [_no_html(line[done : opening.start()]), line[opening.start() : closing.end()]]
+        out += [_no_html(line[done : opening.start(1)]), line[opening.start(1) : closing.end()]]
         done = start = closing.end()
     return "".join([*out, _no_html(line[done:])])
 
@@ -115,8 +140,9 @@ def _code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def _markdown_call(call: ToolCall) -> list[str]:
-    lines = [f"- **{_markdown_text(_call_summary(call))}**{_exit(call)}"]
+def _markdown_call(call: ToolCall, literal: bool) -> list[str]:
+    summary = _no_html(_call_summary(call)) if literal else _markdown_line(_call_summary(call))
+    lines = [f"- **{summary}**{_exit(call)}"]
     diff = _diff(call) if call.name in EDIT_TOOLS else []
     if diff:
         lines.append(_fence("\n".join(diff), "diff"))
@@ -132,23 +158,62 @@ def _whose(message: Message) -> str:
     return f"{message.role} · {when(message.timestamp)}" if message.timestamp else message.role
 
 
-def to_markdown(meta: SessionMeta, messages: list[Message]) -> str:
-    """The session as a Markdown transcript: a heading per turn, tool calls with results and diffs."""
-    out = [f"# {_markdown_line(meta.title or meta.asked or meta.id)}", ""]
-    out.append(f"- session: {_code_span(meta.id)} ({meta.source})")
+def _markdown_head(meta: SessionMeta, literal: bool) -> str:
+    """The page's title and what the session is; ``literal``: every ``<`` escaped, code spans too (a backtick in a
+    project's name can pair with its folder's code span)."""
+    line, span = (_no_html, _no_html) if literal else (_markdown_line, _code_span)
+    out = [f"# {line(meta.title or meta.asked or meta.id)}", ""]
+    out.append(f"- session: {span(meta.id)} ({meta.source})")
     if meta.project:
-        out.append(f"- project: {_markdown_line(meta.project)} ({_code_span(meta.project_dir)})")
+        out.append(f"- project: {line(meta.project)} ({span(meta.project_dir)})")
     out += [f"- started: {iso(meta.started) or 'unknown'}", f"- updated: {iso(meta.updated) or 'unknown'}", ""]
-    for message in messages:
-        out.append(f"## {_whose(message)}")
+    return "\n".join(out)
+
+
+def _markdown_message(message: Message, literal: bool) -> str:
+    """One turn under its heading; ``literal``: its text as a fenced block, shown as it was typed and never read as
+    Markdown, for a text whose escaping a viewer still reads as HTML."""
+    out = [f"## {_whose(message)}", ""]
+    if message.text.strip():
+        text = message.text.rstrip()
+        out += [_fence(text) if literal else _markdown_text(text), ""]
+    for call in message.tool_calls:
+        out += _markdown_call(call, literal)
+    if message.tool_calls:
         out.append("")
-        if message.text.strip():
-            out += [_markdown_text(message.text.rstrip()), ""]
-        for call in message.tool_calls:
-            out += _markdown_call(call)
-        if message.tool_calls:
-            out.append("")
-    return "\n".join(out).rstrip() + "\n"
+    return "\n".join(out)
+
+
+def to_markdown(meta: SessionMeta, messages: list[Message]) -> str:
+    """The session as a Markdown transcript: a heading per turn, tool calls with results and diffs.
+
+    The page is then read whole as a CommonMark viewer would: a part in which a viewer still finds HTML is written
+    literally, and if HTML is still found, every part is. Whatever the escaping missed, the page holds no HTML."""
+    parts = [_markdown_head(meta, False), *(_markdown_message(message, False) for message in messages)]
+    for attempt in range(2):
+        page = "\n".join(parts).rstrip() + "\n"
+        found = _html_lines(page)
+        if not found:
+            return page
+        starts = [0]
+        for part in parts:
+            starts.append(starts[-1] + part.count("\n") + 1)
+        parts = [
+            (_markdown_head(meta, True) if at == 0 else _markdown_message(messages[at - 1], True))
+            if attempt or -1 in found or any(starts[at] <= line < starts[at + 1] for line in found)
+            else part
+            for at, part in enumerate(parts)
+        ]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def _html_lines(page: str) -> set[int]:
+    """The lines of ``page`` on which a CommonMark renderer finds raw HTML (``-1``: somewhere it cannot place)."""
+    found: set[int] = set()
+    for token in _commonmark().parse(page):
+        if token.type in _HTML_TOKENS or any(child.type in _HTML_TOKENS for child in token.children or ()):
+            found.update(range(*token.map) if token.map else (-1,))
+    return found
 
 
 # --------------------------------------------------------------------------- HTML
@@ -254,12 +319,23 @@ def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) ->
             {"id": meta.id, "title": meta.title, "updated": iso(meta.updated), "file": name} for meta, name in sessions
         ]
         return "index.json", _json({"sessions": entries})
-    lines = [f"# {_markdown_line(title)}", ""] + [
-        f"- {when(meta.updated)} [{_markdown_line(meta.title or meta.asked or meta.id)}]({name})"
+    page = _markdown_index(sessions, title, _markdown_line)
+    return "index.md", _no_html_index(sessions, title) if _html_lines(page) else page
+
+
+def _markdown_index(sessions: list[tuple[SessionMeta, str]], title: str, line: Callable[[str], str]) -> str:
+    lines = [f"# {line(title)}", ""] + [
+        f"- {when(meta.updated)} [{line(meta.title or meta.asked or meta.id)}]({name})"
         f" ({plural(meta.messages, 'message')})"
         for meta, name in sessions
     ]
-    return "index.md", "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"
+
+
+def _no_html_index(sessions: list[tuple[SessionMeta, str]], title: str) -> str:
+    """The index with every ``<`` escaped, code spans too: a title of two lines can pair its backticks otherwise than
+    ``_markdown_line`` does, and a viewer then read a tag between them as HTML (fix48b)."""
+    return _markdown_index(sessions, title, _no_html)
 
 
 def file_name(meta: SessionMeta, fmt: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from harness import index_cli_root, run_deja
 from markdown_it import MarkdownIt
 
@@ -67,3 +68,46 @@ def test_a_fence_left_open_in_a_message_is_closed_before_the_next_heading(tmp_pa
     assert "<script" not in page
     assert "<pre><code>&lt;script&gt;alert(4)&lt;/script&gt;\n</code></pre>" in page
     assert "<h2>user" in page.split("alert(4)")[1]  # (the next message is a heading, not more code)
+
+
+FENCE_IN_A_LIST = "Run:\n- ```sh\n  make\n  ```\n\n<img src=x onerror=alert(document.domain)>"
+FENCE_IN_A_NUMBERED_LIST = "1. ```\n   ok\n   ```\n<script>alert(1)</script>"
+#: A code span opened on one line and closed on the next: a line at a time, the ticks after it looked like a span
+#: around the tag; a viewer reads the tag as HTML.
+SPAN_OVER_TWO_LINES = "a `b\nc` <img src=x onerror=alert(5)> `d`"
+
+
+@pytest.mark.parametrize(
+    ("answer", "shown"),
+    [
+        (FENCE_IN_A_LIST, "<p>&lt;img src=x onerror=alert(document.domain)&gt;</p>"),
+        (FENCE_IN_A_NUMBERED_LIST, "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"),
+        (SPAN_OVER_TWO_LINES, "c` &lt;img src=x onerror=alert(5)&gt; `d`\n</code></pre>"),
+    ],
+)
+def test_no_chat_html_survives_a_fence_in_a_list_or_a_span_over_lines(tmp_path: Path, answer: str, shown: str) -> None:
+    page = _rendered(_export(tmp_path, answer))
+    assert "<img" not in page and "<script" not in page, page
+    assert shown in page, page  # (the tag shown as text)
+    assert "<h2>user" in page.split(shown)[1]  # (the next turn is still a heading, not code)
+
+
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [
+        ("Indented:\n\n    if a < b:\n        return '&amp;'", "if a &lt; b:\n    return '&amp;amp;'\n"),
+        ("1. Run this:\n    ```python\n    if a < b and x & y:\n    ```", "if a &lt; b and x &amp; y:\n"),
+        ("> ```\n> x < y\n> ```", "<blockquote>\n<pre><code>x &lt; y\n</code></pre>"),
+        ("\\\\`<i>x</i>` after an escaped backslash", "<code>&lt;i&gt;x&lt;/i&gt;</code>"),
+    ],
+)
+def test_code_in_lists_quotes_and_indented_blocks_keeps_what_was_typed(tmp_path: Path, answer: str, code: str) -> None:
+    page = _rendered(_export(tmp_path, answer))
+    assert code in page, page  # (``&lt;`` here is a ``<`` on screen; the old escaper's ``&amp;lt;`` showed ``&lt;``)
+
+
+def test_a_fence_left_open_in_a_list_item_does_not_take_the_next_heading(tmp_path: Path) -> None:
+    page = _rendered(_export(tmp_path, "- ```sh\n  <b>never closed"))
+    assert "<b>" not in page
+    assert page.count("<h2>user") == 2, page  # (the turn after it is a heading)
+    assert "&lt;b&gt;never closed" in page.split("<h2>assistant")[1].split("<h2>user")[0]
