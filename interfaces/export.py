@@ -14,7 +14,7 @@ import html
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -319,23 +319,12 @@ def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) ->
             {"id": meta.id, "title": meta.title, "updated": iso(meta.updated), "file": name} for meta, name in sessions
         ]
         return "index.json", _json({"sessions": entries})
-    page = _markdown_index(sessions, title, _markdown_line)
-    return "index.md", _no_html_index(sessions, title) if _html_lines(page) else page
-
-
-def _markdown_index(sessions: list[tuple[SessionMeta, str]], title: str, line: Callable[[str], str]) -> str:
-    lines = [f"# {line(title)}", ""] + [
-        f"- {when(meta.updated)} [{line(meta.title or meta.asked or meta.id)}]({name})"
+    lines = [f"# {_markdown_line(title)}", ""] + [
+        f"- {when(meta.updated)} [{_markdown_line(meta.title or meta.asked or meta.id)}]({name})"
         f" ({plural(meta.messages, 'message')})"
         for meta, name in sessions
     ]
-    return "\n".join(lines) + "\n"
-
-
-def _no_html_index(sessions: list[tuple[SessionMeta, str]], title: str) -> str:
-    """The index with every ``<`` escaped, code spans too: a title of two lines can pair its backticks otherwise than
-    ``_markdown_line`` does, and a viewer then read a tag between them as HTML (fix48b)."""
-    return _markdown_index(sessions, title, _no_html)
+    return "index.md", "\n".join(lines) + "\n"
 
 
 def file_name(meta: SessionMeta, fmt: str) -> str:
