@@ -408,35 +408,72 @@ def _score_docs(
     return scores, idfs, reached.union(idfs)
 
 
-#: The most indexed runs of Chinese or Japanese text one word of a query is looked for inside (each a term of its own).
-RUNS_HOLDING = 64
+#: The most indexed runs of Chinese or Japanese text one word of a query is looked for inside (each a term of its own):
+#: every sentence is a run, so 100 chats saying a word each held it in 200 runs, and at 64 a search found 64 of them
+#: and said nothing (review48a M2). Past it a search says so (``_runs_cut``).
+RUNS_HOLDING = 1024
 #: The first bytes of the UTF-8 of kana and CJK ideographs (U+3000 to U+9FFF): their runs' stretch of a segment's terms.
 _UNSPACED_BYTES = (b"\xe3", b"\xea")
 
 
-def _written_otherwise(index: Index, text: str, words: list[str]) -> dict[str, list[str]]:
-    """The terms each of ``words`` (``text``'s) is also looked for as, at its whole weight: the spelling with ``ß``
-    or ``ss`` (``text.sharp_s_spellings``), and the runs of Chinese or Japanese that hold it (``_runs_holding``)."""
-    found = _runs_holding(index, words)
+class _Otherwise:
+    """The other terms each word of a query is also looked for as, with their share of its weight (``terms``), and
+    the words whose runs ``RUNS_HOLDING`` cut (``cut``)."""
+
+    __slots__ = ("cut", "terms")
+
+    def __init__(self) -> None:
+        self.terms: dict[str, list[tuple[str, float]]] = {}
+        self.cut: list[str] = []
+
+
+def _written_otherwise(index: Index, text: str, words: list[str], scan: bool) -> _Otherwise:
+    """The terms each of ``words`` (``text``'s) is also looked for as: the runs of Chinese or Japanese that hold it
+    (``_runs_holding``, when ``scan``), at its whole weight, and its spelling with ``ß`` or ``ss``
+    (``text.sharp_s_spellings``) at ``_other_spelling_share``."""
+    found = _runs_holding(index, words) if scan else _Otherwise()
     for word, other in sharp_s_spellings(text).items():
         if word in words and other not in words:
-            found.setdefault(word, []).append(other)
+            found.terms.setdefault(word, []).append((other, _other_spelling_share(index, word, other)))
     return found
 
 
-def _runs_holding(index: Index, words: list[str]) -> dict[str, list[str]]:
-    """For each word of the query in kana or CJK ideographs, the indexed runs that hold it inside them (``RUNS_HOLDING``
-    at most): text written without spaces is indexed a run at a time, so ``超时`` was a term no session held where one
-    said "支付接口返回超时错误" (trial48 F10). The index is as it was: the runs are found among its terms."""
-    found: dict[str, list[str]] = {}
+def _other_spelling_share(index: Index, word: str, other: str) -> float:
+    """The share of ``word``'s weight its other spelling ``other`` gets: ``RELATED_WEIGHT``, of the rarer one's idf
+    at most, so that the chat saying the word as typed comes first. The other spelling is the index's term for it,
+    stemmed as the index stems it (``Grösse`` is ``gross``), and an English chat saying "gross margin" holds that
+    term too: at the whole weight it came before the chat saying "Größe" (review48a M1)."""
+    own, theirs = _df(index, word), _df(index, other)
+    if not own or not theirs:
+        return RELATED_WEIGHT
+    return RELATED_WEIGHT * min(1.0, index.idf(own) / index.idf(theirs))
+
+
+def _runs_holding(index: Index, words: list[str]) -> _Otherwise:
+    """For each word of the query in kana or CJK ideographs, the indexed runs that hold it inside them (the first
+    ``RUNS_HOLDING`` in their order as bytes, the word named in ``cut`` when there were more): text written without
+    spaces is indexed a run at a time, so ``超时`` was a term no session held where one said "支付接口返回超时错误"
+    (trial48 F10). The index is as it was: the runs are found among its terms."""
+    found = _Otherwise()
     for word in words:
         if not all("\u3040" <= c <= "\u9fff" for c in word):
             continue
-        runs = {run for seg in index.segments for run in seg.terms_holding(word, *_UNSPACED_BYTES, RUNS_HOLDING)}
+        runs = {run for seg in index.segments for run in seg.terms_holding(word, *_UNSPACED_BYTES, RUNS_HOLDING + 1)}
         runs.discard(word)
+        if len(runs) > RUNS_HOLDING:
+            found.cut.append(word)
         if runs:
-            found[word] = sorted(runs)[:RUNS_HOLDING]
+            found.terms[word] = [(run, 1.0) for run in sorted(runs)[:RUNS_HOLDING]]
     return found
+
+
+def _runs_cut(cut: list[str]) -> str:
+    """The notice of a search whose words ``cut`` were looked for in the first ``RUNS_HOLDING`` runs holding them."""
+    said = " / ".join(f'"{word}"' for word in cut)
+    return (
+        f"{said} {'is' if len(cut) == 1 else 'are'} inside more than {RUNS_HOLDING:,} runs of indexed text; only the first {RUNS_HOLDING:,} were "
+        "searched, so sessions may be missing: add words or a filter"
+    )
 
 
 def _filtered_budget(index: Index, filters: Filters) -> int:
@@ -1181,8 +1218,10 @@ def search(
     text = undated if dates and not query_terms(undated)[0] else asked
     words, wanted_phrases = query_terms(text)
     others, gained = related(text, words)
-    for word, alternatives in _written_otherwise(index, text, words).items():
-        others.setdefault(word, []).extend((alternative, 1.0) for alternative in alternatives)
+    # (not a hook's: the scan of the runs grows with the index, review48a M3)
+    otherwise = _written_otherwise(index, text, words, scan=budget is None)
+    for word, alternatives in otherwise.terms.items():
+        others.setdefault(word, []).extend(alternatives)
     words += gained
     only = _session_keys(index, filters.session_id) if filters.session_id else None
     if filters.project and not filters.project_hash:
@@ -1228,6 +1267,8 @@ def search(
             notices.append(f'no exact match for "{" / ".join(held)}"; showing sessions with all its words')
         if result.hits:
             result.notice = "; ".join([*notices, result.notice] if result.notice else notices)
+    if otherwise.cut:
+        result.notice = "; ".join(filter(None, [result.notice, _runs_cut(otherwise.cut)]))
     result.idf, result.query = idfs, query
     result.unmatched = _unmatched(text, words, reached, dated_words(asked) if dates else frozenset())
     if not narrowing:

@@ -749,12 +749,14 @@ def _low_space(home: Path, index: IndexStatus) -> list[Finding]:
 
 def _file_size_limit(index: IndexStatus) -> list[Finding]:
     """A warning when this process's file-size limit (``ulimit -f``, which the shell's commands inherit) is below
-    what a refresh may write (64 MB, or the index's size when larger): doctor said "fix: deja index" to a user whose
-    every ``deja index`` the limit stopped (trial48 F5)."""
+    what a refresh may write (64 MB, or the largest file a merge of the index writes when larger,
+    ``_largest_write``): doctor said "fix: deja index" to a user whose every ``deja index`` the limit stopped (trial48
+    F5). The limit is a file's: compared with the whole index's size, it warned of files no refresh writes (review48a
+    L2)."""
     import resource
 
     limit, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
-    if limit == resource.RLIM_INFINITY or limit >= max(LOW_SPACE_BYTES, index.bytes):
+    if limit == resource.RLIM_INFINITY or limit >= LOW_SPACE_BYTES and limit >= _largest_write(Path(index.path)):
         return []
     return [
         Finding(
@@ -765,6 +767,20 @@ def _file_size_limit(index: IndexStatus) -> list[Finding]:
             "ulimit -f unlimited, then run deja index",
         )
     ]
+
+
+def _largest_write(directory: Path) -> int:
+    """The bytes of the largest file a refresh may write in the index folder ``directory``: a merge of every segment
+    writes each of a segment's files once for them all (their bytes summed by the file's name); any other file is
+    rewritten as it is (the freshness record). Segments a refresh replaced count until they are removed."""
+    sizes: Counter[str] = Counter()
+    try:
+        for path in directory.rglob("*"):
+            if path.is_file():
+                sizes[path.name if path.parent.name.startswith("seg-") else str(path)] += _stat([path])[0]
+    except OSError:  # (a folder it cannot read: what it could is counted)
+        pass
+    return max(sizes.values(), default=0)
 
 
 def _stat(files: list[Path]) -> tuple[int, datetime | None]:

@@ -16,6 +16,7 @@ from harness import ENTRY, Sample, run_deja
 
 from deja.core.sample import API_CACHE_CHAT
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.interfaces.doctor import IndexStatus, _file_size_limit
 from deja.interfaces.fastpath import unwritable
 
 NEW_CHAT = "5e1f0a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
@@ -117,6 +118,23 @@ def test_doctor_warns_of_a_file_size_limit_that_stops_a_refresh(indexed_sample: 
     assert limit["fix"] == "ulimit -f unlimited, then run deja index"
     unlimited = orjson.loads(run_deja("doctor", "--json", env=indexed_sample.env).stdout)["problems"]
     assert not [p for p in unlimited if "ulimit -f" in p["message"]]
+
+
+def test_doctors_file_size_limit_is_compared_with_the_largest_file_a_merge_writes(indexed_sample: Sample) -> None:
+    """The limit is a file's: compared with the whole index's size, 100 MB warned of a 150 MB index of ten segments
+    whose merge writes no file that large (review48a L2). The index here is the sample's, said to be 150 MB."""
+    folder = indexed_sample.home / "index"
+    assert (folder / "manifest.msgpack").is_file()
+    status = IndexStatus(str(folder), "ok", bytes=150 * 2**20)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    try:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100 * 2**20, hard))
+        assert _file_size_limit(status) == []
+        resource.setrlimit(resource.RLIMIT_FSIZE, (32 * 2**20, hard))
+        [warning] = _file_size_limit(status)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert warning.message.startswith("a file-size limit of 33.6 MB is set (ulimit -f)")
 
 
 def test_an_export_under_a_file_size_limit_names_the_limit(indexed_sample: Sample, tmp_path: Path) -> None:
