@@ -796,11 +796,11 @@ def _known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) ->
     naming few sessions (``_named``) says which they are before a word is read: a filtered search then scores those
     docs only (a project filter turns away all but a few hundredths of the thousands of docs a filtered search
     reads), and every posting of them, a word's tail's too (``_add_postings``); so, when it admits few sessions, does
-    a source or since filter (``_few_admitted``). None otherwise: each candidate session is checked once scored
+    a source, since or until filter (``_few_admitted``). None otherwise: each candidate session is checked once scored
     (``_sessions_of``)."""
     if only is not None:
         return _docs_of(index, [{o for n, o in only if n == i} for i in range(len(index.segments))], filters, only)
-    if not filters.project_hash and (filters.source or filters.since):
+    if not filters.project_hash and (filters.source or filters.since or filters.until):
         return _few_admitted(index, filters)
     named = _named(index, filters.project_hash) if filters.project_hash else None
     if named is None:
@@ -816,7 +816,7 @@ def _known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) ->
 
 
 def _few_admitted(index: Index, filters: Filters) -> dict[int, int] | None:
-    """Every doc of the sessions a source or since filter admits when they are few (``NAMED_MOST`` at most), in an
+    """Every doc of the sessions a source, since or until filter admits when they are few (``NAMED_MOST`` at most), in an
     index not read whole: a word's tail holds such a filter's docs as it holds a project's, and every posting of
     them is read (``_add_postings``). None for a filter admitting more (it reads as far as its share calls for:
     ``_filtered_budget``), or every session (it answers the plain search's answer). A sample of the sessions

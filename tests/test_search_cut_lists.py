@@ -40,12 +40,14 @@ def _quiet_ids(loud: int = LOUD) -> set[str]:
     return {f"00000000-0000-4000-8000-{n:012d}" for n in range(loud, loud + QUIET)}
 
 
-def _build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, head: int, loud: int = LOUD) -> Index:
+def _build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, head: int, loud: int = LOUD, quiet_first: bool = False
+) -> Index:
     """``loud`` chats and the project's, indexed as one segment taken for a large one whose words keep ``head``
-    postings first."""
+    postings first; the project's the newest, or with ``quiet_first`` the oldest."""
     cli = tmp_path / "cli"
     for n in range(loud + QUIET):
-        when = START + timedelta(days=n)
+        when = START + timedelta(days=(n + QUIET) % (loud + QUIET) if quiet_first else n)
         if n < loud:
             folder, records = f"/work/big{n % 3}", [user_turn("deploy deploy now?", when), assistant_turn("Done.")]
         else:  # (chatter of its own length: each its own impact, below every loud one)
@@ -80,6 +82,17 @@ def test_a_filter_finds_every_session_it_admits_holding_a_cut_word(
     plain = search(index, "deploy", limit=50, now=NOW)
     assert {hit.session_id for hit in plain.hits} & _quiet_ids() == set(sorted(_quiet_ids())[: HELD[held]])
     found = search(index, "deploy", filters=FILTERS[name], limit=10, now=NOW)
+    assert {hit.session_id for hit in found.hits} == _quiet_ids()
+    assert found.total == QUIET
+
+
+def test_an_until_alone_finds_the_older_sessions_a_cut_list_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review48c M1: ``--until`` alone read only a word's head, where ``--since`` with it read the tail too: the
+    project's four chats, the oldest and the least loud, were found by neither its head nor the filter."""
+    index = _build(tmp_path, monkeypatch, LOUD, quiet_first=True)
+    found = search(index, "deploy", filters=Filters(until=START + timedelta(days=QUIET, hours=-12)), limit=10, now=NOW)
     assert {hit.session_id for hit in found.hits} == _quiet_ids()
     assert found.total == QUIET
 
