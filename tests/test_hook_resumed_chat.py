@@ -228,3 +228,16 @@ def test_a_long_recalled_question_is_shown_where_it_says_what_the_prompt_asks(tm
     assert "deja show c-stripe-moved" in given, given
     user = next(line for line in given.splitlines() if line.lstrip().startswith("user:"))
     assert "stripe webhook signature check fails" in user, user
+
+
+def test_a_password_inside_a_powershell_script_block_reaches_neither_search_nor_session_start(fake_home: Path) -> None:
+    """The tool inside ``ForEach-Object { … }`` was read as the cmdlet's argument and its password kept, in ``deja
+    search`` and in every new chat's session-start block (review48d H1)."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    ask = "this hangs: Get-ChildItem *.sql | ForEach-Object { mysql -u root -pQx7vRt2mZk db }"
+    index_chat(fake_home, project, CHAT, [user_turn(ask, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()])
+    found = run_deja("search", "hangs").stdout
+    block = _session_start(project)
+    assert "ForEach-Object" in found and "ForEach-Object" in block, found + block
+    assert "Qx7vRt2mZk" not in found + block, found + block
