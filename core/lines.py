@@ -231,12 +231,12 @@ def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
 def asks(line: str) -> bool:
     """Whether ``line`` is a question, which is written whatever its shape (``DEBUG=true breaks it too?`` after a
     pasted ``.env``): it ends in a word and ``?``, is not indented and is no error (Python's ``NameError: … Did you
-    mean: 'print'?`` is its traceback's), log line (``… INFO GET /login?pw=…&next=?``, :func:`log_prefix`) nor SQL
+    mean: 'print'?`` is its traceback's), log line (``… INFO GET /login?pw=…&next=?``, :func:`logged`) nor SQL
     (:func:`sql_line`). A query's placeholder (``WHERE api_token = ?``) split its paste, and each piece stood whole
     for itself in every new chat's session-start block (review48d M1)."""
     line = line.rstrip()
     worded = line.endswith("?") and line.rstrip("?")[-1:].isalpha()
-    return worded and not line[:1].isspace() and not error_line(line) and not log_prefix(line) and not sql_line(line)
+    return worded and not line[:1].isspace() and not error_line(line) and not logged(line) and not sql_line(line)
 
 
 def logged(line: str) -> bool:
@@ -253,7 +253,7 @@ def sql_line(line: str) -> bool:
     words = line.split()
     if not words or words[0].rstrip(";,") not in SQL_WORDS:
         return False
-    return not any(word.strip(",.;:!?()'\"").lower() in SENTENCE_WORDS for word in words[1:])
+    return not any(word.strip(",.;:!?()").lower() in SENTENCE_WORDS for word in words[1:])  # (a quoted word is a value)
 
 
 def exception_line(line: str) -> bool:

@@ -244,7 +244,7 @@ def test_a_password_inside_a_powershell_script_block_reaches_neither_search_nor_
 
 
 #: A paste the session-start block showed whole (review48d M1): a log's line alone, and pastes split by a line ending
-#: in ``?`` that is no question (a query's placeholder, a log's URL); ``tangerine`` is a value the rules do not know.
+#: in ``?`` that is no question (a query's placeholder, a log's URL) or a quoted value that is a sentence's word; ``tangerine`` is a value the rules do not know.
 SPLIT_PASTES = [
     (
         "2026-12-05 03:00:01 INFO logging in as shop/tangerine\nwhat stops it",
@@ -255,13 +255,19 @@ SPLIT_PASTES = [
         "SELECT id FROM users … why is it slow",
     ),
     (
+        "SELECT id FROM users\nWHERE country = 'us'\nAND salt = 'tangerine'\nwhy is it slow",
+        "SELECT id FROM users … why is it slow",
+    ),
+    (
         "2026-12-05 03:00:01 INFO GET /a?\n2026-12-05 03:00:02 INFO GET /login?pw=tangerine&next=?\nwhy 404",
         "2026-12-05 03:00:01 INFO … why 404",
     ),
 ]
 
 
-@pytest.mark.parametrize(("ask", "words"), SPLIT_PASTES, ids=["one log line", "sql placeholder", "log url ?"])
+@pytest.mark.parametrize(
+    ("ask", "words"), SPLIT_PASTES, ids=["one log line", "sql placeholder", "sql quoted us", "log url ?"]
+)
 def test_a_one_line_log_or_a_paste_with_a_question_mark_stands_without_its_values(
     fake_home: Path, ask: str, words: str
 ) -> None:

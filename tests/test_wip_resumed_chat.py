@@ -478,8 +478,19 @@ ORDERS_LINE = "SELECT id FROM orders …"
             f"{ORDERS_LINE} SELECT works but UPDATE hangs, what locks it",
         ),
         (f"{ORDERS_SQL}OR should I add an index on status", f"{ORDERS_LINE} OR should I add an index on status"),
+        (
+            "2026-12-05 03:00:01 INFO a\n2026-12-05 03:00:02 INFO b\nINFO logs show nothing, why?",
+            "2026-12-05 03:00:01 INFO … INFO logs show nothing, why?",
+        ),
     ],
-    ids=["NAME=value question", "why? after frames", "UPDATE: after SQL", "SELECT works after SQL", "OR should I"],
+    ids=[
+        "NAME=value question",
+        "why? after frames",
+        "UPDATE: after SQL",
+        "SELECT works after SQL",
+        "OR should I",
+        "INFO why",
+    ],
 )
 def test_a_question_shaped_as_a_pasted_line_is_the_question(fake_home: Path, ask: str, words: str) -> None:
     """A line ending in a word and ``?`` after a paste is asked, not pasted, whatever its shape, and so is one that
