@@ -193,8 +193,8 @@ NAME_MARKS = str.maketrans("_.-", "aaa")
 def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
     """The non-empty lines of ``ask``, each with whether it was pasted rather than written: a fenced block, its
     fences too (an unclosed fence runs to the end), or a run of two lines or more (blank lines between them kept in
-    it) each shaped as a config, ``.env``, log or code line (:func:`pasted_shape`). One such line alone is prose:
-    "Update: the build fails on CI" is a sentence, and so is a line that asks (:func:`asks`) whatever its shape. In a
+    it) each shaped as a config, ``.env``, log or code line (:func:`pasted_shape`). One such line alone is prose but
+    a log's (:func:`logged`): "Update: the build fails on CI" is a sentence, and so is a line that asks (:func:`asks`) whatever its shape. In a
     run with a diff's header (``DIFF_HEADS``) every ``+``/``-`` line is the diff's; a traceback's run goes on to its
     exception (:func:`exception_line`), whatever its shape (``Exception: db down`` reads as written, review47j M3).
     One pass, each line given as soon as it is known, with ``str``'s methods (the prompt hook loads no ``re`` and
@@ -220,19 +220,40 @@ def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
                 held = line
             continue
         if held:
-            yield held, False
+            yield held, logged(held)
         held, running, diffing, tracing = "", False, False, False
         yield line, fence or fenced
         fenced ^= fence
     if held:
-        yield held, False
+        yield held, logged(held)
 
 
 def asks(line: str) -> bool:
     """Whether ``line`` is a question, which is written whatever its shape (``DEBUG=true breaks it too?`` after a
-    pasted ``.env``): it ends in ``?``, is not indented and says no error (Python's ``NameError: … Did you mean:
-    'print'?`` is its traceback's)."""
-    return line.rstrip().endswith("?") and not line[:1].isspace() and not error_line(line)
+    pasted ``.env``): it ends in a word and ``?``, is not indented and is no error (Python's ``NameError: … Did you
+    mean: 'print'?`` is its traceback's), log line (``… INFO GET /login?pw=…&next=?``, :func:`logged`) nor SQL
+    (:func:`sql_line`). A query's placeholder (``WHERE api_token = ?``) split its paste, and each piece stood whole
+    for itself in every new chat's session-start block (review48d M1)."""
+    line = line.rstrip()
+    worded = line.endswith("?") and line.rstrip("?")[-1:].isalpha()
+    return worded and not line[:1].isspace() and not error_line(line) and not logged(line) and not sql_line(line)
+
+
+def logged(line: str) -> bool:
+    """Whether ``line`` is a log's line by its time and level (or two times: ``2026-12-05 03:00:01 INFO …``), which is
+    pasted even alone: a one-line log stood whole for an ask in its title and ``asked:`` (review48d M1). A level
+    alone (``Error: the build fails``) may be written."""
+    return log_prefix(line) >= 2
+
+
+def sql_line(line: str) -> bool:
+    """Whether ``line`` reads as SQL: its first word is one of SQL's in capitals (``SQL_WORDS``) and none of its words
+    is a sentence's (``SENTENCE_WORDS``). A question that starts with such a word after pasted SQL (``SELECT works but
+    UPDATE hangs, what locks it``, ``OR should I add an index``) was taken into the paste (review48d M2)."""
+    words = line.split()
+    if not words or words[0].rstrip(";,") not in SQL_WORDS:
+        return False
+    return not any(word.strip(",.;:!?()").lower() in SENTENCE_WORDS for word in words[1:])  # (a quoted word is a value)
 
 
 def exception_line(line: str) -> bool:
@@ -246,12 +267,17 @@ def exception_line(line: str) -> bool:
 #: How a pasted line of code starts (after its indent, which alone makes it one).
 CODE_STARTS = ("$ ", "#!", "//", "/*", "<", "{", "}", "[", "]", "(", ")", '"', "import ", "from ", "def ", "class ")
 #: The words a line of SQL starts with, in capitals as SQL is pasted: one written in capitals ("UPDATE: …") ends in
-#: ``:`` or asks (:func:`asks`).
+#: ``:``, asks (:func:`asks`) or holds a sentence's words (:func:`sql_line`).
 SQL_WORDS = frozenset(
     [
         *"SELECT FROM WHERE JOIN LEFT RIGHT INNER OUTER FULL CROSS ON AND OR ORDER GROUP HAVING LIMIT".split(),  # noqa: SIM905
         *"OFFSET UNION INSERT VALUES UPDATE SET DELETE RETURNING WITH EXPLAIN CREATE ALTER DROP".split(),  # noqa: SIM905
     ]
+)
+#: The words of a written sentence that a line of SQL in capitals holds none of (its lowercase words are names; an
+#: alias may be ``a`` or ``it``, so these are questions' words, pronouns and modals).
+SENTENCE_WORDS = frozenset(
+    "what why how which who should could would does did but i we you my our your me us".split()  # noqa: SIM905
 )
 #: How a diff's header lines start, and PowerShell's error position, after which a ``+ Get-Item C:\\x`` line is the
 #: command's: in a run with one, every ``+``/``-`` line is pasted (:func:`pasted_blocks`).
@@ -324,7 +350,7 @@ def code_line(line: str) -> bool:
         line.startswith(CODE_STARTS)
         or line.endswith((";", "{", "}"))
         or (line.endswith(")") and " " not in line.partition("(")[0])
-        or line.split(maxsplit=1)[0].rstrip(";,") in SQL_WORDS
+        or sql_line(line)
     )
 
 

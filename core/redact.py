@@ -607,9 +607,11 @@ def _a_cmdlets_argument(before: str) -> bool:
     (``Get-Service mysql -PipelineVariable svc``, continued with a backtick: M4): what follows is the cmdlet's own
     parameters, ``-pipelinevariable`` no password. ``Start-Process``, ``Invoke-Expression`` and the like run what they
     are given (``_RUNNING_CMDLETS``), and a Unix command joined by a hyphen (``apt-get``, ``update-rc.d``) is no
-    cmdlet: its verb is none of PowerShell's (``_CMDLET_VERBS``) or its noun holds more than letters."""
+    cmdlet: its verb is none of PowerShell's (``_CMDLET_VERBS``) or its noun holds more than letters. A script block's
+    ``{`` or a Unix `` -- `` starts another command (``gci | ForEach-Object { mysql -p… }``, ``wait-for db:3306 --
+    mysql -p…``: review48d H1)."""
     command = before
-    for sign in ";&|(":
+    for sign in (";", "&", "|", "(", "{", " -- "):
         command = command.rpartition(sign)[2]
     words = command.split()
     if not words:

@@ -228,3 +228,52 @@ def test_a_long_recalled_question_is_shown_where_it_says_what_the_prompt_asks(tm
     assert "deja show c-stripe-moved" in given, given
     user = next(line for line in given.splitlines() if line.lstrip().startswith("user:"))
     assert "stripe webhook signature check fails" in user, user
+
+
+def test_a_password_inside_a_powershell_script_block_reaches_neither_search_nor_session_start(fake_home: Path) -> None:
+    """The tool inside ``ForEach-Object { … }`` was read as the cmdlet's argument and its password kept, in ``deja
+    search`` and in every new chat's session-start block (review48d H1)."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    ask = "this hangs: Get-ChildItem *.sql | ForEach-Object { mysql -u root -pQx7vRt2mZk db }"
+    index_chat(fake_home, project, CHAT, [user_turn(ask, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()])
+    found = run_deja("search", "hangs").stdout
+    block = _session_start(project)
+    assert "ForEach-Object" in found and "ForEach-Object" in block, found + block
+    assert "Qx7vRt2mZk" not in found + block, found + block
+
+
+#: A paste the session-start block showed whole (review48d M1): a log's line alone, and pastes split by a line ending
+#: in ``?`` that is no question (a query's placeholder, a log's URL) or a quoted value that is a sentence's word; ``tangerine`` is a value the rules do not know.
+SPLIT_PASTES = [
+    (
+        "2026-12-05 03:00:01 INFO logging in as shop/tangerine\nwhat stops it",
+        "2026-12-05 03:00:01 INFO … what stops it",
+    ),
+    (
+        "SELECT id FROM users\nWHERE api_token = ?\nAND salt = 'tangerine'\nwhy is it slow",
+        "SELECT id FROM users … why is it slow",
+    ),
+    (
+        "SELECT id FROM users\nWHERE country = 'us'\nAND salt = 'tangerine'\nwhy is it slow",
+        "SELECT id FROM users … why is it slow",
+    ),
+    (
+        "2026-12-05 03:00:01 INFO GET /a?\n2026-12-05 03:00:02 INFO GET /login?pw=tangerine&next=?\nwhy 404",
+        "2026-12-05 03:00:01 INFO … why 404",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("ask", "words"), SPLIT_PASTES, ids=["one log line", "sql placeholder", "sql quoted us", "log url ?"]
+)
+def test_a_one_line_log_or_a_paste_with_a_question_mark_stands_without_its_values(
+    fake_home: Path, ask: str, words: str
+) -> None:
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    index_chat(fake_home, project, CHAT, [user_turn(ask, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()])
+    block = _session_start(project)
+    assert f'- "{words}" (shop, ' in block and f"  asked: {words}\n" in block, block
+    assert "tangerine" not in block, block

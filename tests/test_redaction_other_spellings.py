@@ -183,6 +183,18 @@ def test_prose_and_code_naming_these_tools_stay_as_written(line: str) -> None:
             "aws cloudformation deploy --parameter-overrides ParameterValue=S3c=ret9,ParameterKey=DbPassword",
             f"aws cloudformation deploy --parameter-overrides ParameterValue={S},ParameterKey=DbPassword",
         ),
+        # A program run inside a PowerShell script block after a cmdlet, or after a Unix ``--`` (review48d H1).
+        (
+            "Get-ChildItem *.sql | ForEach-Object { mysql -u root -pS3cret db < $_ }",
+            f"Get-ChildItem *.sql | ForEach-Object {{ mysql -u root -p{R} db < $_ }}",
+        ),
+        ("gci | ForEach-Object -Parallel { mysql -pS3cret }", f"gci | ForEach-Object -Parallel {{ mysql -p{R} }}"),
+        ("gci | Where-Object { mysql -pS3cret }", f"gci | Where-Object {{ mysql -p{R} }}"),
+        ("Measure-Command { mysql.exe -pS3cret }", f"Measure-Command {{ mysql.exe -p{R} }}"),
+        ("gci | ForEach-Object { sshpass -p S3cret ssh h }", f"gci | ForEach-Object {{ sshpass -p {R} ssh h }}"),
+        ("1..3 | ForEach-Object { docker login -p S3cret r }", f"1..3 | ForEach-Object {{ docker login -p {R} r }}"),
+        (f"gci | ForEach-Object {{ vault login {TOKEN} }}", f"gci | ForEach-Object {{ vault login {R} }}"),
+        ("wait-for db:3306 -- mysql -u root -pS3cret", f"wait-for db:3306 -- mysql -u root -p{R}"),
         # A JSON string's line end after a Windows path, escaped once or twice.
         ('{"cmd": "cd C:\\\\srv\\nmysql -pS3cret"}', f'{{"cmd": "cd C:\\\\srv\\nmysql -p{R}"}}'),
         ('"cd C:\\srv\\\\nmysql -pS3cret"', f'"cd C:\\srv\\\\nmysql -p{R}"'),
@@ -215,6 +227,7 @@ MORE_KEPT = [
     "Get-Service mysql `\n  -pipelinevariable svc",
     "Get-Service mysql -pipelinevariable svc",
     "restart-service mysql -passthru",
+    "gci | ForEach-Object { Get-Service mysql -pipelinevariable svc }",
     # YAML's flow with its value first: a variable's name, another setting's value, a reference.
     "{value: dbPassword, name: DB_PASSWORD}",
     "{value: S3cretX1, name: LOG_LEVEL}",

@@ -456,6 +456,10 @@ def test_a_paste_is_given_by_a_line_without_its_values(fake_home: Path, ask: str
     assert "tangerine" not in wip, wip
 
 
+ORDERS_SQL = "SELECT id FROM orders\nWHERE status = 'open'\nORDER BY created_at;\n"
+ORDERS_LINE = "SELECT id FROM orders …"
+
+
 @pytest.mark.parametrize(
     ("ask", "words"),
     [
@@ -468,10 +472,28 @@ def test_a_paste_is_given_by_a_line_without_its_values(fake_home: Path, ask: str
             "UPDATE orders SET status = 'paid'\nWHERE id = 7;\nUPDATE: it locks the table, why?",
             "UPDATE orders SET status … UPDATE: it locks the table, why?",
         ),
+        # A question without ``?`` that starts with an SQL word after SQL (review48d M2).
+        (
+            f"{ORDERS_SQL}SELECT works but UPDATE hangs, what locks it",
+            f"{ORDERS_LINE} SELECT works but UPDATE hangs, what locks it",
+        ),
+        (f"{ORDERS_SQL}OR should I add an index on status", f"{ORDERS_LINE} OR should I add an index on status"),
+        (
+            "2026-12-05 03:00:01 INFO a\n2026-12-05 03:00:02 INFO b\nINFO logs show nothing, why?",
+            "2026-12-05 03:00:01 INFO … INFO logs show nothing, why?",
+        ),
     ],
-    ids=["NAME=value question", "why? after frames", "UPDATE: after SQL"],
+    ids=[
+        "NAME=value question",
+        "why? after frames",
+        "UPDATE: after SQL",
+        "SELECT works after SQL",
+        "OR should I",
+        "INFO why",
+    ],
 )
 def test_a_question_shaped_as_a_pasted_line_is_the_question(fake_home: Path, ask: str, words: str) -> None:
-    """A line ending in ``?`` after a paste is asked, not pasted, whatever its shape."""
+    """A line ending in a word and ``?`` after a paste is asked, not pasted, whatever its shape, and so is one that
+    starts with an SQL word but holds a sentence's words (``SENTENCE_WORDS``)."""
     project = _chat(fake_home, timedelta(minutes=40), ask)
     assert f"task: {words}\n" in run_deja("wip", cwd=project).stdout
