@@ -39,6 +39,10 @@ if TYPE_CHECKING:  # (datetime named in annotations only: the hooks compare mess
 
 #: How far past an error the fix is looked for (messages).
 FOLLOW_DOCS = 30
+#: How far past an error its episode is looked at (messages, ``episode_end``): an ending further than this is not the
+#: error's, and a hook's cost does not grow with the chat (1,200 questions over 40 h cost +41% instructions read to
+#: the end: review48e M1).
+EPISODE_DOCS = 100
 #: What is said of a past failure no later run of the same command fixed within ``FOLLOW_DOCS``: the answer after
 #: it is only what came next (trialG: a psql error's "what followed" was an answer about a webhook, and its edit
 #: read as the fix).
@@ -210,14 +214,16 @@ def what_followed(
 
 def episode_end(segment: Segment, doc: int, end: int) -> int:
     """Where the episode of the failure at message doc ``doc`` ends, looking no further than doc ``end`` (one past
-    its session's messages at most): the first question after it that resumed the chat (``ending.resumes``: asked
-    hours after the message before it, as ``wip`` and the session-start block take a resume), else ``end``.
+    its session's messages at most) nor ``EPISODE_DOCS`` past the failure: the first question after it that resumed
+    the chat (``ending.resumes``: asked hours after the message before it, as ``wip`` and the session-start block
+    take a resume) for more than an answer to the agent (``_answers_the_agent``), else that bound.
 
     What followed the failure, and the answer its session concluded with, belong to it only up to there: a chat
     resumed a week later for a migration had its ``alembic`` runs listed under a ``psql`` error, and its last
     answer, about a flaky test, given as that error's "Concluded:" (trial48 F1, F2). Only the failure, the questions
     after it and the messages right before them are decoded, not every message of a long chat.
     """
+    end = min(end, doc + EPISODE_DOCS)
     questions = [d for d in range(doc + 1, end) if segment.kind(d) == KIND_USER]
     if not questions:
         return end
@@ -230,9 +236,16 @@ def episode_end(segment: Segment, doc: int, end: int) -> int:
         return end
     for question in questions:
         before, asked = segment.messages_along([question - 1, question], records)
-        if resumes(asked, before.timestamp):
+        if resumes(asked, before.timestamp) and not _answers_the_agent(before):
             return question
     return end
+
+
+def _answers_the_agent(before: Message) -> bool:
+    """Whether a question asked after ``before``, the message before it, answers the agent: ``before`` is the agent's
+    and asks ("Which Redis does staging use now?"). Answered the next morning, the work goes on with the same
+    problem, and its fix is the failure's (review48e M2)."""
+    return before.role == "assistant" and before.text.rstrip().endswith("?")
 
 
 def _heads(command: str) -> tuple[str, str]:
