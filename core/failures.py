@@ -234,9 +234,14 @@ def episode_end(segment: Segment, doc: int, end: int) -> int:
     failure, last = segment.messages_along([doc, questions[-1]], records)
     if failure.timestamp and last.timestamp and (last.timestamp - failure.timestamp).total_seconds() < RESUMED_AFTER:
         return end
+    found = failed_call(failure, None)
+    command = found[0].args.get("command") if found else None
+    heads = _heads(normalise_command(command)) if isinstance(command, str) else ("", "")
     for question in questions:
         before, asked = segment.messages_along([question - 1, question], records)
-        if resumes(asked, before.timestamp) and not _answers_the_agent(before):
+        if not resumes(asked, before.timestamp) or _answers_the_agent(before):
+            continue
+        if not _reruns_first(segment.messages_along(range(question + 1, end), records), heads[0] or heads[1]):
             return question
     return end
 
@@ -246,6 +251,24 @@ def _answers_the_agent(before: Message) -> bool:
     and asks ("Which Redis does staging use now?"). Answered the next morning, the work goes on with the same
     problem, and its fix is the failure's (review48e M2)."""
     return before.role == "assistant" and before.text.rstrip().endswith("?")
+
+
+def _reruns_first(messages: Iterator[Message], head: str) -> bool:
+    """Whether the failed command (of ``head``) succeeds in ``messages``, those after a resume, before any command
+    fails: rerun the next morning and passing, the work goes on with the same error (review48e M2). Read only up to
+    the next question, and only as far as the episode may reach."""
+    for message in messages:
+        if message.role == "user" and message.text.strip():
+            return False
+        for call in message.tool_calls:
+            command = call.args.get("command")
+            if call.name not in SHELL_TOOLS or not isinstance(command, str) or call.exit_code is None:
+                continue
+            if call.exit_code != 0:
+                return False
+            if head and head in _heads(normalise_command(command)):
+                return True
+    return False
 
 
 def _heads(command: str) -> tuple[str, str]:

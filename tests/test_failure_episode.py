@@ -195,10 +195,10 @@ def test_an_answer_to_the_agents_question_the_next_morning_keeps_the_fix(fake_ho
     assert "export" not in fix.stdout, fix.stdout
 
 
-def test_a_question_asked_the_next_day_after_an_answer_ends_what_followed(fake_home: Path) -> None:
-    """Six hours or more after an answer that asks nothing, a question resumes the chat: what it leads to is
-    another day's work, as ``wip`` reads it."""
-    project = fake_home / "code" / "jobs"
+def _next_day_chat(home: Path, question: str, command: str, output: str, code: int) -> Path:
+    """A chat store: the worker fails to reach Redis and the agent answers without asking; 20 hours later
+    ``question`` is asked and ``command`` run, printing ``output`` with exit ``code``."""
+    project = home / "code" / "jobs"
     project.mkdir(parents=True)
     began = NOW - timedelta(days=10)
     messages = [
@@ -206,15 +206,31 @@ def test_a_question_asked_the_next_day_after_an_answer_ends_what_followed(fake_h
         store_user_message("the worker cannot reach redis", began),
         *store_shell("t1", "npm run worker", TIMEOUT, 1, text="Starting the worker."),
         store_assistant_message("Redis did not answer on 10.0.0.7."),
-        store_user_message("add a progress bar to the export", began + timedelta(hours=20)),
-        *store_shell("t2", "npm run worker", "worker listening on queue jobs", 0),
+        store_user_message(question, began + timedelta(hours=20)),
+        *store_shell("t2", command, output, code),
         store_assistant_message(LATER),
     ]
-    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "f48b-next"), cwd=str(project), name="r", messages=messages)  # fmt: skip
+    write_chat_store(chat_dir_for(home / ".cursor", str(project), "f48b-next"), cwd=str(project), name="r", messages=messages)  # fmt: skip
     assert run_deja("index").returncode == 0
+    return project
+
+
+def test_the_failed_command_passing_the_next_morning_keeps_the_fix(fake_home: Path) -> None:
+    """The next morning the same command is run and passes before anything fails: the work went on with the same
+    error, and that run is its fix (review48e M2)."""
+    project = _next_day_chat(fake_home, "the vpn is up now", "npm run worker", "worker listening on queue jobs", 0)
+    said = failure_hook(project, "npm run worker", TIMEOUT)
+    assert "`npm run worker` succeeded" in said and "No rerun" not in said, said
+
+
+def test_a_question_asked_the_next_day_for_another_problem_ends_what_followed(fake_home: Path) -> None:
+    """Six hours or more after an answer that asks nothing, a question that leads to another command failing
+    resumes the chat: what it leads to is another day's work, as ``wip`` reads it."""
+    ran = ("npm run export -- --all", "FATAL ERROR: Reached heap limit", 134)
+    project = _next_day_chat(fake_home, "the CSV export runs out of memory", *ran)
     said = failure_hook(project, "npm run worker", TIMEOUT)
     assert "No rerun of the failed command succeeded there; the next answer: Redis did not answer" in said, said
-    assert "Concluded" not in said and "What followed" not in said, said
+    assert "Concluded" not in said and "What followed" not in said and "heap limit" not in said, said
 
 
 def test_the_episode_scan_decodes_as_many_messages_in_a_long_chat_as_in_a_short_one(fake_home: Path) -> None:
