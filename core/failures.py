@@ -39,6 +39,10 @@ if TYPE_CHECKING:  # (datetime named in annotations only: the hooks compare mess
 
 #: How far past an error the fix is looked for (messages).
 FOLLOW_DOCS = 30
+#: How far past an error its episode is looked at (messages, ``episode_end``): an ending further than this is not the
+#: error's, and a hook's cost does not grow with the chat (1,200 questions over 40 h cost +41% instructions read to
+#: the end: review48e M1).
+EPISODE_DOCS = 100
 #: What is said of a past failure no later run of the same command fixed within ``FOLLOW_DOCS``: the answer after
 #: it is only what came next (trialG: a psql error's "what followed" was an answer about a webhook, and its edit
 #: read as the fix).
@@ -210,14 +214,16 @@ def what_followed(
 
 def episode_end(segment: Segment, doc: int, end: int) -> int:
     """Where the episode of the failure at message doc ``doc`` ends, looking no further than doc ``end`` (one past
-    its session's messages at most): the first question after it that resumed the chat (``ending.resumes``: asked
-    hours after the message before it, as ``wip`` and the session-start block take a resume), else ``end``.
+    its session's messages at most) nor ``EPISODE_DOCS`` past the failure: the first question after it that resumed
+    the chat (``ending.resumes``: asked hours after the message before it, as ``wip`` and the session-start block
+    take a resume) for more than an answer to the agent (``_answers_the_agent``), else that bound.
 
     What followed the failure, and the answer its session concluded with, belong to it only up to there: a chat
     resumed a week later for a migration had its ``alembic`` runs listed under a ``psql`` error, and its last
     answer, about a flaky test, given as that error's "Concluded:" (trial48 F1, F2). Only the failure, the questions
     after it and the messages right before them are decoded, not every message of a long chat.
     """
+    end = min(end, doc + EPISODE_DOCS)
     questions = [d for d in range(doc + 1, end) if segment.kind(d) == KIND_USER]
     if not questions:
         return end
@@ -228,11 +234,41 @@ def episode_end(segment: Segment, doc: int, end: int) -> int:
     failure, last = segment.messages_along([doc, questions[-1]], records)
     if failure.timestamp and last.timestamp and (last.timestamp - failure.timestamp).total_seconds() < RESUMED_AFTER:
         return end
+    found = failed_call(failure, None)
+    command = found[0].args.get("command") if found else None
+    heads = _heads(normalise_command(command)) if isinstance(command, str) else ("", "")
     for question in questions:
         before, asked = segment.messages_along([question - 1, question], records)
-        if resumes(asked, before.timestamp):
+        if not resumes(asked, before.timestamp) or _answers_the_agent(before):
+            continue
+        if not _reruns_first(segment.messages_along(range(question + 1, end), records), heads[0] or heads[1]):
             return question
     return end
+
+
+def _answers_the_agent(before: Message) -> bool:
+    """Whether a question asked after ``before``, the message before it, answers the agent: ``before`` is the agent's
+    and asks ("Which Redis does staging use now?"). Answered the next morning, the work goes on with the same
+    problem, and its fix is the failure's (review48e M2)."""
+    return before.role == "assistant" and before.text.rstrip().endswith("?")
+
+
+def _reruns_first(messages: Iterator[Message], head: str) -> bool:
+    """Whether the failed command (of ``head``) succeeds in ``messages``, those after a resume, before any command
+    fails: rerun the next morning and passing, the work goes on with the same error (review48e M2). Read only up to
+    the next question, and only as far as the episode may reach."""
+    for message in messages:
+        if message.role == "user" and message.text.strip():
+            return False
+        for call in message.tool_calls:
+            command = call.args.get("command")
+            if call.name not in SHELL_TOOLS or not isinstance(command, str) or call.exit_code is None:
+                continue
+            if call.exit_code != 0:
+                return False
+            if head and head in _heads(normalise_command(command)):
+                return True
+    return False
 
 
 def _heads(command: str) -> tuple[str, str]:

@@ -193,6 +193,19 @@ REQUEST_VERBS = frozenset(
 )
 #: What a request points at the code in front of the agent with.
 HERE_WORDS = frozenset(["this", "these"])
+#: The words before a ``HERE_WORDS`` word that make it what the request's verb acts on ("add a docstring to this
+#: function"); after a comma or a subject it is no object ("…, this time with a 60s ttl", "this keeps failing").
+HERE_LEADS = frozenset(["to", "in", "into", "of", "for", "on", "inside", "from", "at", "all", "both"])
+#: The words a ``HERE_WORDS`` word is no object before: "this time" says when, not what.
+HERE_NOT_OBJECTS = frozenset(["time", "week", "month", "year", "morning", "afternoon", "evening", "sprint"])
+#: Words of a request that point at work done before ("the redis lock we used", "the same retry", "the previous
+#: migration", "what it was"): such a request asks of the history though it says ``this`` (review48e H1).
+SHARED_PAST_WORDS = frozenset(
+    ["we", "our", "ours", "us", "again", "same", "previous", "previously", "yesterday", "was", "were"]
+)
+#: The beginnings of the words of a failure or an error ("failing", "errors", "crashed", "timeout", "refused", "reset
+#: by peer"): a request to fix one may be answered by how it was fixed before (review48e H1).
+FAILURE_STEMS = ("fail", "error", "exception", "crash", "broke", "timeout", "timed", "refused", "reset", "flaky")
 #: The polite words a request may begin with, before its verb ("can you please add …").
 POLITE_WORDS = frozenset(["please", "pls", "can", "could", "would", "will", "you", "u", "now"])
 #: What ends a sentence, between two words (``_names``: the next word's capital is no name's).
@@ -437,16 +450,38 @@ def is_follow_up(prompt: str) -> bool:
 
 def is_request_here(prompt: str) -> bool:
     """Whether ``prompt`` asks for new work on the code in front of the agent ("add a docstring to this function"):
-    it begins with a verb of REQUEST_VERBS (after any POLITE_WORDS), points with ``this`` or ``these``, names nothing
-    (no identifier, no capitalised name) and asks nothing of the past (ASKS_OF_THE_PAST, ``again``). The words of
-    such a request are a task's, shared with every past chat that did a like task: "add a docstring to this
-    function explaining the parameters" recalled three chats on another function's docstring (trial48b F2)."""
+    it begins with a verb of REQUEST_VERBS (after any POLITE_WORDS), that verb acts on ``this`` or ``these``
+    (``_points_here``), it names nothing (no identifier, no capitalised name) and asks nothing of the past
+    (``_asks_of_the_past``). The words of such a request are a task's, shared with every past chat that did a like
+    task: "add a docstring to this function explaining the parameters" recalled three chats on another function's
+    docstring (trial48b F2)."""
     words = letter_runs(prompt.lower().replace("'", ""))
     while words and words[0] in POLITE_WORDS:
         words = words[1:]
-    if not words or words[0] not in REQUEST_VERBS or HERE_WORDS.isdisjoint(words):
+    if not words or words[0] not in REQUEST_VERBS or not _points_here(words):
         return False
-    return ASKS_OF_THE_PAST.isdisjoint(words) and "again" not in words and not _names(prompt)
+    return not _asks_of_the_past(words) and not _names(prompt)
+
+
+def _points_here(words: list[str]) -> bool:
+    """Whether a request's verb, ``words[0]``, acts on ``this`` or ``these``: the word comes right after the verb
+    ("replace this", "rename these variables") or after a word of HERE_LEADS ("to this function"), and does not
+    say when ("this time")."""
+    return any(
+        word in HERE_WORDS
+        and (n == 1 or words[n - 1] in HERE_LEADS)
+        and (n + 1 == len(words) or words[n + 1] not in HERE_NOT_OBJECTS)
+        for n, word in enumerate(words[1:], 1)
+    )
+
+
+def _asks_of_the_past(words: list[str]) -> bool:
+    """Whether a request's ``words`` point at the past, where an answer may be: a question word of ASKS_OF_THE_PAST,
+    a cue of work shared before (SHARED_PAST_WORDS: "the retry we used", "the same lock") or a failure
+    (FAILURE_STEMS: "make this stop failing on ci with connection reset by peer")."""
+    return any(
+        word in ASKS_OF_THE_PAST or word in SHARED_PAST_WORDS or word.startswith(FAILURE_STEMS) for word in words
+    )
 
 
 def time_terms(prompt: str) -> set[str]:

@@ -15,9 +15,15 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from harness import failure_hook, run_deja, store_shell
 
+from deja.core.failures import EPISODE_DOCS, episode_end, past_failures
+from deja.core.index import Index
+from deja.core.index.format import Codec
+from deja.core.index.light import LIGHT
+from deja.core.paths import deja_home
 from deja.core.writers import ide
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -176,15 +182,92 @@ def test_a_chat_resumed_days_later_keeps_the_fix_but_not_the_later_ending(fake_h
     assert "export" not in fix.stdout, fix.stdout
 
 
-def test_a_follow_up_asked_the_next_day_ends_what_followed(fake_home: Path) -> None:
-    """Six hours or more after the message before it, a question resumes the chat: the change made then is another
-    day's work, as ``wip`` reads it."""
-    project = _store_chat(fake_home, timedelta(hours=20), None)
+def test_an_answer_to_the_agents_question_the_next_morning_keeps_the_fix(fake_home: Path) -> None:
+    """ "Which Redis does staging use now?" answered 20 hours later goes on with the same problem: the edit and the
+    worker started then are the error's fix (review48e M2); the chat resumed days later for an export still ends
+    the episode, and the session's stop on the export's failure is not the error's."""
+    project = _store_chat(fake_home, timedelta(hours=20), timedelta(days=6))
     said = failure_hook(project, "npm run worker", TIMEOUT)
-    assert "No rerun of the failed command succeeded there; the next answer: Which Redis" in said, said
-    assert "Concluded" not in said and "What followed" not in said, said
+    assert "What followed: edited .env, then `npm run worker` succeeded" in said, said
+    assert "Concluded" not in said and "The session stopped" not in said and "heap limit" not in said, said
     fix = run_deja("fix", "connect ETIMEDOUT")
-    assert "fixed by" not in fix.stdout and ".env" not in fix.stdout, fix.stdout
+    assert "  fixed by: edited .env, then npm run worker" in fix.stdout, fix.stdout
+    assert "export" not in fix.stdout, fix.stdout
+
+
+def _next_day_chat(home: Path, question: str, command: str, output: str, code: int) -> Path:
+    """A chat store: the worker fails to reach Redis and the agent answers without asking; 20 hours later
+    ``question`` is asked and ``command`` run, printing ``output`` with exit ``code``."""
+    project = home / "code" / "jobs"
+    project.mkdir(parents=True)
+    began = NOW - timedelta(days=10)
+    messages = [
+        *store_preamble(str(project)),
+        store_user_message("the worker cannot reach redis", began),
+        *store_shell("t1", "npm run worker", TIMEOUT, 1, text="Starting the worker."),
+        store_assistant_message("Redis did not answer on 10.0.0.7."),
+        store_user_message(question, began + timedelta(hours=20)),
+        *store_shell("t2", command, output, code),
+        store_assistant_message(LATER),
+    ]
+    write_chat_store(chat_dir_for(home / ".cursor", str(project), "f48b-next"), cwd=str(project), name="r", messages=messages)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    return project
+
+
+def test_the_failed_command_passing_the_next_morning_keeps_the_fix(fake_home: Path) -> None:
+    """The next morning the same command is run and passes before anything fails: the work went on with the same
+    error, and that run is its fix (review48e M2)."""
+    project = _next_day_chat(fake_home, "the vpn is up now", "npm run worker", "worker listening on queue jobs", 0)
+    said = failure_hook(project, "npm run worker", TIMEOUT)
+    assert "`npm run worker` succeeded" in said and "No rerun" not in said, said
+
+
+def test_a_question_asked_the_next_day_for_another_problem_ends_what_followed(fake_home: Path) -> None:
+    """Six hours or more after an answer that asks nothing, a question that leads to another command failing
+    resumes the chat: what it leads to is another day's work, as ``wip`` reads it."""
+    ran = ("npm run export -- --all", "FATAL ERROR: Reached heap limit", 134)
+    project = _next_day_chat(fake_home, "the CSV export runs out of memory", *ran)
+    said = failure_hook(project, "npm run worker", TIMEOUT)
+    assert "No rerun of the failed command succeeded there; the next answer: Redis did not answer" in said, said
+    assert "Concluded" not in said and "What followed" not in said and "heap limit" not in said, said
+
+
+def test_the_episode_scan_decodes_as_many_messages_in_a_long_chat_as_in_a_short_one(fake_home: Path) -> None:
+    """A working chat of hundreds of questions minutes apart, over more than a day with no gap: the episode is read
+    up to ``EPISODE_DOCS`` messages past the failure, so a hook's cost does not grow with the chat (review48e M1)."""
+    decoded: list[bytes] = []
+
+    def message(data: bytes) -> Any:
+        decoded.append(data)
+        return LIGHT.message(data)
+
+    counts = []
+    for questions in (60, 600):
+        project = fake_home / "code" / "jobs"
+        project.mkdir(parents=True, exist_ok=True)
+        began = NOW - timedelta(days=10)
+        messages = [
+            *store_preamble(str(project)),
+            store_user_message("the worker cannot reach redis", began),
+            *store_shell("t1", "npm run worker", TIMEOUT, 1, text="Starting the worker."),
+            store_assistant_message("Redis did not answer on 10.0.0.7."),
+        ]
+        for n in range(questions):
+            messages += [
+                store_user_message(f"question {n}", began + timedelta(minutes=5 * (n + 1))),
+                store_assistant_message(f"answer {n}"),
+            ]
+        write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "f48b-long"), cwd=str(project), name="l", messages=messages)  # fmt: skip
+        assert run_deja("index").returncode == 0
+        index = Index.open(deja_home(), Codec(LIGHT.manifest, LIGHT.session, message, LIGHT.damage))
+        [(_, [(segment, doc)])] = past_failures(index, TIMEOUT, 5)
+        meta = segment.session(segment.doc(doc).ordinal)
+        decoded.clear()
+        ended = episode_end(segment, doc, meta.first_doc + meta.messages)
+        assert ended == doc + EPISODE_DOCS < meta.first_doc + meta.messages
+        counts.append(len(decoded))
+    assert counts[0] == counts[1] <= EPISODE_DOCS, counts
 
 
 LINT = "src/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."
