@@ -668,13 +668,13 @@ def why_no_match(
     if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
         beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"
         return f"Every word of {quoted_query(query)} is too common to search{beside}."
-    meant = _meant_words(index, unmatched)
+    meant = _meant_words(index, unmatched, filters)
     if not unmatched or len(set(query.lower().split())) == 1:  # (one word, however often: the line names it already)
         return f"No session matches {quoted_query(query)}{meant or '.'}"
     return f"No session matches {quoted_query(query)}; {held_by_none(unmatched)}{meant or '.'}"
 
 
-def _meant_words(index: Index, unmatched: Sequence[str]) -> str:
+def _meant_words(index: Index, unmatched: Sequence[str], filters: Filters) -> str:
     """ "; did you mean …?" with the indexed words nearest in spelling to those of ``unmatched`` that have one
     (``spelling.nearest_word``): ``deja search backtraking`` found nothing and suggested nothing (trial48b F11)."""
     from ..core.redaction import echoed
