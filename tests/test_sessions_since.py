@@ -140,6 +140,20 @@ def test_an_until_that_is_no_time_or_ends_before_since_is_a_usage_error(home: Pa
             2,
             "deja: --until '3d' ends before --since begins: give an --until after it\n",
         )
+        same = run_deja(*command, "--since", "3d", "--until", "3d")  # (one "now" for both: review48f L2)
+        assert (same.returncode, same.stderr) == (
+            2,
+            "deja: --until '3d' ends before --since begins: give an --until after it\n",
+        )
+
+
+def test_an_until_period_the_shell_cut_is_told_to_be_quoted(home: Path) -> None:
+    """review48f L2: ``--until last tuesday`` unquoted was "'last' is not a date" (search) or typer's extra argument
+    (sessions), with no word of quoting, where ``--since last tuesday`` gets one."""
+    hint = "quote a period of several words, `--until 'last tuesday'`\n"
+    for command in (["sessions"], ["search", "chat"], ["search"]):
+        refused = run_deja(*command, "--until", "last", "tuesday")
+        assert refused.returncode == 2 and refused.stderr.endswith(hint), refused.stderr
 
 
 def test_a_search_with_a_period_and_no_words_names_the_listing_of_that_period(home: Path) -> None:
