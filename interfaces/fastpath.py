@@ -690,7 +690,7 @@ def _meant_words(index: Index, unmatched: Sequence[str], filters: Filters) -> st
     from ..core.redaction import echoed
     from ..core.spelling import nearest_word
 
-    meant = {word: near for word in unmatched[:HELD_BY_NONE_NAMED] if (near := nearest_word(index, word))}
+    meant = {word: near for word in unmatched[:HELD_BY_NONE_NAMED] if (near := nearest_word(index, word, filters))}
     if not meant:
         return ""
     if len(unmatched) == 1:
