@@ -231,17 +231,19 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 _RELATIVE = (
     r"(?<![\w.,+-])(?:(?P<day>today|yesterday)|(?P<count>\d{1,3}|an?) (?P<unit>day|week|month|year)s? ago"
     r"|(?P<which>this|last|past) (?P<period>week|month|year)"
-    rf"|(?:(?:last|on) )?(?P<weekday>{'|'.join(WEEKDAYS)}))\b"
+    rf"|(?:(?P<pointed>last|on) )?(?P<weekday>{'|'.join(WEEKDAYS)}))\b"
 )
 
 
-def relative_dates(query: str, now: float) -> tuple[list[tuple[str, str]], str]:
+def relative_dates(query: str, now: float, bare_weekday: bool = False) -> tuple[list[tuple[str, str]], str]:
     """The days and periods ``query`` names from ``now`` as a person's own calendar has them ("yesterday", "3 days
-    ago", "last week", "this month", "2 years ago", "tuesday"), as (key, precision), and the query without them: they
-    name when, not what. A weekday's name, alone or after "last" or "on", is its last day before today (on a Tuesday,
-    "tuesday" is a week ago), as "what did I do last Tuesday" means it (trial48b F7). A week is Monday to Sunday ("this week" up to today; "past week" is the seven days to today,
-    "past month" the thirty), each of its days a day's key; a month or a year is its own key ("past year": this year
-    and the last).
+    ago", "last week", "this month", "2 years ago", "last tuesday"), as (key, precision), and the query without them:
+    they name when, not what. A weekday's name after "last" or "on" is its last day before today (on a Tuesday, "last
+    tuesday" is a week ago), as "what did I do last Tuesday" means it (trial48b F7); alone it is a word ("the Sunday
+    cron job", "Friday deploy freeze": review48f M1) unless ``bare_weekday`` (a ``--since`` or ``--until`` value,
+    which names a time whatever it says), so "next friday" stays two words, not last Friday. A week is Monday to
+    Sunday ("this week" up to today; "past week" is the seven days to today, "past month" the thirty), each of its
+    days a day's key; a month or a year is its own key ("past year": this year and the last).
 
     For the words a person types to ``deja search`` or an agent to the MCP tools, not the prompt hook's: a prompt's
     "today" is seldom a date to look up.
@@ -266,6 +268,8 @@ def relative_dates(query: str, now: float) -> tuple[list[tuple[str, str]], str]:
         back = 1 if count in ("a", "an") else int(count) if count else int(which == "last")
         if named["day"]:
             days(*[today - timedelta(named["day"] == "yesterday")] * 2)
+        elif named["weekday"] and not (named["pointed"] or bare_weekday):
+            return match.group(0)
         elif named["weekday"]:
             days(*[today - timedelta((today.weekday() - WEEKDAYS.index(named["weekday"]) - 1) % 7 + 1)] * 2)
         elif unit == "day":
@@ -343,7 +347,7 @@ def _period_end(given: str, now: float) -> float | None:
     epoch seconds; None when it names none."""
     import re
 
-    found, rest = relative_dates(given.strip(), now)
+    found, rest = relative_dates(given.strip(), now, bare_weekday=True)
     if (day := re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)", given.strip())) and _valid(
         key := day_key(*map(int, day.groups()))
     ):
@@ -380,7 +384,7 @@ def _since_moment(value: str, noun: str, now: datetime) -> datetime:
 def _period_start(given: str, now: float) -> float | None:
     """The first moment of the day or period ``given`` names in words from ``now`` (``last week``: last Monday's
     start), as ``relative_dates`` reads them for a search; None when it names none, or says more than that."""
-    found, rest = relative_dates(given, now)
+    found, rest = relative_dates(given, now, bare_weekday=True)
     starts = [period[1](0)[0] for key, _ in found if (period := local_period(key))]
     return min(starts) if starts and not rest.strip() else None
 

@@ -155,16 +155,16 @@ def _newest(
     index: Index, key: str, wanted: int | None, limit: int, since: float, until: float = 0.0
 ) -> Iterator[tuple[Segment, int]]:
     """The live sessions filed under ``key``, newest first, of source ``wanted`` (a code; None for any) and updated at
-    ``since`` or after (and before ``until`` when given): (segment, ordinal), read from ``sessions.idx`` without
-    decoding them; at most ``limit`` without a source or until filter, and with one as many as the newest
-    ``SOURCE_SCAN_LIMIT`` hold (``limit`` unused)."""
-    scan = SOURCE_SCAN_LIMIT if wanted is not None or until else limit
-    for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000), since=since):
+    ``since`` or after (and before ``until`` when given, ``Index.newest``): (segment, ordinal), read from
+    ``sessions.idx`` without decoding them; at most ``limit`` without a source filter, and with one as many as the
+    ``SOURCE_SCAN_LIMIT`` newest of the period hold (``limit`` unused)."""
+    scan = SOURCE_SCAN_LIMIT if wanted is not None else limit
+    for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000), since=since, until=until):
         ordinal = segment.doc(doc).ordinal
         session_keys = segment.session_keys(ordinal)
         if session_keys.updated < since:  # (newest first: every one after it is older still)
             return
-        if (wanted is None or session_keys.source == wanted) and not (until and session_keys.updated >= until):
+        if wanted is None or session_keys.source == wanted:
             yield segment, ordinal
 
 
@@ -181,34 +181,33 @@ def sessions_left_out(
     index's count, or a count of the live sessions filed under the filter's key (a live row is one session, as
     ``Index.session_count`` counts them), each told by its row in ``sessions.idx`` (its source and time), not
     decoded, and in no order (how many the listing found beyond its page matters, not which). But a source filter
-    over more than the newest ``SOURCE_SCAN_LIMIT`` sessions, which the listing looks no further than: those are
-    counted in order (``_newest``), as are those of an ``until`` filter."""
-    if until:
-        return (
-            sum(
-                1
-                for _ in _newest(
-                    index, sessions_key(project), SOURCE_CODES.get(source, -1) if source else None, 0, since, until
-                )
-            )
-            - shown
-        )
-    if not project and not source and not since:
+    over more than the newest ``SOURCE_SCAN_LIMIT`` sessions of the period, which the listing looks no further than:
+    those are counted in order (``_newest``). An ``until`` filter's count starts at the first posting before it
+    (``Segment.postings_after``), as the listing does."""
+    if not project and not source and not since and not until:
         return max(index.session_count - shown, 0)
     key = sessions_key(project)
     wanted = SOURCE_CODES.get(source, -1) if source else None
-    spans = []  # (segment, its postings under the key, how many of them are at ``since`` or after)
+    spans = []  # (segment, its postings under the key, the first before ``until``, how many at ``since`` or after)
     for segment in index.segments:
         p_off, posted, _ = segment.lookup(key)
-        spans.append((segment, p_off, segment.postings_after(p_off, posted, since, at=True) if since else posted))
-    if wanted is not None and sum(stop for _, _, stop in spans) > SOURCE_SCAN_LIMIT:
-        return sum(1 for _ in _newest(index, key, wanted, SOURCE_SCAN_LIMIT, since)) - shown
+        first = segment.postings_after(p_off, posted, until) if until else 0
+        spans.append(
+            (segment, p_off, first, segment.postings_after(p_off, posted, since, at=True) if since else posted)
+        )
+    if wanted is not None and sum(stop - first for _, _, first, stop in spans) > SOURCE_SCAN_LIMIT:
+        return sum(1 for _ in _newest(index, key, wanted, SOURCE_SCAN_LIMIT, since, until)) - shown
+    end = until or float("inf")
     count = 0
-    for segment, p_off, stop in spans:
+    for segment, p_off, first, stop in spans:
         _, _, sources, updated, _ = segment.session_columns()
         deleted = segment.deleted
-        for _, ordinal, _ in segment.postings(p_off, 0, stop):  # (a float32 day's step finds some just before)
-            if ordinal not in deleted and updated[ordinal] >= since and (wanted is None or sources[ordinal] == wanted):
+        for _, ordinal, _ in segment.postings(p_off, first, stop):  # (a float32 day's step finds some just beside)
+            if (
+                ordinal not in deleted
+                and since <= updated[ordinal] < end
+                and (wanted is None or sources[ordinal] == wanted)
+            ):
                 count += 1
     return count - shown
 

@@ -501,7 +501,7 @@ def _admitted_share(index: Index, filters: Filters) -> float:
     for seg_i, segment in enumerate(index.segments):
         rows = range(0, segment.ref.sessions, step)
         tried += len(rows) - len(segment.deleted.intersection(rows))
-        admitted += len(_admitted(segment, seg_i, filters, None, rows))
+        admitted += len(admitted_ordinals(segment, seg_i, filters, None, rows))
     return admitted / tried if tried else 0.0
 
 
@@ -809,7 +809,9 @@ def _known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) ->
     if not (filters.source or filters.since or filters.until):
         return docs
     segments = zip(index.segments, ordinals, strict=True)
-    admitted = [_admitted(segment, seg_i, filters, None, kept) for seg_i, (segment, kept) in enumerate(segments)]
+    admitted = [
+        admitted_ordinals(segment, seg_i, filters, None, kept) for seg_i, (segment, kept) in enumerate(segments)
+    ]
     if all(len(passed) == len(kept) for passed, kept in zip(admitted, ordinals, strict=True)):
         return docs  # none of the project's sessions turned away: its docs as kept, not worked out again (2 ms at 10k)
     return _docs_of(index, admitted, Filters(), None)
@@ -824,7 +826,9 @@ def _few_admitted(index: Index, filters: Filters) -> dict[int, int] | None:
     if index.total_docs <= FULL_READ_DOCS or _admitted_share(index, filters) * index.session_count > NAMED_MOST:
         return None
     segments = enumerate(index.segments)
-    admitted = [_admitted(segment, seg_i, filters, None, range(segment.ref.sessions)) for seg_i, segment in segments]
+    admitted = [
+        admitted_ordinals(segment, seg_i, filters, None, range(segment.ref.sessions)) for seg_i, segment in segments
+    ]
     passed = sum(map(len, admitted))
     if passed > NAMED_MOST or passed == index.session_count:
         return None
@@ -852,13 +856,13 @@ def _named(index: Index, project_hash: int) -> tuple[list[frozenset[int]], dict[
 def _docs_of(
     index: Index, ordinals: Sequence[Iterable[int]], filters: Filters, only: frozenset[_Key] | None
 ) -> dict[int, int]:
-    """Every doc (doc key -> session key) of those of each segment's ``ordinals`` the filters admit (``_admitted``),
+    """Every doc (doc key -> session key) of those of each segment's ``ordinals`` the filters admit (``admitted_ordinals``),
     each session's docs the run from its first doc to the next session's."""
     docs: dict[int, int] = {}
     bits = _doc_bits(index)
     for seg_i, (segment, named) in enumerate(zip(index.segments, ordinals, strict=True)):
         first_docs = segment.session_columns()[4]
-        for ordinal in _admitted(segment, seg_i, filters, only, named):
+        for ordinal in admitted_ordinals(segment, seg_i, filters, only, named):
             end = first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs
             run = range(seg_i << bits | first_docs[ordinal], seg_i << bits | end)
             docs.update(dict.fromkeys(run, seg_i << KIND_SHIFT | ordinal))
@@ -869,7 +873,7 @@ def _sessions_of(
     index: Index, scores: dict[int, float], filters: Filters, only: frozenset[_Key] | None
 ) -> dict[int, int]:
     """The scored docs of the sessions the filters admit (doc key -> session key): each segment's docs mapped to
-    their sessions, and the sessions checked once each (``_admitted``), at C speed (``map``, ``compress``)."""
+    their sessions, and the sessions checked once each (``admitted_ordinals``), at C speed (``map``, ``compress``)."""
     from bisect import bisect_left  # (here: a hook's search has no filter)
 
     keys = sorted(scores)
@@ -879,7 +883,7 @@ def _sessions_of(
         seg_keys = keys[bisect_left(keys, seg_i << bits) : bisect_left(keys, seg_i + 1 << bits)]
         docs = map(((1 << bits) - 1).__and__, seg_keys) if seg_i else seg_keys
         ordinals = list(map(ORDINAL_MASK.__and__, map(segment.heads.__getitem__, docs)))
-        admitted = _admitted(segment, seg_i, filters, only, ordinals)
+        admitted = admitted_ordinals(segment, seg_i, filters, only, ordinals)
         if admitted:
             keep = list(map(admitted.__contains__, ordinals))
             sessions = map((seg_i << KIND_SHIFT).__or__, compress(ordinals, keep))
@@ -887,7 +891,7 @@ def _sessions_of(
     return session_of
 
 
-def _admitted(
+def admitted_ordinals(
     segment: Segment, seg_i: int, filters: Filters, only: frozenset[_Key] | None, ordinals: Iterable[int]
 ) -> set[int]:
     """Those of ``ordinals`` (of segment ``seg_i``) whose sessions are live, in ``only`` (when given) and pass the

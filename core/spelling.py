@@ -6,12 +6,21 @@ terms that start with its letter and are about as long (a typo in a word's first
 sorted terms give that letter's run at once); the nearest are told as a word the sessions wrote them (a stem such as
 ``celeri`` read back as ``celery`` from a message holding it). Only the search that found nothing asks: a hit pays
 nothing for it (trial48b F11).
+
+A segment keeps a deleted chat's terms until a compaction writes it again, so a term is offered only once a live
+session the search's filters admit holds it: else a client's name or a missed secret that only a chat deleted in
+Cursor held would come back on the terminal and in the MCP tool's notice (review48f H1, L4).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .index import Index, Segment
 from .text import fold, spellings, stem
+
+if TYPE_CHECKING:
+    from .search import Filters
 
 #: A word shorter than this gets no suggestion: one letter off a three-letter word is most of the vocabulary's.
 SHORTEST_SPELLED = 4
@@ -19,11 +28,17 @@ SHORTEST_SPELLED = 4
 TWO_OFF_FROM = 7
 #: How many of a term's best postings are read to find the word as a session wrote it.
 WRITTEN_TRIED = 5
+#: How many of the nearest terms are checked for a live, admitted session holding them, nearest first.
+CANDIDATES_TRIED = 5
+#: How many of a term's postings are read first while looking for a live, admitted one (twice as many each time
+#: after: a word's postings are decoded from the start).
+POSTINGS_READ = 64
 
 
-def nearest_word(index: Index, word: str) -> str:
+def nearest_word(index: Index, word: str, filters: Filters | None = None) -> str:
     """The indexed word nearest ``word`` in spelling (``SHORTEST_SPELLED``, ``TWO_OFF_FROM``), the one more docs hold
-    among those as near, as a session wrote it; "" when none is near enough."""
+    among those as near, as a session wrote it; "" when none is near enough. Only a term a live session holds is
+    offered, one ``filters`` admit when given (``_as_written``)."""
     typed = fold(word).lower()
     if len(typed) < SHORTEST_SPELLED or not typed.isalpha():
         return ""
@@ -38,20 +53,37 @@ def nearest_word(index: Index, word: str) -> str:
             if far <= most:
                 held = best.get(term, (far, 0))[1] + segment.lookup(term)[2]
                 best[term] = (far, held)
-    if not best:
-        return ""
-    term = min(best, key=lambda t: (best[t][0], -best[t][1], t))
-    return _as_written(index, term)
+    nearest = sorted(best, key=lambda t: (best[t][0], -best[t][1], t))
+    return next((written for term in nearest[:CANDIDATES_TRIED] if (written := _as_written(index, term, filters))), "")
 
 
-def _as_written(index: Index, term: str) -> str:
-    """``term`` as a message holding it wrote it (a stem's word: ``celeri`` is ``celery``), else the term itself."""
-    for segment in index.segments:
-        p_off, kept, _ = segment.lookup(term)
-        for doc, ordinal, _ in segment.postings(p_off, 0, min(kept, WRITTEN_TRIED)) if kept else ():
-            if ordinal not in segment.deleted and (word := _word_of(segment, doc, term)):
+def _as_written(index: Index, term: str, filters: Filters | None) -> str:
+    """``term`` as a message of a live session ``filters`` admit wrote it (a stem's word: ``celeri`` is ``celery``),
+    else the term itself when such a session holds it in no plain word; "" when no such session holds it."""
+    held = False
+    for seg_i, segment in enumerate(index.segments):
+        for doc in _admitted_docs(segment, seg_i, term, filters):
+            if word := _word_of(segment, doc, term):
                 return word
-    return term
+            held = True
+    return term if held else ""
+
+
+def _admitted_docs(segment: Segment, seg_i: int, term: str, filters: Filters | None) -> list[int]:
+    """Up to ``WRITTEN_TRIED`` of the docs holding ``term`` in ``segment`` whose sessions are live and admitted,
+    best first, ``POSTINGS_READ`` postings first and twice as many each time after: a term most sessions hold is
+    decided by its first few."""
+    from .search import Filters, admitted_ordinals
+
+    p_off, count, _ = segment.lookup(term)
+    start, stop = 0, POSTINGS_READ
+    while start < count:
+        postings = segment.postings(p_off, start, min(count, stop))
+        admitted = admitted_ordinals(segment, seg_i, filters or Filters(), None, {o for _, o, _ in postings})
+        if docs := [doc for doc, ordinal, _ in postings if ordinal in admitted]:
+            return docs[:WRITTEN_TRIED]
+        start, stop = stop, 2 * stop
+    return []
 
 
 def _word_of(segment: Segment, doc: int, term: str) -> str:

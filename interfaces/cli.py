@@ -251,8 +251,11 @@ def sessions_command(
     """List sessions, newest first."""
     check_source(source)
     check_project(project)
-    since_at = since_option(since)
-    until_at = until_option(until, since_at)
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    since_at = since_option(since, now=now)
+    until_at = until_option(until, since_at, now)
     period = (since_at.timestamp() if since_at else 0.0, until_at.timestamp() if until_at else 0.0)
     index = open_index()
     meant = chosen_project(index, project)  # (the filter as the index reads it; messages name it as typed)
@@ -729,21 +732,23 @@ def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
 
 
 def _quote_hint(message: str, ctx: typer.Context | None) -> str:
-    """For ``deja sessions --since last week`` typed unquoted (typer reads "week" as an extra argument), the period
-    quoted, as the shell needs it (trial23 F7)."""
+    """For ``deja sessions --since last week`` (or ``--until last tuesday``) typed unquoted (typer reads "week" as an
+    extra argument), the period quoted, as the shell needs it (trial23 F7, review48f L2)."""
     from ..core.dates import parse_since
 
-    since = ctx.params.get("since") if ctx is not None else None
     _, opened, extra = message.partition("unexpected extra argument")
-    if not since or not opened:
-        return ""
     words = extra.rpartition("(")[2].rpartition(")")[0]
-    period = f"{since} {words}"
-    try:  # (``--since 7d api``: "api" is no part of a period, review42d)
-        parse_since(period)
-    except ValueError:
+    if ctx is None or not opened or not words:
         return ""
-    return f": quote a period of several words, `--since {quote(period)}`" if words else ""
+    for name in ("since", "until"):
+        if given := ctx.params.get(name):
+            period = f"{given} {words}"
+            try:  # (``--since 7d api``: "api" is no part of a period, review42d)
+                parse_since(period)
+            except ValueError:
+                continue
+            return f": quote a period of several words, `--{name} {quote(period)}`"
+    return ""
 
 
 __all__ = ["app", "run", "paths"]

@@ -506,8 +506,11 @@ def search_command(args: SearchArgs) -> None:
     if args.role is not None and args.role not in ROLE_KINDS:
         raise Failed(f"--role {args.role!r} is not one of {', '.join(ROLE_KINDS)}", code=2)
     _check_pattern(args.pattern)
-    since_at = since_option(args.since, args.words)
-    until_at = until_option(args.until, since_at)
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    since_at = since_option(args.since, args.words, now)
+    until_at = until_option(args.until, since_at, now, args.words)
     query = " ".join(args.words).strip()
     if not query:
         raise Failed("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
@@ -557,10 +560,11 @@ def _check_pattern(pattern: str | None) -> None:
         raise Failed(f"--re {pattern!r} is not a regular expression: {exc}", code=2) from None
 
 
-def since_option(since: str | None, words: Sequence[str] = ()) -> datetime | None:
+def since_option(since: str | None, words: Sequence[str] = (), now: datetime | None = None) -> datetime | None:
     """``--since`` as typed, as a moment (None when not given); a usage error (exit 2) when it is no time. With the
     ``words`` after it (``deja search``'s), a period the shell cut into them (``--since last week cache``: "last",
-    then the words "week cache") is told to be quoted, as ``deja sessions`` tells it (trial23 F7, review42d L1)."""
+    then the words "week cache") is told to be quoted, as ``deja sessions`` tells it (trial23 F7, review42d L1).
+    ``now``: the moment a span counts back from, ``until_option``'s too (``--since 3d --until 3d`` is refused)."""
     from ..core.dates import SINCE_FORMS, parse_since
 
     if since is None:
@@ -568,20 +572,21 @@ def since_option(since: str | None, words: Sequence[str] = ()) -> datetime | Non
     if not since.strip():  # (as every option of the CLI given empty: the MCP tools take "" for none)
         raise Failed(f"--since is empty: give a time, {SINCE_FORMS}", code=2)
     try:
-        moment = parse_since(since, "date")
+        moment = parse_since(since, "date", now)
     except ValueError as refused:
-        if period := _period_cut(since, words):
-            from ..core.redaction import echoed
-
-            said = f"{echoed(since)!r} is not a date: quote a period of several words, `--since {quote(period)}`"
-            raise Failed(f"--since {said}", code=2) from None
+        if cut := _period_cut("--since", since, words):
+            raise Failed(cut, code=2) from None
         raise Failed(f"--since {refused}", code=2) from None  # (a moment in the future too: parse_since says so)
     return moment
 
 
-def until_option(until: str | None, since: datetime | None = None) -> datetime | None:
+def until_option(
+    until: str | None, since: datetime | None = None, now: datetime | None = None, words: Sequence[str] = ()
+) -> datetime | None:
     """``--until`` as typed, as the moment its day or period ends (``dates.parse_until``; None when not given); a
-    usage error (exit 2) when it is no time, or is not after ``--since`` (no session can be between them)."""
+    usage error (exit 2) when it is no time, or is not after ``--since`` (no session can be between them: the same
+    span back from the same ``now`` is not, review48f L2). A period the shell cut into ``words`` is told to be
+    quoted, as ``since_option`` tells it."""
     from ..core.dates import SINCE_FORMS, parse_until
     from ..core.redaction import echoed
 
@@ -590,25 +595,30 @@ def until_option(until: str | None, since: datetime | None = None) -> datetime |
     if not until.strip():
         raise Failed(f"--until is empty: give a time, {SINCE_FORMS}", code=2)
     try:
-        moment = parse_until(until, "date")
+        moment = parse_until(until, "date", now)
     except ValueError as refused:
+        if cut := _period_cut("--until", until, words):
+            raise Failed(cut, code=2) from None
         raise Failed(f"--until {refused}", code=2) from None
     if since is not None and moment <= since:
         raise Failed(f"--until {echoed(until)!r} ends before --since begins: give an --until after it", code=2)
     return moment
 
 
-def _period_cut(since: str, words: Sequence[str]) -> str:
-    """``--since`` with the first word or two of ``words`` when that is a period (``3 days ago``); "" when none is."""
+def _period_cut(option: str, given: str, words: Sequence[str]) -> str:
+    """That ``option`` (``--since``, ``--until``) ``given`` is no date, with the period to quote when it and a word or
+    two of ``words`` are one (``3 days ago``, ``last tuesday``; the shell may have put the query's words first:
+    ``deja search deploy --until last tuesday``); "" when none is."""
     from ..core.dates import parse_since
+    from ..core.redaction import echoed
 
-    for taken in (1, 2):
-        period = " ".join([since, *words[:taken]])
+    for first, taken in ((first, taken) for first in range(len(words)) for taken in (1, 2)):
+        period = " ".join([given, *words[first : first + taken]])
         try:
             parse_since(period)
         except ValueError:
             continue
-        return period
+        return f"{option} {echoed(given)!r} is not a date: quote a period of several words, `{option} {quote(period)}`"
     return ""
 
 
@@ -668,19 +678,19 @@ def why_no_match(
     if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
         beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"
         return f"Every word of {quoted_query(query)} is too common to search{beside}."
-    meant = _meant_words(index, unmatched)
+    meant = _meant_words(index, unmatched, filters)
     if not unmatched or len(set(query.lower().split())) == 1:  # (one word, however often: the line names it already)
         return f"No session matches {quoted_query(query)}{meant or '.'}"
     return f"No session matches {quoted_query(query)}; {held_by_none(unmatched)}{meant or '.'}"
 
 
-def _meant_words(index: Index, unmatched: Sequence[str]) -> str:
+def _meant_words(index: Index, unmatched: Sequence[str], filters: Filters) -> str:
     """ "; did you mean …?" with the indexed words nearest in spelling to those of ``unmatched`` that have one
     (``spelling.nearest_word``): ``deja search backtraking`` found nothing and suggested nothing (trial48b F11)."""
     from ..core.redaction import echoed
     from ..core.spelling import nearest_word
 
-    meant = {word: near for word in unmatched[:HELD_BY_NONE_NAMED] if (near := nearest_word(index, word))}
+    meant = {word: near for word in unmatched[:HELD_BY_NONE_NAMED] if (near := nearest_word(index, word, filters))}
     if not meant:
         return ""
     if len(unmatched) == 1:

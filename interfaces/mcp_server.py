@@ -113,23 +113,24 @@ Project = Annotated[
 ]
 
 
-def _since_at(since: str | None) -> datetime | None:
-    """A tool's ``since`` as a moment (None when not given); a ToolError naming it when it is no time."""
+def _since_at(since: str | None, now: datetime | None = None) -> datetime | None:
+    """A tool's ``since`` as a moment (None when not given), a span back from ``now`` (``_until_at``'s too); a
+    ToolError naming it when it is no time."""
     if not since:
         return None
     try:
-        return parse_since(since, "time")
+        return parse_since(since, "time", now)
     except ValueError as refused:
         raise ToolError(f"since={refused}") from None
 
 
-def _until_at(until: str | None, since: datetime | None) -> datetime | None:
+def _until_at(until: str | None, since: datetime | None, now: datetime | None = None) -> datetime | None:
     """A tool's ``until`` as the moment its day or period ends (``dates.parse_until``; None when not given); a
     ToolError naming it when it is no time, or ends before ``since`` begins."""
     if not until:
         return None
     try:
-        moment = parse_until(until, "time")
+        moment = parse_until(until, "time", now)
     except ValueError as refused:
         raise ToolError(f"until={refused}") from None
     if since is not None and moment <= since:
@@ -720,13 +721,16 @@ class Tools:
         """List the most recently active Cursor sessions, newest first, optionally only those of one project or
         period: one line each with id, last activity, source, project and title. Use it to pick up recent work, or
         to say what was done this past week (since="7d")."""
+        from datetime import UTC, datetime
+
         from ..core.library import newest_sessions, sessions_left_out
         from .fastpath import nothing_indexed
         from .views import session_json, session_line, shown_projects
 
         project = _checked_project(project)
-        since_at = _since_at(since)
-        until_at = _until_at(until, since_at)
+        now = datetime.now(UTC)
+        since_at = _since_at(since, now)
+        until_at = _until_at(until, since_at, now)
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)

@@ -64,7 +64,8 @@ def _found(index: Index, query: str, relative: bool = True) -> list[str]:
         ("last month", ["c", "d"]),
         ("last year", ["e"]),
         ("what did I do last Thursday", ["b"]),  # (a weekday: its last day before today, trial48b F7)
-        ("thursday", ["b"]),
+        ("on thursday", ["b"]),
+        ("thursday", []),  # (a weekday alone is a word, which no session holds: review48f M1)
         ("on Friday", []),  # (a Friday's "Friday" is a week ago, not today)
         ("1.5 days ago", []),  # (no count of days: words, which no session holds)
     ],
@@ -77,6 +78,28 @@ def test_with_words_the_sessions_from_then_come_first(index: Index) -> None:
     assert _found(index, "deploy the api")[0] == "a"  # the newest, all else equal
     assert _found(index, "deploy the api last week")[0] == "c"
     assert _found(index, "deploy the api last month")[0] == "c"
+
+
+def test_a_weekday_alone_is_searched_as_a_word(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """review48f M1: "sunday" found no session though one says "The Sunday cron job", and "friday deploy" ranked last
+    Friday's session about something else; "next friday" is no day past, so not last Friday either."""
+    _write(
+        tmp_path / "cli",
+        {
+            "00000000-0000-4000-8000-00000000001a": (datetime(2026, 11, 4, 9, 0), "The Sunday cron job runs twice"),
+            "00000000-0000-4000-8000-00000000001b": (datetime(2026, 11, 4, 9, 0), "Friday deploy freeze rule in CI"),
+            "00000000-0000-4000-8000-00000000001c": (datetime(2026, 11, 27, 9, 0), "Fix the navbar css"),
+        },
+    )
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(tmp_path / "cli"))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    refresh(tmp_path / "deja")
+    index = Index.open(tmp_path / "deja")
+    assert _found(index, "sunday") == ["a"]
+    assert _found(index, "friday deploy") == ["b"]
+    assert _found(index, "next friday") == ["b"]
+    assert _found(index, "last friday") == ["c"]  # (as a date it still names the day)
 
 
 def test_the_prompt_hooks_searches_read_no_relative_date(index: Index) -> None:

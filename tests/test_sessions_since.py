@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 from harness import run_deja
 
+from deja.core import library
+from deja.core.index import Index
+from deja.core.indexer import refresh
+from deja.core.library import newest_sessions, sessions_left_out
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 #: (id, folder, days back) of each chat: two projects, the newest first.
@@ -136,6 +140,20 @@ def test_an_until_that_is_no_time_or_ends_before_since_is_a_usage_error(home: Pa
             2,
             "deja: --until '3d' ends before --since begins: give an --until after it\n",
         )
+        same = run_deja(*command, "--since", "3d", "--until", "3d")  # (one "now" for both: review48f L2)
+        assert (same.returncode, same.stderr) == (
+            2,
+            "deja: --until '3d' ends before --since begins: give an --until after it\n",
+        )
+
+
+def test_an_until_period_the_shell_cut_is_told_to_be_quoted(home: Path) -> None:
+    """review48f L2: ``--until last tuesday`` unquoted was "'last' is not a date" (search) or typer's extra argument
+    (sessions), with no word of quoting, where ``--since last tuesday`` gets one."""
+    hint = "quote a period of several words, `--until 'last tuesday'`\n"
+    for command in (["sessions"], ["search", "chat"], ["search"]):
+        refused = run_deja(*command, "--until", "last", "tuesday")
+        assert refused.returncode == 2 and refused.stderr.endswith(hint), refused.stderr
 
 
 def test_a_search_with_a_period_and_no_words_names_the_listing_of_that_period(home: Path) -> None:
@@ -191,3 +209,31 @@ def test_a_period_cut_into_a_searchs_words_is_told_to_be_quoted(home: Path) -> N
     assert done.stderr == "deja: --since 'last' is not a date: quote a period of several words, `--since 'last week'`\n"
     assert run_deja("search", "--since", "3", "days", "ago", "cache").stderr.endswith("`--since '3 days ago'`\n")
     assert "quote" not in run_deja("search", "--since", "soon", "cache").stderr  # no period: the forms it takes
+
+
+def test_an_early_until_reaches_the_sessions_before_it_past_the_scan_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review48f M2: ``--until`` read a fixed window of the newest sessions (``SOURCE_SCAN_LIMIT``, 20,000) and
+    dropped those after the cutoff, so on a longer history an early ``--until`` listed nothing. The listing and its
+    count of those left out start at the first session before the cutoff; the window here is four."""
+    now = datetime.now(UTC)
+    ids = [f"00000000-0000-4000-8000-0000000001{n:02d}" for n in range(10)]  # (n days back)
+    for n, chat_id in enumerate(ids):
+        when = now - timedelta(days=n, hours=1)
+        write_transcript(
+            transcript_path(tmp_path / "cli", "/work/api", chat_id),
+            [user_turn(f"chat {n}", when), assistant_turn("Done.", when)],
+        )
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(tmp_path / "cli"))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    refresh(tmp_path / "deja")
+    index = Index.open(tmp_path / "deja")
+    monkeypatch.setattr(library, "SOURCE_SCAN_LIMIT", 4)
+    until = (now - timedelta(days=6)).timestamp()
+    for source in (None, "cursor-cli"):
+        listed = newest_sessions(index, source=source, limit=2, until=until)
+        assert [meta.id for meta in listed] == ids[6:8], source
+        assert sessions_left_out(index, 2, source=source, until=until) == 2, source
+    assert [meta.id for meta in newest_sessions(index, limit=9, until=until, since=until - 2.5 * 86400)] == ids[6:9]

@@ -62,3 +62,36 @@ def test_the_edit_distance_counts_a_swap_as_one_and_stops_past_the_most() -> Non
     assert distance("bakctrack", "backtrack", 2) == 1
     assert distance("preflit", "preflight", 2) == 2
     assert distance("zeppelin", "backtrack", 2) == 3
+
+
+def test_a_word_only_a_deleted_chat_held_is_never_offered(
+    fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One chat of five deleted leaves its segment as it is (below the share that rewrites it), terms and all: its
+    words are not offered back (review48f H1)."""
+    cli = tmp_path / "cli"
+    asked = [f"Chat {n} about the deploy pipeline." for n in range(4)] + [
+        "Draft the severance letter for Hollingsworth."
+    ]
+    paths = [transcript_path(cli, "/work/api", f"00000000-0000-4000-8000-0000000000f{n}") for n in range(5)]
+    for path, text in zip(paths, asked, strict=True):
+        write_transcript(path, [user_turn(text, WHEN), assistant_turn("Done.")])
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    assert run_deja("index").returncode == 0
+    assert "did you mean hollingsworth?" in run_deja("search", "hollingswoth").stdout  # (the probe finds it live)
+    paths[-1].unlink()
+    assert "1 removed" in run_deja("index").stdout
+    assert run_deja("search", "hollingswoth").stdout.strip() == 'No session matches "hollingswoth".'
+
+
+def test_a_word_only_another_project_holds_is_not_offered_under_project(indexed: None, tmp_path: Path) -> None:
+    """``--project`` keeps the suggestion to the project searched: ``celery`` is api's (review48f L4)."""
+    write_transcript(
+        transcript_path(tmp_path / "cli", "/work/web", "00000000-0000-4000-8000-0000000000e3"),
+        [user_turn("Center the navbar.", WHEN), assistant_turn("Use flexbox.")],
+    )
+    assert run_deja("index").returncode == 0
+    assert run_deja("search", "celary", "--project", "work-web").stdout.strip() == 'No session matches "celary".'
+    assert "did you mean celery?" in run_deja("search", "celary", "--project", "work-api").stdout

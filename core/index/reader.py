@@ -714,11 +714,13 @@ class Index:
         return _chat_of_subagents(found) or found
 
     def newest(
-        self, key: str, limit: int, scan_limit: int = 2000, since: float = 0.0
+        self, key: str, limit: int, scan_limit: int = 2000, since: float = 0.0, until: float = 0.0
     ) -> list[tuple[float, Segment, int]]:
         """The newest live docs filed under an exact ``key`` (see ``deja.core.keys``): (days, segment, doc); only those
         posted at ``since`` (epoch seconds) or after when given, give or take the minute or two of a posting's float32
-        (``Segment.postings_after``: the caller checks the exact time).
+        (``Segment.postings_after``: the caller checks the exact time), and only those of sessions updated before
+        ``until`` when given, read from the first posted before it: an early ``--until`` on a long history reaches
+        its sessions however many came after (review48f M2).
 
         A key's postings are newest first, so each segment's are read a few more than ``limit`` at a time, only as
         far as it takes to find ``limit`` live ones: a hook asking for a project's three newest sessions touches a
@@ -730,13 +732,14 @@ class Index:
         for place, segment in enumerate(self.segments):
             order[id(segment)] = place
             p_off, count, _ = segment.lookup(key)
-            taken, start, stop = 0, 0, min(count, scan_limit)
+            start = segment.postings_after(p_off, count, until) if until else 0
+            taken, stop = 0, min(count, start + scan_limit)
             if since:  # (a period's sessions: read as far as its first moment, not the whole list)
                 stop = min(stop, segment.postings_after(p_off, count, since, at=True))
             while taken < limit and start < stop:
                 for doc, ordinal, days in segment.postings(p_off, start, min(stop, start + step)):
-                    if ordinal in segment.deleted:
-                        continue
+                    if ordinal in segment.deleted or until and segment.session_keys(ordinal).updated >= until:
+                        continue  # (posted in until's float32 step: updated at it or just after)
                     found.append((days, segment, doc))
                     taken += 1
                     if taken >= limit:
