@@ -506,11 +506,13 @@ def search_command(args: SearchArgs) -> None:
     if args.role is not None and args.role not in ROLE_KINDS:
         raise Failed(f"--role {args.role!r} is not one of {', '.join(ROLE_KINDS)}", code=2)
     _check_pattern(args.pattern)
-    from datetime import UTC, datetime
+    since_at = until_at = None
+    if args.since is not None or args.until is not None:  # (a plain search loads no datetime: test_clisearch_no_re)
+        from datetime import UTC, datetime
 
-    now = datetime.now(UTC)
-    since_at = since_option(args.since, args.words, now)
-    until_at = until_option(args.until, since_at, now, args.words)
+        now = datetime.now(UTC)  # (one moment for both: `--since 3d --until 3d` is refused, review48f L2)
+        since_at = since_option(args.since, args.words, now)
+        until_at = until_option(args.until, since_at, now, args.words)
     query = " ".join(args.words).strip()
     if not query:
         raise Failed("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
@@ -587,11 +589,11 @@ def until_option(
     usage error (exit 2) when it is no time, or is not after ``--since`` (no session can be between them: the same
     span back from the same ``now`` is not, review48f L2). A period the shell cut into ``words`` is told to be
     quoted, as ``since_option`` tells it."""
+    if until is None:
+        return None  # (before the imports: a search without --until loads no datetime, test_clisearch_no_re)
     from ..core.dates import SINCE_FORMS, parse_until
     from ..core.redaction import echoed
 
-    if until is None:
-        return None
     if not until.strip():
         raise Failed(f"--until is empty: give a time, {SINCE_FORMS}", code=2)
     try:
