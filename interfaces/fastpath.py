@@ -567,19 +567,11 @@ def since_option(since: str | None, words: Sequence[str] = (), now: datetime | N
     ``words`` after it (``deja search``'s), a period the shell cut into them (``--since last week cache``: "last",
     then the words "week cache") is told to be quoted, as ``deja sessions`` tells it (trial23 F7, review42d L1).
     ``now``: the moment a span counts back from, ``until_option``'s too (``--since 3d --until 3d`` is refused)."""
-    from ..core.dates import SINCE_FORMS, parse_since
+    from ..core.dates import parse_since
 
     if since is None:
         return None
-    if not since.strip():  # (as every option of the CLI given empty: the MCP tools take "" for none)
-        raise Failed(f"--since is empty: give a time, {SINCE_FORMS}", code=2)
-    try:
-        moment = parse_since(since, "date", now)
-    except ValueError as refused:
-        if cut := _period_cut("--since", since, words):
-            raise Failed(cut, code=2) from None
-        raise Failed(f"--since {refused}", code=2) from None  # (a moment in the future too: parse_since says so)
-    return moment
+    return _moment("--since", since, parse_since, now, words)
 
 
 def until_option(
@@ -591,20 +583,33 @@ def until_option(
     quoted, as ``since_option`` tells it."""
     if until is None:
         return None  # (before the imports: a search without --until loads no datetime, test_clisearch_no_re)
-    from ..core.dates import SINCE_FORMS, parse_until
+    from ..core.dates import parse_until
     from ..core.redaction import echoed
 
-    if not until.strip():
-        raise Failed(f"--until is empty: give a time, {SINCE_FORMS}", code=2)
-    try:
-        moment = parse_until(until, "date", now)
-    except ValueError as refused:
-        if cut := _period_cut("--until", until, words):
-            raise Failed(cut, code=2) from None
-        raise Failed(f"--until {refused}", code=2) from None
+    moment = _moment("--until", until, parse_until, now, words)
     if since is not None and moment <= since:
         raise Failed(f"--until {echoed(until)!r} ends before --since begins: give an --until after it", code=2)
     return moment
+
+
+def _moment(
+    option: str,
+    given: str,
+    parse: Callable[[str, str, datetime | None], datetime],
+    now: datetime | None,
+    words: Sequence[str],
+) -> datetime:
+    """``--since`` or ``--until`` (``option``) as ``parse`` reads ``given``; a usage error (exit 2) when it is empty,
+    as every option of the CLI given empty is (the MCP tools take "" for none), or no time (a moment in the future
+    too: the parser says so), with the period to quote where the shell cut it into ``words`` (``_period_cut``)."""
+    from ..core.dates import SINCE_FORMS
+
+    if not given.strip():
+        raise Failed(f"{option} is empty: give a time, {SINCE_FORMS}", code=2)
+    try:
+        return parse(given, "date", now)
+    except ValueError as refused:
+        raise Failed(_period_cut(option, given, words) or f"{option} {refused}", code=2) from None
 
 
 def _period_cut(option: str, given: str, words: Sequence[str]) -> str:
