@@ -1227,10 +1227,7 @@ def search(
     for word, alternatives in otherwise.terms.items():
         others.setdefault(word, []).extend(alternatives)
     words += gained
-    only = _session_keys(index, filters.session_id) if filters.session_id else None
-    if filters.project and not filters.project_hash:
-        tree = _in_tree(index, filters.project)
-        only = tree if only is None else only & tree
+    only = admitted_keys(index, filters)
     known = _known_docs(index, filters, only)
     doc_scores, idfs, reached = _score_docs(
         index,
@@ -1382,6 +1379,17 @@ def _collect(
                 )
             )
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
+
+
+def admitted_keys(index: Index, filters: Filters) -> frozenset[_Key] | None:
+    """The (segment number, ordinal) of the sessions ``--session`` and a project given as a folder admit (both, when
+    both are given), None when neither is: the filters ``admitted_ordinals`` does not read from a segment's columns,
+    given to it as its ``only``."""
+    only = _session_keys(index, filters.session_id) if filters.session_id else None
+    if filters.project and not filters.project_hash:
+        tree = _in_tree(index, filters.project)
+        only = tree if only is None else only & tree
+    return only
 
 
 def _session_keys(index: Index, session_id: str) -> frozenset[_Key]:
