@@ -315,7 +315,7 @@ def result_lines(result: str, whole: str | None) -> list[str]:
     lines = result.splitlines()
     if whole is None:
         return lines
-    from .fastpath import plural
+    from .fastpath import noun_for
 
     left_out = lines[RESULT_HEAD:-RESULT_TAIL]
     if len(left_out) > 1:
@@ -323,7 +323,8 @@ def result_lines(result: str, whole: str | None) -> list[str]:
 
         kept = [line for line in left_out if is_elision_line(line)]
         around = " around the line below" if kept else ""
-        note = f"… {plural(len(left_out) - len(kept), 'line')} left out{around}: {whole} shows them"
+        count = len(left_out) - len(kept)
+        note = f"… {count:,} {noun_for(count, 'line')} left out{around}: {whole} shows them"
         lines = [*lines[:RESULT_HEAD], note, *kept, *lines[-RESULT_TAIL:]]
     return [line if len(line) <= RESULT_LINE else _cut_line(line, whole) for line in lines]
 
