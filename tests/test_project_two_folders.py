@@ -216,3 +216,20 @@ def test_a_folder_reached_through_a_link_is_named_as_project_takes_it(fake_home:
     assert _labels_taken(listed, 3, tmp_path) == ["legacy/api", "work/api"], listed
     hits = run_deja("search", "widget", cwd=tmp_path).stdout
     assert " · work/api · " in hits and " · legacy/api · " in hits and "api-v2" not in hits, hits
+
+
+def test_a_folder_reached_through_a_link_of_its_own_name_is_named_where_it_leads(
+    fake_home: Path, tmp_path: Path
+) -> None:
+    """``~/code/shop`` a link to ``~/data/shop`` beside ``~/old/shop``: its label is told from where the link leads
+    (``data/shop``, one label for both its spellings: trial13 F1), and ``--project data/shop`` takes it, though the
+    index keeps the folder as ``~/code/shop``."""
+    target = fake_home / "data" / "shop"
+    target.mkdir(parents=True)
+    (fake_home / "code").mkdir()
+    (fake_home / "code" / "shop").symlink_to(target)
+    _chat(fake_home, fake_home / "code" / "shop", "code-shop", 1, _asked("cart total", "Rounded the total."))
+    _chat(fake_home, fake_home / "old" / "shop", "old-shop", 2, _asked("cart total", "Old cart."))
+    assert run_deja("index").returncode == 0
+    listed = run_deja("sessions", cwd=tmp_path).stdout.splitlines()
+    assert _labels_taken(listed, 3, tmp_path) == ["old/shop", "data/shop"], listed
