@@ -358,11 +358,16 @@ def labels_apart(folders: set[str], roots: Iterable[str] = ()) -> dict[str, str]
     One folder spelt two ways is one project: the editor keeps a folder as it was opened (``~/code/shop``, ``~/code``
     a link to a data disk), cursor-agent where the link leads, and labelling them ``code/shop`` and ``data/shop``
     told the agent of two projects (trial13 F1). So twins are other projects (``project_spelling``), and a label is
-    told from where the links lead, one for both spellings. Where the links lead is asked only of folders whose
-    last names meet."""
+    told from where the links lead, one for both spellings, unless the link leads to a folder of another name
+    (``~/work/api`` to ``~/mnt/api-v2``): then from the folder as kept, whose name ``--project`` takes, where
+    ``api-v2`` was refused (review48b M2). Where the links lead is asked only of folders whose last names meet."""
 
     def last(folder: str) -> str:
         return folder.rstrip("/").rpartition("/")[2].lower()
+
+    def told(folder: str) -> str:  # (the spelling a label is told from)
+        resolved = resolved_folder(folder)
+        return resolved if last(resolved) == last(folder) else folder
 
     others = folders | {root.rstrip("/") for root in roots}
     labels = {}
@@ -372,7 +377,7 @@ def labels_apart(folders: set[str], roots: Iterable[str] = ()) -> dict[str, str]
         this = project_spelling(folder)
         twins = {spelt: other for other in named if (spelt := project_spelling(other)) != this}
         if twins:
-            labels[folder] = telling_tail(resolved_folder(folder), [resolved_folder(twin) for twin in twins.values()])
+            labels[folder] = telling_tail(told(folder), [told(twin) for twin in twins.values()])
     return labels
 
 

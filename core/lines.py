@@ -194,7 +194,8 @@ def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
     """The non-empty lines of ``ask``, each with whether it was pasted rather than written: a fenced block, its
     fences too (an unclosed fence runs to the end), or a run of two lines or more (blank lines between them kept in
     it) each shaped as a config, ``.env``, log or code line (:func:`pasted_shape`). One such line alone is prose but
-    a log's (:func:`logged`): "Update: the build fails on CI" is a sentence, and so is a line that asks (:func:`asks`) whatever its shape. In a
+    a log's or a setting's (:func:`pasted_alone`): "fix: the build fails on CI" is a sentence, and so is a line that
+    asks (:func:`asks`) whatever its shape. In a
     run with a diff's header (``DIFF_HEADS``) every ``+``/``-`` line is the diff's; a traceback's run goes on to its
     exception (:func:`exception_line`), whatever its shape (``Exception: db down`` reads as written, review47j M3).
     One pass, each line given as soon as it is known, with ``str``'s methods (the prompt hook loads no ``re`` and
@@ -220,12 +221,12 @@ def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
                 held = line
             continue
         if held:
-            yield held, logged(held)
+            yield held, pasted_alone(held)
         held, running, diffing, tracing = "", False, False, False
         yield line, fence or fenced
         fenced ^= fence
     if held:
-        yield held, logged(held)
+        yield held, pasted_alone(held)
 
 
 def asks(line: str) -> bool:
@@ -237,6 +238,23 @@ def asks(line: str) -> bool:
     line = line.rstrip()
     worded = line.endswith("?") and line.rstrip("?")[-1:].isalpha()
     return worded and not line[:1].isspace() and not error_line(line) and not logged(line) and not sql_line(line)
+
+
+def pasted_alone(line: str) -> bool:
+    """Whether ``line``, shaped as a paste's (:func:`pasted_shape`), is pasted even alone: a log's line
+    (:func:`logged`) or a setting of one value (:func:`one_setting`)."""
+    return logged(line) or one_setting(line)
+
+
+def one_setting(line: str) -> bool:
+    """Whether ``line`` sets a config's key to one value (``host: db.internal``, ``timeout: 30``,
+    ``DATABASE_URL=postgres://…``): a config's line (:func:`config_line`) whose value is one word. A lone one before a
+    question titled the chat with its value, and the question was left out (review48g); a sentence after a key
+    (``fix: the login loops``) is several words."""
+    if not config_line(line):
+        return False
+    value = line.partition("=")[2] if assigned_name(line) else line.removeprefix("- ").partition(":")[2]
+    return len(value.split()) == 1
 
 
 def logged(line: str) -> bool:

@@ -41,6 +41,7 @@ from .keys import (
     is_folder,
     project_spelling,
     readable_path,
+    resolved_folder,
     sessions_key,
     spelt_homes,
     telling_tail,
@@ -1227,10 +1228,7 @@ def search(
     for word, alternatives in otherwise.terms.items():
         others.setdefault(word, []).extend(alternatives)
     words += gained
-    only = _session_keys(index, filters.session_id) if filters.session_id else None
-    if filters.project and not filters.project_hash:
-        tree = _in_tree(index, filters.project)
-        only = tree if only is None else only & tree
+    only = admitted_keys(index, filters)
     known = _known_docs(index, filters, only)
     doc_scores, idfs, reached = _score_docs(
         index,
@@ -1384,6 +1382,17 @@ def _collect(
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
 
 
+def admitted_keys(index: Index, filters: Filters) -> frozenset[_Key] | None:
+    """The (segment number, ordinal) of the sessions ``--session`` and a project given as a folder admit (both, when
+    both are given), None when neither is: the filters ``admitted_ordinals`` does not read from a segment's columns,
+    given to it as its ``only``."""
+    only = _session_keys(index, filters.session_id) if filters.session_id else None
+    if filters.project and not filters.project_hash:
+        tree = _in_tree(index, filters.project)
+        only = tree if only is None else only & tree
+    return only
+
+
 def _session_keys(index: Index, session_id: str) -> frozenset[_Key]:
     """The (segment number, ordinal) of the sessions ``session_id`` names (an id or a unique prefix)."""
     numbers = {id(segment): i for i, segment in enumerate(index.segments)}
@@ -1452,7 +1461,8 @@ def _meant_project(index: Index, project: str | None) -> tuple[str | None, list[
     its packages' sessions as ``--project ~/code/shop`` does (the MCP tools' ``project``, which a model gives by
     name, missed them all: trial9 F7). A name two folders share (``api`` for ``~/work/api`` and ``~/legacy/api``)
     names both: one answer of the two read as one project's. The trailing path the hooks tell them apart by
-    (``legacy/api``), read as a folder below this one where no session ran, is the one folder of that name it ends.
+    (``legacy/api``), read as a folder below this one where no session ran, is the one folder of that name it ends,
+    as kept or where its links lead (``keys.labels_apart`` tells a linked folder from where they lead: review48b M2).
     """
     if not project or not project.strip():
         return project, []
@@ -1470,7 +1480,8 @@ def _meant_project(index: Index, project: str | None) -> tuple[str | None, list[
         return project, []
     name, ending = label.rpartition("/")[2], "/" + _tail_spelling(label)
     named = _one_each([*project_folders(index, name, 1), *_folders_above(index, name)])
-    return _one_or_which([f for f in named if _tail_spelling(f).endswith(ending)], project)
+    ended = [f for f in named if any(_tail_spelling(s).endswith(ending) for s in (f, resolved_folder(f)))]
+    return _one_or_which(ended, project)
 
 
 def _one_or_which(folders: list[str], project: str) -> tuple[str | None, list[str]]:
@@ -1490,6 +1501,13 @@ def _tail_spelling(path: str) -> str:
     """A path, or the end of one, as the index spells a folder but left relative: composed, in any case (``Café``
     spelt decomposed on disk ends ``work/Café`` typed composed: review15 F5b)."""
     return readable_path(path).rstrip("/").lower()
+
+
+def namesakes(index: Index, names: Iterable[str]) -> list[str]:
+    """The folders the sessions of each project named in ``names`` ran in, where two or more share a name
+    (``project_folders``): what a listing tells its projects apart from (``keys.labels_apart``'s ``roots``), so the
+    label one hit shows is the one ``--project`` takes, not ``api`` that it refuses as naming two (review48b M3)."""
+    return [folder for name in {name.lower() for name in names if name} for folder in project_folders(index, name)]
 
 
 def project_folders(index: Index, name: str, most_alike: int = 2) -> list[str]:

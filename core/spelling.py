@@ -9,7 +9,9 @@ nothing for it (trial48b F11).
 
 A segment keeps a deleted chat's terms until a compaction writes it again, so a term is offered only once a live
 session the search's filters admit holds it: else a client's name or a missed secret that only a chat deleted in
-Cursor held would come back on the terminal and in the MCP tool's notice (review48f H1, L4).
+Cursor held would come back on the terminal and in the MCP tool's notice (review48f H1, L4). Each filter counts, as
+the search would apply it: a word offered under ``--session``, ``--role``, ``--re`` or a project given as a folder
+that only other sessions or messages held sent the user on to a search that found nothing again (review48g).
 """
 
 from __future__ import annotations
@@ -38,7 +40,10 @@ POSTINGS_READ = 64
 def nearest_word(index: Index, word: str, filters: Filters | None = None) -> str:
     """The indexed word nearest ``word`` in spelling (``SHORTEST_SPELLED``, ``TWO_OFF_FROM``), the one more docs hold
     among those as near, as a session wrote it; "" when none is near enough. Only a term a live session holds is
-    offered, one ``filters`` admit when given (``_as_written``)."""
+    offered, one ``filters`` admit when given (``_as_written``), and with a ``--re`` pattern only a word a search
+    with ``filters`` finds (``_found_with``)."""
+    from .search import Filters, admitted_keys
+
     typed = fold(word).lower()
     if len(typed) < SHORTEST_SPELLED or not typed.isalpha():
         return ""
@@ -53,34 +58,53 @@ def nearest_word(index: Index, word: str, filters: Filters | None = None) -> str
             if far <= most:
                 held = best.get(term, (far, 0))[1] + segment.lookup(term)[2]
                 best[term] = (far, held)
-    nearest = sorted(best, key=lambda t: (best[t][0], -best[t][1], t))
-    return next((written for term in nearest[:CANDIDATES_TRIED] if (written := _as_written(index, term, filters))), "")
+    if not best:
+        return ""
+    filters = filters or Filters()
+    only = admitted_keys(index, filters)
+    for term in sorted(best, key=lambda t: (best[t][0], -best[t][1], t))[:CANDIDATES_TRIED]:
+        if written := _as_written(index, term, filters, only):
+            return written if _found_with(index, written, filters) else ""
+    return ""
 
 
-def _as_written(index: Index, term: str, filters: Filters | None) -> str:
-    """``term`` as a message of a live session ``filters`` admit wrote it (a stem's word: ``celeri`` is ``celery``),
-    else the term itself when such a session holds it in no plain word; "" when no such session holds it."""
+def _found_with(index: Index, word: str, filters: Filters) -> bool:
+    """Whether a search for ``word`` with ``filters`` finds a session, asked only of a search with a ``--re`` pattern,
+    which no column of a segment answers (the other filters are checked on the docs: ``_admitted_docs``), and only of
+    the word to be offered: matching a pattern may take ``search.REGEX_SECONDS``."""
+    from .search import search
+
+    return filters.pattern is None or bool(search(index, word, filters=filters, limit=1, snippets=0).hits)
+
+
+def _as_written(index: Index, term: str, filters: Filters, only: frozenset[tuple[int, int]] | None) -> str:
+    """``term`` as a message of a live session ``filters`` admit (of ``only``, when given: ``search.admitted_keys``)
+    wrote it (a stem's word: ``celeri`` is ``celery``), else the term itself when such a session holds it in no plain
+    word; "" when no such session holds it."""
     held = False
     for seg_i, segment in enumerate(index.segments):
-        for doc in _admitted_docs(segment, seg_i, term, filters):
+        for doc in _admitted_docs(segment, seg_i, term, filters, only):
             if word := _word_of(segment, doc, term):
                 return word
             held = True
     return term if held else ""
 
 
-def _admitted_docs(segment: Segment, seg_i: int, term: str, filters: Filters | None) -> list[int]:
-    """Up to ``WRITTEN_TRIED`` of the docs holding ``term`` in ``segment`` whose sessions are live and admitted,
-    best first, ``POSTINGS_READ`` postings first and twice as many each time after: a term most sessions hold is
-    decided by its first few."""
-    from .search import Filters, admitted_ordinals
+def _admitted_docs(
+    segment: Segment, seg_i: int, term: str, filters: Filters, only: frozenset[tuple[int, int]] | None
+) -> list[int]:
+    """Up to ``WRITTEN_TRIED`` of the docs holding ``term`` in ``segment`` whose sessions are live and admitted (and,
+    with ``--role``, of the kinds it keeps), best first, ``POSTINGS_READ`` postings first and twice as many each time
+    after: a term most sessions hold is decided by its first few."""
+    from .search import admitted_ordinals
 
     p_off, count, _ = segment.lookup(term)
     start, stop = 0, POSTINGS_READ
     while start < count:
         postings = segment.postings(p_off, start, min(count, stop))
-        admitted = admitted_ordinals(segment, seg_i, filters or Filters(), None, {o for _, o, _ in postings})
-        if docs := [doc for doc, ordinal, _ in postings if ordinal in admitted]:
+        admitted = admitted_ordinals(segment, seg_i, filters, only, {o for _, o, _ in postings})
+        docs = [doc for doc, ordinal, _ in postings if ordinal in admitted]
+        if docs := [doc for doc in docs if not filters.kinds or segment.kind(doc) in filters.kinds]:
             return docs[:WRITTEN_TRIED]
         start, stop = stop, 2 * stop
     return []

@@ -677,23 +677,40 @@ def topic_files(
 
 def asks_for_file(words: str, path: str) -> bool:
     """Whether a word of ``words`` names the file at ``path``: its name (``LiveChart.tsx``, in any case) or the end
-    of its path (``components/LiveChart.tsx``), or, without its extension, a name no topic word is spelt as
-    (``LiveChart``: its capitals inside; ``cache`` is a topic as often as ``cache.py``). A file the user named comes
+    of its path (``components/LiveChart.tsx``, ``.github/workflows/ci.yml``), or, without its extension, a name no
+    topic word is spelt as (``LiveChart``: its capitals inside; ``cache`` is a topic as often as ``cache.py``), as a
+    file without one and with a capital is (``Dockerfile``, ``Makefile``, in any case). A file the user named comes
     first in ``deja files`` whatever other file the chats edited more (README.md above
     ``src/components/LiveChart.tsx``: trial48b F10)."""
     tail = "/" + path.replace("\\", "/").lower()
-    stem = tail.rpartition("/")[2].partition(".")[0]
+    name = path.replace("\\", "/").rpartition("/")[2]
+    stem = name.partition(".")[0].lower()
+    named = "." not in name and name != name.lower()  # (``Dockerfile``, ``Makefile``, ``LICENSE``: a name, no word)
     for part in words.split():
-        typed = part.strip("'\"`,;:()").lstrip("./")
+        typed = _typed_path(part)
         word = typed.lower()
         if not word:
             continue
         if "." in word or "/" in word:
             if tail.endswith("/" + word):
                 return True
-        elif word == stem and typed[1:] != word[1:]:  # (a capital after the first letter: a name, not a word)
+        elif word == stem and (named or typed[1:] != word[1:]):  # (a capital after the first letter: a name)
             return True
     return False
+
+
+#: What a path typed relative to a folder starts with, which its file's path does not hold as typed.
+RELATIVE_STARTS = ("./", "../", "~/")
+
+
+def _typed_path(word: str) -> str:
+    """``word`` as a path's end: without the quotes and punctuation around it (a sentence's ``?`` or ``.`` after it)
+    and without ``./``, ``../`` or ``~/`` before it, but with a dotfile's own dot (``.env``,
+    ``.github/workflows/ci.yml``: taking every leading dot off made them ``env`` and matched no file, review48g)."""
+    typed = word.lstrip("'\"`,;:()").rstrip("'\"`,;:()?!.")
+    while typed.startswith(RELATIVE_STARTS):
+        typed = typed.partition("/")[2]
+    return typed
 
 
 # --------------------------------------------------------------------------- a session's digest

@@ -270,7 +270,9 @@ def sessions_command(
         emit_json({"sessions": [session_json(m) for m in chosen], "more": more, "notice": why})
     elif chosen:
         width = terminal_width()
-        projects = shown_projects(chosen)
+        from ..core.search import namesakes
+
+        projects = shown_projects(chosen, namesakes(index, (meta.project for meta in chosen)))
         project_width = max(map(text_columns, projects))
         project_width = min(project_width, 18) if width is not None else project_width  # (a pipe's lines are whole)
         ids = [meta.id if width is None else short_id(index, meta.id) for meta in chosen]

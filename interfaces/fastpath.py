@@ -498,7 +498,7 @@ def search_command(args: SearchArgs) -> None:
     """Find the past sessions that match the words, best first (``deja search``)."""
     from ..core.index.light import LIGHT
     from ..core.redaction import searched_words
-    from ..core.search import ROLE_KINDS, Filters, search
+    from ..core.search import ROLE_KINDS, Filters, namesakes, search
     from .views import search_json, search_text, short_id, terminal_width
 
     check_source(args.source)
@@ -544,7 +544,8 @@ def search_command(args: SearchArgs) -> None:
         width = terminal_width()
         # (a lambda, not functools.partial: a search page loads neither functools nor collections)
         shown_id = str if width is None else lambda session_id: short_id(index, session_id)
-        echo(search_text(result, width, shown_id, since=filters.since))
+        others = namesakes(index, (hit.project for hit in result.hits))  # (what a hit's project is told apart from)
+        echo(search_text(result, width, shown_id, since=filters.since, namesakes=others))
         if result.unmatched:  # (the results were found without them: trial20 F4)
             echo(f"deja: {held_by_none(result.unmatched)}", err=True)
     else:

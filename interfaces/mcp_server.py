@@ -386,18 +386,25 @@ def said_empty(index: Index, session_id: str) -> CallToolResult | None:
     return None if index.session_count or not session_id.strip() else answer(nothing_indexed())
 
 
-def fit_text(result: SearchResult, limit: int, budget: int = SEARCH_TEXT_BYTES, since: datetime | None = None) -> str:
+def fit_text(
+    result: SearchResult,
+    limit: int,
+    budget: int = SEARCH_TEXT_BYTES,
+    since: datetime | None = None,
+    namesakes: Sequence[str] = (),
+) -> str:
     """The text of ``result``'s hits, as many as fit within ``budget`` bytes (at least one), its footer saying how
-    to see the rest: a larger ``limit`` only where one would show them, never where the budget cut them; ``since``:
-    the search's (``views.search_text``)."""
+    to see the rest: a larger ``limit`` only where one would show them, never where the budget cut them; ``since``
+    and ``namesakes``: as ``views.search_text`` takes them."""
     from .views import search_text
 
     more = SEE_MORE if limit < SEARCH_LIMIT else NARROW
-    text = search_text(result, more=more, since=since)
+    text = search_text(result, more=more, since=since, namesakes=namesakes)
     hits = list(result.hits)
     while len(hits) > 1 and len(text.encode()) > budget:
         hits.pop()
-        text = search_text(result.replace(hits=hits, total=len(hits)), since=since) + _cut_footer(result, len(hits))
+        cut = result.replace(hits=hits, total=len(hits))
+        text = search_text(cut, since=since, namesakes=namesakes) + _cut_footer(result, len(hits))
     return text
 
 
@@ -649,7 +656,7 @@ class Tools:
         project, date and the passages that matched. Use it before solving something that may have been solved
         before. Pass an id to `show` to read the session."""
         from ..core.redaction import searched_words
-        from ..core.search import Filters, search
+        from ..core.search import Filters, namesakes, search
         from .fastpath import held_by_none
         from .views import search_json
 
@@ -669,7 +676,8 @@ class Tools:
         if taken < limit and result.total > taken:  # (not when every match is given: review43e L7)
             held += f"\n{over_the_most(limit, SEARCH_LIMIT, 'sessions')}"
         if result.hits:  # (the structured content keeps every hit, as deja search --json does)
-            text = fit_text(result, taken, SEARCH_TEXT_BYTES - len(held.encode()), filters.since)
+            room = SEARCH_TEXT_BYTES - len(held.encode())
+            text = fit_text(result, taken, room, filters.since, namesakes(index, (hit.project for hit in result.hits)))
             return answer(text + held, search_json(result))
         given = {"project": project, "source": source, "since": since}
         # (why, in the structured content's notice too, as `deja search --json` says it: review43a M3)
@@ -724,6 +732,7 @@ class Tools:
         from datetime import UTC, datetime
 
         from ..core.library import newest_sessions, sessions_left_out
+        from ..core.search import namesakes
         from .fastpath import nothing_indexed
         from .views import session_json, session_line, shown_projects
 
@@ -742,7 +751,8 @@ class Tools:
             sessions_left_out(index, limit, project=project, since=after, until=before) if len(sessions) == limit else 0
         )
         if sessions:
-            text = "\n".join(map(session_line, sessions, shown_projects(sessions)))
+            shown = shown_projects(sessions, namesakes(index, (meta.project for meta in sessions)))
+            text = "\n".join(map(session_line, sessions, shown))
             if more:  # (an agent asked what was done this week must not take a page for all of it)
                 hint = f"limit={limit + more}" if limit + more <= 50 else "a shorter since or a project"
                 text += f"\n{more} more; ask with {hint} to see them"

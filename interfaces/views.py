@@ -106,14 +106,15 @@ def named(folder: str) -> str:
     return escaped(folder)
 
 
-def shown_projects(listed: Sequence[SessionMeta | Hit]) -> list[str]:
+def shown_projects(listed: Sequence[SessionMeta | Hit], namesakes: Sequence[str] = ()) -> list[str]:
     """The project of each of ``listed`` as a listing shows it (:func:`named`): its name, or, where another listed
-    folder has that name (``work/api``, ``legacy/api``), as much of its path as tells them apart, as ``deja stats``
-    and ``--project`` name them (``keys.labels_apart``). Both were ``api`` in ``deja sessions``, search hits and
-    MCP ``recent`` (trial48 F6)."""
+    folder or one of ``namesakes`` (the index's folders of a listed name: ``search.namesakes``) has that name
+    (``work/api``, ``legacy/api``), as much of its path as tells them apart, as ``deja stats`` and ``--project`` name
+    them (``keys.labels_apart``). Both were ``api`` in ``deja sessions``, search hits and MCP ``recent`` (trial48
+    F6), and one alone was ``api``, which ``--project`` refuses as naming two (review48b M3)."""
     from ..core.keys import labels_apart
 
-    labels = labels_apart({item.project_dir for item in listed if item.project_dir})
+    labels = labels_apart({item.project_dir for item in listed if item.project_dir}, namesakes)
     return [named(labels.get(item.project_dir, item.project)) for item in listed]
 
 
@@ -136,17 +137,18 @@ def search_text(
     shown_id: Callable[[str], str] = str,
     more: str = "use --limit",
     since: datetime | None = None,
+    namesakes: Sequence[str] = (),
 ) -> str:
     """The hits as a person reads them; with ``width`` (a terminal's), each line cut to fit it, each id as
     ``shown_id`` gives it (``short_id`` on a terminal, as ``deja sessions`` shows them); ``more``: how to see the
     sessions left out (an agent passes MCP ``search`` an argument, not a flag); ``since``: the search's, which a
-    passage written before says it was (:func:`_written_when`)."""
+    passage written before says it was (:func:`_written_when`); ``namesakes``: as :func:`shown_projects` takes them."""
     if not result.hits:
         return f"No session matches {quoted_query(result.query)}."
     notice = f"{result.notice}\n\n" if result.notice else ""
     blocks = []
     shown: dict[str, str] = {}
-    for hit, project in zip(result.hits, shown_projects(result.hits), strict=True):
+    for hit, project in zip(result.hits, shown_projects(result.hits, namesakes), strict=True):
         hit_id = shown_id(hit.session_id)
         lines = [
             fit(hit.title or "(untitled)", width),
@@ -315,7 +317,7 @@ def result_lines(result: str, whole: str | None) -> list[str]:
     lines = result.splitlines()
     if whole is None:
         return lines
-    from .fastpath import plural
+    from .fastpath import noun_for
 
     left_out = lines[RESULT_HEAD:-RESULT_TAIL]
     if len(left_out) > 1:
@@ -323,7 +325,8 @@ def result_lines(result: str, whole: str | None) -> list[str]:
 
         kept = [line for line in left_out if is_elision_line(line)]
         around = " around the line below" if kept else ""
-        note = f"… {plural(len(left_out) - len(kept), 'line')} left out{around}: {whole} shows them"
+        count = len(left_out) - len(kept)
+        note = f"… {count:,} {noun_for(count, 'line')} left out{around}: {whole} shows them"
         lines = [*lines[:RESULT_HEAD], note, *kept, *lines[-RESULT_TAIL:]]
     return [line if len(line) <= RESULT_LINE else _cut_line(line, whole) for line in lines]
 

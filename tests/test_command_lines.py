@@ -142,6 +142,15 @@ def test_show_gives_a_long_output_s_head_and_tail_and_says_how_to_see_it_whole(s
     assert f"left out: `deja show {HUGE_CHAT} --offset 1 --limit 3 --full` shows them" in later, later
 
 
+def test_show_counts_the_lines_left_out_with_a_thousands_separator(shop: Shop) -> None:
+    """The count of lines left out reads as the line-cut note beside it does (``1,234 characters more``), not
+    ``1084 lines left out`` (review48g)."""
+    output = "\n".join(str(n) for n in range(1100))
+    _chat(shop.cli_root, shop.project, HUGE_CHAT, "why so many?", "seq 0 1099", 10, output=output)
+    shown = shop.deja("show", HUGE_CHAT)
+    assert f"    7\n    … 1,084 lines left out: `deja show {HUGE_CHAT} --full` shows them\n    1092\n" in shown, shown
+
+
 def test_the_mcp_show_says_its_structured_content_holds_a_long_output_whole(
     shop: Shop, monkeypatch: pytest.MonkeyPatch
 ) -> None:

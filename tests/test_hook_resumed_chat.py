@@ -262,13 +262,18 @@ SPLIT_PASTES = [
         "2026-12-05 03:00:01 INFO GET /a?\n2026-12-05 03:00:02 INFO GET /login?pw=tangerine&next=?\nwhy 404",
         "2026-12-05 03:00:01 INFO … why 404",
     ),
+    # A single setting before the question (review48g): its value titled the chat, and the question was left out.
+    ("host: db.internal.tangerine\nwhy does it time out", "host: … why does it time out"),
+    ("API_HOST=tangerine.internal\nwhy does it time out", "API_HOST=… why does it time out"),
 ]
 
 
 @pytest.mark.parametrize(
-    ("ask", "words"), SPLIT_PASTES, ids=["one log line", "sql placeholder", "sql quoted us", "log url ?"]
+    ("ask", "words"),
+    SPLIT_PASTES,
+    ids=["one log line", "sql placeholder", "sql quoted us", "log url ?", "key: value", "NAME=value"],
 )
-def test_a_one_line_log_or_a_paste_with_a_question_mark_stands_without_its_values(
+def test_a_one_line_log_or_setting_or_a_paste_with_a_question_mark_stands_without_its_values(
     fake_home: Path, ask: str, words: str
 ) -> None:
     project = fake_home / "code" / "shop"
@@ -277,3 +282,15 @@ def test_a_one_line_log_or_a_paste_with_a_question_mark_stands_without_its_value
     block = _session_start(project)
     assert f'- "{words}" (shop, ' in block and f"  asked: {words}\n" in block, block
     assert "tangerine" not in block, block
+
+
+def test_a_sentence_after_a_key_is_written_not_pasted(fake_home: Path) -> None:
+    """A key before several words is a sentence (``fix: …``), which heads the session as written: only a setting of
+    one value is pasted alone (``lines.one_setting``)."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    ask = "fix: the login loops after the tangerine redirect\nit started today"
+    index_chat(fake_home, project, CHAT, [user_turn(ask, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()])
+    block = _session_start(project)
+    assert '- "fix: the login loops after the tangerine redirect" (shop, ' in block, block
+    assert "  asked: fix: the login loops after the tangerine redirect it started today\n" in block, block

@@ -180,3 +180,56 @@ def test_a_hook_names_two_recalled_projects_of_one_name_apart(two_apis: dict[str
     assert project_labels(shown, billing) == ["legacy/api", "work/api", "billing"]
     assert project_labels(shown[:1], work) == ["legacy/api"]  # (told apart from the project the agent works in)
     assert project_labels(shown[1:2], work) == ["api"]  # (that project itself keeps its name)
+
+
+def _labels_taken(listed: list[str], column: int, cwd: Path) -> list[str]:
+    """The project column of ``listed`` (``deja sessions``' lines), each checked to be one ``--project`` takes."""
+    labels = [line.split()[column] for line in listed]
+    for label in labels:
+        ran = run_deja("sessions", "--project", label, cwd=cwd)
+        assert ran.returncode == 0, (label, ran.stderr)
+    return labels
+
+
+def test_a_project_alone_in_a_listing_is_named_as_project_takes_it(two_apis: dict[str, Path], tmp_path: Path) -> None:
+    """One hit or one row of ``work/api`` said ``api``, which ``--project`` then refused as naming two folders: a
+    label is told apart from every indexed folder of its name, not only the listed ones (review48b M3)."""
+    hits = run_deja("search", "tenant", cwd=tmp_path).stdout
+    assert " · cursor-cli · work/api · " in hits and " · api · " not in hits, hits
+    alone = run_deja("sessions", "--project", "work/api", cwd=tmp_path).stdout.splitlines()
+    assert _labels_taken(alone, 3, tmp_path) == ["work/api"], alone
+    newest = run_deja("sessions", "-n", "2", cwd=tmp_path).stdout.splitlines()
+    assert _labels_taken(newest[:2], 3, tmp_path) == ["billing", "legacy/api"], newest  # (then: 1 more …)
+
+
+def test_a_folder_reached_through_a_link_is_named_as_project_takes_it(fake_home: Path, tmp_path: Path) -> None:
+    """``~/work/api`` a link to ``~/mnt/api-v2`` was labelled ``api-v2`` (where the link leads), which no
+    ``--project`` takes (review48b M2); it is ``work/api``, as ``deja stats`` names it."""
+    target = fake_home / "mnt" / "api-v2"
+    target.mkdir(parents=True)
+    (fake_home / "work").mkdir()
+    (fake_home / "work" / "api").symlink_to(target)
+    _chat(fake_home, fake_home / "work" / "api", "work-api", 1, _asked("widget cache", "The key lacked the tenant."))
+    _chat(fake_home, fake_home / "legacy" / "api", "legacy-api", 2, _asked("widget cache", "Legacy needs the VPN."))
+    assert run_deja("index").returncode == 0
+    listed = run_deja("sessions", cwd=tmp_path).stdout.splitlines()
+    assert _labels_taken(listed, 3, tmp_path) == ["legacy/api", "work/api"], listed
+    hits = run_deja("search", "widget", cwd=tmp_path).stdout
+    assert " · work/api · " in hits and " · legacy/api · " in hits and "api-v2" not in hits, hits
+
+
+def test_a_folder_reached_through_a_link_of_its_own_name_is_named_where_it_leads(
+    fake_home: Path, tmp_path: Path
+) -> None:
+    """``~/code/shop`` a link to ``~/data/shop`` beside ``~/old/shop``: its label is told from where the link leads
+    (``data/shop``, one label for both its spellings: trial13 F1), and ``--project data/shop`` takes it, though the
+    index keeps the folder as ``~/code/shop``."""
+    target = fake_home / "data" / "shop"
+    target.mkdir(parents=True)
+    (fake_home / "code").mkdir()
+    (fake_home / "code" / "shop").symlink_to(target)
+    _chat(fake_home, fake_home / "code" / "shop", "code-shop", 1, _asked("cart total", "Rounded the total."))
+    _chat(fake_home, fake_home / "old" / "shop", "old-shop", 2, _asked("cart total", "Old cart."))
+    assert run_deja("index").returncode == 0
+    listed = run_deja("sessions", cwd=tmp_path).stdout.splitlines()
+    assert _labels_taken(listed, 3, tmp_path) == ["old/shop", "data/shop"], listed

@@ -45,6 +45,23 @@ def test_the_commands_install_deja_as_a_user_gets_it_and_nothing_into_the_system
     )
     ci = (CHECKOUT / ".ci" / "run").read_text().splitlines()
     assert ci.index(f"{setup} || exit 1") < ci.index(f"{tests} || exit 1"), ".ci/run runs the README's two commands"
+    # The checks run before the suite, with the test extra that brings them installed first (review48a L1: after
+    # it, a lint failure showed only after ~25 minutes, and not at all when a test failed).
+    extra = ci.index(f"~/{VENV_BIN}/pip install '.[test]' || exit 1")
+    checks = [ci.index(f"~/{VENV_BIN}/{check} || checks=1") for check in lint_checks()]
+    assert ci.index(f"{setup} || exit 1") < extra < min(checks) and max(checks) < ci.index(f"{tests} || exit 1")
+    assert ci[-1] == 'exit "$checks"', "a failed check fails the run once the suite has run"
+
+
+def lint_checks() -> list[str]:
+    """The lint, format and type checks README names beside ``.ci/run`` (``python -m ruff check .``, …), each
+    without its comment."""
+    section = (CHECKOUT / "README.md").read_text(encoding="utf-8").split("`.ci/run` runs these three checks", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, flags=re.S)
+    assert block, "README.md: no sh block after `.ci/run`'s checks"
+    checks = [line.partition("#")[0].strip() for line in block[1].splitlines() if line.strip()]
+    assert len(checks) == 3, checks
+    return checks
 
 
 def _wired_hooks(home: Path) -> set[str]:

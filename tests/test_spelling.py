@@ -95,3 +95,46 @@ def test_a_word_only_another_project_holds_is_not_offered_under_project(indexed:
     assert run_deja("index").returncode == 0
     assert run_deja("search", "celary", "--project", "work-web").stdout.strip() == 'No session matches "celary".'
     assert "did you mean celery?" in run_deja("search", "celary", "--project", "work-api").stdout
+
+
+@pytest.mark.parametrize(
+    ("elsewhere", "there"),
+    [
+        (["--session", "00000000-0000-4000-8000-0000000000e1"], ["--session", "00000000-0000-4000-8000-0000000000e2"]),
+        (["--role", "user"], ["--role", "assistant"]),
+        (["--re", "hangs"], ["--re", "acks_late"]),
+    ],
+)
+def test_a_word_the_same_filters_would_not_find_is_not_offered(
+    indexed: None, elsewhere: list[str], there: list[str]
+) -> None:
+    """``celery`` is only in e2's answer: under a filter that keeps to e1, to the questions or to a pattern e2 does
+    not match, ``did you mean celery?`` sent the user to a search that found nothing again (review48g); under one
+    that keeps e2's answer it is offered, and that search finds it."""
+    _offered_only_where_found(elsewhere, there)
+
+
+def test_a_word_only_another_folders_sessions_hold_is_not_offered_under_that_folder(
+    indexed: None, tmp_path: Path
+) -> None:
+    """A project given as a folder keeps the suggestion to the sessions that ran there or below (review48g, fix48f's
+    note): ``celery`` is said in svc's folder, not in web's."""
+    web, svc = tmp_path / "code" / "web", tmp_path / "code" / "svc"
+    for folder, chat_id, answer in ((web, "e3", "Use flexbox."), (svc, "e4", "Celery retries it.")):
+        folder.mkdir(parents=True)
+        write_transcript(
+            transcript_path(tmp_path / "cli", str(folder), f"00000000-0000-4000-8000-0000000000{chat_id}"),
+            [user_turn("Center the navbar.", WHEN), assistant_turn(answer)],
+        )
+    assert run_deja("index").returncode == 0
+    _offered_only_where_found(["--project", str(web)], ["--project", str(svc)])
+
+
+def _offered_only_where_found(elsewhere: list[str], there: list[str]) -> None:
+    """``celary`` gets no word under the filters ``elsewhere``, where ``celery`` finds nothing, and ``celery`` under
+    ``there``, where it finds a session."""
+    said = run_deja("search", "celary", *elsewhere)
+    assert (said.returncode, said.stdout.strip()) == (0, 'No session matches "celary".'), said
+    assert run_deja("search", "celery", *elsewhere).stdout.startswith('No session matches "celery" with ')
+    assert run_deja("search", "celary", *there).stdout.strip() == 'No session matches "celary"; did you mean celery?'
+    assert "00000000-0000-4000-8000-0000000000e" in run_deja("search", "celery", *there).stdout

@@ -412,6 +412,29 @@ def test_files_lists_the_file_named_first_and_says_when_it_is_another_projects(w
     ]
 
 
+def test_files_lists_a_named_dotfile_dockerfile_or_makefile_first(work: Work) -> None:
+    """review48g: ``deja files .env`` (or ``.github/workflows/ci.yml``) never put the file named first: the dot of
+    ``./`` taken off took the dotfile's own, and ``Dockerfile`` (no extension, no capital inside) named no file."""
+    named = [".env", ".github/workflows/ci.yml", "Dockerfile", "Makefile"]
+    edits: list[Step] = [
+        ("StrReplace", {"path": str(work.limits), "old_string": f"{n}", "new_string": f"{n + 1}"}, None, None)
+        for n in range(4)
+    ]
+    edits += [("Write", {"path": str(work.api / name), "contents": "x\n"}, None, None) for name in named]
+    _chat(
+        work.cli_root, work.api, "c0000000-0000-4000-8000-000000000009", "Deploy config", T0 + timedelta(days=12),
+        [("the deploy reads the wrong limit", "Set the limit in the deploy config too.", edits)],
+    )  # fmt: skip
+    assert work.deja("files", "deploy").stdout.splitlines()[1].startswith(f"  {work.limits}  (4 edits")
+    for typed in (*named, "./.env", "makefile", "the .env?"):
+        listed = work.deja("files", "deploy", *typed.split()).stdout.splitlines()
+        path = work.api / (typed.split()[-1].removeprefix("./").rstrip("?") if typed != "makefile" else "Makefile")
+        assert listed[0].endswith("the one named first, then most edited:"), (typed, listed)
+        assert listed[1].startswith(f"  {path}  (1 edit"), (typed, listed)
+    unnamed = work.deja("files", "deploy", "env").stdout.splitlines()  # (a word: .env is not named by it)
+    assert unnamed[0].endswith("most edited first:") and unnamed[1].startswith(f"  {work.limits}  "), unnamed
+
+
 def _bundle_budget_chat(work: Work) -> str:
     """A chat of another project (web) that edited its tsconfig.json 4 times, matched by 'limit' and 'bundle'; the
     file's path."""
