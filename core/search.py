@@ -15,7 +15,14 @@ from __future__ import annotations
 
 import math
 import time
-from _operator import add, itemgetter, mul, not_, or_  # (``operator``'s C half, which the interpreter has built in)
+from _operator import (
+    add,
+    itemgetter,
+    mul,
+    not_,
+    or_,
+    truediv,
+)  # (``operator``'s C half, which the interpreter has built in)
 from itertools import chain, compress, islice, repeat
 
 from .dates import dated_words, local_period, relative_dates, split_dates
@@ -91,7 +98,8 @@ FILTERED_BUDGET = WORD_POSTINGS_KEPT  # as far as a segment keeps a word's posti
 SHARE_SAMPLE = 1024
 #: Below this idf a term is common (in more than about a twentieth of messages).
 COMMON_IDF = 3.0
-#: How many sessions are ranked in full (the rest can't reach the top).
+#: How many sessions, by their totals, are shortlisted to be ranked in full (``_Ranking``; a person's or an agent's
+#: search also takes as many more by their docs' mean score).
 RERANK = 64
 SECOND_BEST_SHARE = 0.35
 #: A turn's score borrows this share of its neighbours': answers sit next to their questions. 0.2 when a field doc
@@ -933,7 +941,11 @@ class _Ranking:
     """The shortlisted sessions, best first: (score, key, their docs' (score, doc) best first), each ranked in full
     only when it may come next.
 
-    The shortlist is the RERANK (or more) sessions of the highest totals. Ranking a session in full (its turns, its
+    The shortlist is the RERANK (or more) sessions of the highest totals and, when ``dense`` (a person's or an
+    agent's search, not a hook's), as many more of the highest mean score a doc: a session scores its three best
+    turns, not all it matched, so a long chat saying one query word often can outtotal a short one holding them
+    all (trial49 F2), and no cheap bound on a session outside the shortlist is tight enough to widen it exactly
+    (one from its total took nearly every session in at 1.5k sessions: search 2.6 times slower). Ranking a session in full (its turns, its
     window of terms) is most of a search's work after scoring, and a hook asks for five sessions. Each shortlisted
     session gets a cheap bound on its score (``_bound``); sessions are ranked in full from the highest bound down,
     and the best ranked one is given out once it outscores every bound not ranked yet, which no session left can
@@ -951,6 +963,7 @@ class _Ranking:
         dated: dict[int, float],
         shortlist_size: int,
         now: float,
+        dense: bool = False,
     ):
         totals = dict(zip(grouped, map(itemgetter(0), grouped.values()), strict=True))  # (``[total, doc, …]``)
         for session, factor in dated.items():
@@ -960,6 +973,16 @@ class _Ranking:
         # (``heapq.nlargest`` as its documentation defines it: a sort, in C, without loading ``heapq``)
         by_total = sorted(totals.items(), key=itemgetter(1), reverse=True)
         shortlist = [session for session, _ in by_total[:shortlist_size]]
+        if dense and len(by_total) > shortlist_size:
+            # A total sums every doc a session matched: a long chat saying one query word often outtotals a short
+            # one holding them all in its title, which ranks far above it in full (trial49 F2: "Deploy key
+            # rotation" was 79th by total and first in full). The sessions of the best docs on average come too.
+            rest = by_total[shortlist_size:]
+            others = list(map(itemgetter(0), rest))
+            means = map(truediv, map(itemgetter(1), rest), map(len, map(grouped.__getitem__, others)))
+            shortlist += [
+                session for _, session in sorted(zip(means, others, strict=True), reverse=True)[:shortlist_size]
+            ]
         members = {session: grouped[session][1:] for session in shortlist}
         self._index, self._doc_scores, self._words, self._dated = index, doc_scores, words, dated
         masks = iter(doc_scores.masks(doc for session in shortlist for doc in members[session]))  # all at once
@@ -1247,7 +1270,7 @@ def search(
     grouped = _group(index, doc_scores, filters, only, known)
     narrowing = bool(wanted_phrases or filters.pattern)
     size = max(RERANK, 4 * limit, PHRASE_COUNT_LIMIT if narrowing else 0)
-    ranked = _Ranking(index, grouped, doc_scores, words, dated, size, now)
+    ranked = _Ranking(index, grouped, doc_scores, words, dated, size, now, dense=budget is None)
     wanted = _Query(words, wanted_phrases, _phrase_mask(words, wanted_phrases), _compiled(filters.pattern))
     result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=True)
     if wanted_phrases and not result.hits:
