@@ -112,6 +112,7 @@ def _token(
     inside: str = r"[\w-]",
     run: int = 0,
     made: Callable[[str], bool] | None = None,
+    glued: Callable[[str], bool] | None = None,
 ) -> Rule:
     """A context-free token shape: whatever matches ``regex`` (not inside a longer word) is the secret.
 
@@ -120,6 +121,9 @@ def _token(
     stands for the character it encodes: ``_an_escape_ends``). ``made``, when
     given, is asked about the match too: a short prefix (``r8_``, ``re_``) or a length with some slack lets an
     identifier through only if it is no generated value (``_mixed``: capitals, small letters and digits).
+    ``glued``, when given, is asked about a match inside a longer word: a token pasted against the word before it
+    (``tokenghp_…``, ``xxAKIA…``: red49) is still one when its value is generated, as a word that merely holds the
+    prefix's letters (``task-runner-…``) is not.
     """
 
     def outside(match: re.Match[str]) -> bool:
@@ -127,7 +131,7 @@ def _token(
 
         at = match.start()
         if at and re.match(inside, match.string[at - 1]) and not _an_escape_ends(match.string, at, inside):
-            return False
+            return glued is not None and glued(match.group(0)) and (made is None or made(match.group(0)))
         return made is None or made(match.group(0))
 
     return Rule(kind, rf"{regex}(?!{inside})", needles, check=outside, run=run)
@@ -167,6 +171,23 @@ def _machine_made(value: str) -> bool:
     return any(a.isupper() and b.isupper() for a, b in zip(letters, letters[1:], strict=False)) or any(
         c.isdigit() for c in value
     )
+
+
+def _generated_run(value: str) -> bool:
+    """Whether a token glued to the word before it (``_token``'s ``glued``) is one: a run of 16 letters and digits or
+    more in it, and what follows its prefix's first word (``ghp``, ``xoxb``; all of it when it has one run alone:
+    ``AKIA…``) made by a machine (``_machine_made``). A word that holds the prefix's letters (``highp_…``, ``task-Runner2-Config``) has
+    shorter runs or no generated value."""
+    runs = value.replace("-", " ").replace("_", " ").replace(".", " ").split()
+    return max(map(len, runs), default=0) >= 16 and _machine_made("".join(runs[1:]) or value)
+
+
+def _a_mixed_run(value: str) -> bool:
+    """Whether a run of 16 letters and digits or more in a token holds capitals, small letters and digits: ``sk-``
+    glued to a word (``_token``'s ``glued``), which ends many a word (``task-``, ``disk-``) before a name's words
+    (``isk-ant-api03-someLongCamelName``)."""
+    runs = value.replace("-", " ").replace("_", " ").split()
+    return any(len(run) >= 16 and _mixed(run) for run in runs)
 
 
 def _decoded(value: str) -> bytes | None:
@@ -720,21 +741,40 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         ("Private-Lines:",),
         group="body",
     ),
-    _token("anthropic-key", r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}", "sk-ant-"),
-    _token("openai-key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-"),
-    _token("stripe-key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", "k_live_", "k_test_"),
+    # A token glued to the word before it (``glued``): one whose value is generated (``_generated_run``), a run of
+    # capitals, small letters and digits after ``sk-``, which ends many a word (``_a_mixed_run``).
+    _token(
+        "anthropic-key",
+        r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}",
+        "sk-ant-",
+        glued=_a_mixed_run,
+    ),
+    _token(
+        "openai-key",
+        r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+        "sk-",
+        glued=_a_mixed_run,
+    ),
+    _token("stripe-key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", "k_live_", "k_test_", glued=_generated_run),
     _token("stripe-key", r"whsec_[A-Za-z0-9]{24,}", "whsec_"),
     _token(
         "aws-key",
         r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}",
         *("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"),
+        glued=_generated_run,
     ),
-    _token("github-token", r"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})", "gh", "github_pat_"),
-    _token("gitlab-token", r"gl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}", "gl"),
-    _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "AIza"),
-    _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}", "GOCSPX-"),
+    _token(
+        "github-token",
+        r"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})",
+        "gh",
+        "github_pat_",
+        glued=_generated_run,
+    ),
+    _token("gitlab-token", r"gl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}", "gl", glued=_generated_run),
+    _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "AIza", glued=_generated_run),
+    _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}", "GOCSPX-", glued=_generated_run),
     _token("google-oauth-token", r"ya29\.[A-Za-z0-9_.-]{20,}", "ya29.", inside=r"[\w.-]"),
-    _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}", "xox", "xapp-"),
+    _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}", "xox", "xapp-", glued=_generated_run),
     Rule(
         "slack-webhook",
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+",
