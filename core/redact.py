@@ -464,6 +464,27 @@ _NOT_REDACTED = r"(?!(?:\\\\){0,3}\\?['\"]?(?:\[redacted:|\$))"
 #: (``Rule.again``). Not sshpass's, whose command runs another (``sshpass -p PW ssh host mkdir -p /srv``).
 _SEVERAL_PASSWORDS = ("keytool", "ldappasswd", "ssh-keygen")
 
+#: The options by which a command reads its token or its password from its input (``gh auth login --with-token``,
+#: ``docker login --password-stdin``: trial48 F9), and what gives it: a here-string on the option's line (``<<< T…``)
+#: or the word ``echo``/``printf`` pipes to the command (``echo T… | gh auth login --with-token``). A file (``<
+#: token.txt``, ``cat token.txt |``) or a variable (``<<< "$GH_TOKEN"``) is no literal, and stays.
+_STDIN_NEEDLES = ("--with-token", "--password-stdin")
+_STDIN_OPTION = r"--(?:with-token|password-stdin)(?![\w-])"
+_HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_NOT_REDACTED}{_OPTION_VALUE}"
+_PIPED_IN = (
+    r"""(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]+"""
+    rf"{_NOT_REDACTED}{_OPTION_VALUE}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}"
+)
+
+
+def _piped_in(match: re.Match[str]) -> str:
+    """A ``_PIPED_IN`` match with the literal ``echo`` or ``printf`` gives redacted, when that is a command's word
+    (not ``myecho``, ``--echo``)."""
+    at = match.start()
+    if at and (match.string[at - 1].isalnum() or match.string[at - 1] in "_-."):
+        return match.group(0)
+    return _option_value(match, "cli-credentials")
+
 
 def _argument(match: re.Match[str]) -> str:
     """A ``_PASSWORD_ARGUMENTS`` match with its value redacted, when its tool's name is a command's word and its
@@ -1298,6 +1319,8 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         )
         for needles, lead in _PASSWORD_ARGUMENTS
     ),
+    Rule("cli-credentials", _HERE_STRING, _STDIN_NEEDLES, replace=lambda m: _option_value(m, "cli-credentials")),
+    Rule("cli-credentials", _PIPED_IN, _STDIN_NEEDLES, replace=_piped_in),
     *(
         Rule(
             "cli-credentials",
