@@ -1613,7 +1613,7 @@ _TIMESTAMP = Lazy(
 )
 
 #: (``pw``: ``user: admin, pw: …``, ``PW = …``; Rails' ``SECRET_KEY_BASE``)
-_NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)"
+_NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base|_?id)?)"
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print
 #: it), or inside a JSON string inside another (``{\\\\\\"password\\\\\\": \\\\\\"…\\\\\\"}``).
 _QUOTED = (
@@ -1657,7 +1657,7 @@ _ASSIGNMENT = Lazy(
 _NOUN_SEP = Lazy(
     globals(),
     "_NOUN_SEP",
-    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)(?:_?\d{1,3})?(?:\\\\)?\\?[\"']?\]?"
+    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base|_?id)?)(?:_?\d{1,3})?(?:\\\\)?\\?[\"']?\]?"
     r"(?:\*{1,2}|_{1,2}|`)?[ \t\u00a0]*[:=]",
 )
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
@@ -1768,6 +1768,11 @@ _FLOW_NAME_BEFORE = Lazy(globals(), "_FLOW_NAME_BEFORE", _FLOW_BARE_NAME + r"[ \
 _FLOW_BARE_PAIR = Lazy(globals(), "_FLOW_BARE_PAIR", _FLOW_BARE_NAME + r"[ \t]*[Vv]" + _FLOW_BARE_VALUE)
 #: How far before a value's word its pair's name is looked for: the longest name, its word, blanks.
 _FLOW_NAME_REACH = 128
+#: A value a shell comment gives after the secret-named word a command sets (``wrangler secret put API_KEY # then
+#: typed: T…``, ``gh secret set TOKEN  # value: …``: trial48 F9): such a command prompts for the value, and the comment
+#: says what was typed. The value after the comment's first ``:`` or ``=``, one that looks made (``_commented``): an
+#: ordinary comment after such a word gives none (``token  # type: ignore``, ``MAX_KEY  # default: 4096``).
+_COMMENTED = r"#[^\n:=#]{0,60}?[:=][ \t]*(?P<value>[^\s'\"`]*[^\s'\"`.,;:)])"
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 
@@ -1798,6 +1803,8 @@ def _names_a_secret(key: str) -> bool:
     if words[-1] in _SECRET_WORDS or words[-1] == _PW or words[-1].endswith(_GLUED_SECRET_WORDS):
         return True
     if words[-2:] == ["key", "base"] and "secret" in words:  # Rails' ``SECRET_KEY_BASE``
+        return True
+    if words[-3:] == ["private", "key", "id"]:  # a service account's JSON key file (trial48 F9)
         return True
     return words[-1] == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
 
@@ -2292,6 +2299,19 @@ def _docker_env(match: re.Match[str]) -> str:
     return match.group(0)[: match.start("value") - match.start()] + "[redacted:secret]"
 
 
+def _commented(match: re.Match[str]) -> str:
+    """A ``_COMMENTED`` match with its value redacted, when a blank opens its comment after a word naming a secret on
+    its line and the value looks made."""
+    text, at = match.string, match.start()
+    before = text[max(0, at - 80) : at]
+    if not before[-1:].isspace():
+        return match.group(0)
+    words = before.rpartition("\n")[2].split()
+    if not (words and secret_key(words[-1].strip("\"'")) and _looks_made(match.group("value"), password=True)):
+        return match.group(0)
+    return _marked(match, "value", "[redacted:secret]")
+
+
 def _sql(match: re.Match[str]) -> str:
     if not _is_literal(match.group(1)) or _names_a_revision(match):
         return match.group(0)
@@ -2355,6 +2375,7 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLOW_BARE_VALUE, ("name: ", "key: "), replace=_flow_bare_value),
     Rule("secret", _FLOW_VALUE_FIRST, ("name: ", "key: "), replace=lambda m: _flow_value_first(m)),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
+    Rule("secret", _COMMENTED, ("pass", "pw", "secret", "token", "key"), replace=_commented),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
 _ASSIGNMENT_NEEDLES = ("pass", "pw", "secret", "token", "key")
