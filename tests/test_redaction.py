@@ -127,8 +127,12 @@ def test_a_token_after_an_escape_is_redacted(wrap: str) -> None:
 
 
 def test_a_token_after_an_escape_of_a_letter_is_inside_a_word() -> None:
-    token = next(s.secret for s in BARE_TOKENS if s.kind == "github-token")
-    assert redact(f"%41{token}") == f"%41{token}"  # (``A{token}``)
+    """``%41`` is an ``A``: a token after it is inside a longer word, kept as written where its prefix says too little
+    (``hf_``); a generated token of a known prefix glued to a word is redacted all the same (red49)."""
+    inside = next(s.secret for s in BARE_TOKENS if s.kind == "huggingface-token")
+    assert redact(f"%41{inside}") == f"%41{inside}"  # (``A{token}``)
+    glued = next(s.secret for s in BARE_TOKENS if s.kind == "github-token")
+    assert redact(f"%41{glued}") == "%41[redacted:github-token]"
 
 
 #: A secret found by its name (or a URL's password by its place) whose separators and quotes are escaped: a nested,
