@@ -317,10 +317,11 @@ _CLOSING_QUOTE = r"(?P<closing>[\"'])?"
 _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # mysql's (or mariadb's) glued to its flag (``-pS3cret``, ``-p'S3cret!'``); ``-p`` alone asks for it.
     (("mysql", "mariadb"), _option_of(r"mysql(?:dump|admin|import|check|sh)?|mariadb(?:-dump|-admin)?", "-p")),
-    # A registry login's ``-p`` (``docker login -u ci -p S3cret``).
+    # A registry login's ``-p`` (``docker login -u ci -p S3cret``; its program's path quoted too, ``"C:\\Program
+    # Files\\Docker\\docker.exe" login -p …``, where the quote opens the command: ``_a_quoted_command``).
     (
         ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras"),
-        _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)(?:\.exe)?\s+login", "-p[ =]?"),
+        _option_of(rf"(?:docker|podman|buildah|skopeo|nerdctl|oras)(?:\.exe)?{_CLOSING_QUOTE}\s+login", "-p[ =]?"),
     ),
     # sshpass's ``-p`` among its own options (its name quoted too, ``"sshpass" -p …``, or Windows's ``sshpass.exe``) (``_SSHPASS_OPTION``, on the lines a ``\\`` continues too), before the
     # command it runs: ``sshpass -f FILE ssh -p 2222`` gives ssh's port, ``sshpass -p "$S" ssh host mkdir -p /srv``
