@@ -397,7 +397,7 @@ _LISTED_TOOLS = (
 _LISTED_STRING = r"""(?:\\?"[^"\\\n]*\\?"|'[^'\\\n]*')"""
 _LISTED_BLANKS = r"[ \t\r\n]*"
 _LISTED_ARGUMENTS = (
-    rf"""(?:{_LISTED_BLANKS},{_LISTED_BLANKS}(?:\\?"args\\?"[ \t]*:[ \t]*)?\[{_LISTED_BLANKS}{_LISTED_STRING})?"""
+    rf"""(?:{_LISTED_BLANKS},{_LISTED_BLANKS}(?:\\?["'][Aa]rgs\\?["'][ \t]*:[ \t]*)?\[{_LISTED_BLANKS}{_LISTED_STRING})?"""
 )
 _LISTED_PROGRAM = (
     rf"""\\?["'](?:[\w.~/\\-]*[/\\])?(?:{_LISTED_TOOLS})(?:\.exe)?\\?["']{_LISTED_ARGUMENTS}"""
@@ -411,12 +411,12 @@ _LISTED_BEFORE = rf"{_LISTED_BLANKS}(?:{_LISTED_STRING}{_LISTED_BLANKS},{_LISTED
 _LISTED_COMMANDS = (
     rf"\[{_LISTED_BEFORE}{_LISTED_PROGRAM}",
     rf"\({_LISTED_BEFORE}{_LISTED_PROGRAM}",
-    rf"command\\?\"[ \t]*:[ \t]*{_LISTED_PROGRAM}",
+    rf"[Cc]ommand\\?[\"'][ \t]*:[ \t]*{_LISTED_PROGRAM}",
 )
-#: One part of a ``_LISTED_COMMANDS`` match: a ``,`` between two words, a ``+`` joining two, a key (``"args":``, and
-#: ``command":`` the match starts with: no word), a string, a variable.
+#: One part of a ``_LISTED_COMMANDS`` match: a ``,`` between two words, a ``+`` joining two, a key (``"args":``,
+#: ``'args':``, and ``command":`` the match starts with: no word), a string, a variable.
 _LISTED_PART = Lazy(
-    globals(), "_LISTED_PART", r"""(,)|\+|\\?"?\w+\\?"[ \t]*:|"([^"\\]*)\\?"|'([^']*)'|([A-Za-z_][\w.]*(?:\(\))?)"""
+    globals(), "_LISTED_PART", r"""(,)|\+|\\?["']?\w+\\?["'][ \t]*:|"([^"\\]*)\\?"|'([^']*)'|([A-Za-z_][\w.]*(?:\(\))?)"""
 )
 
 
