@@ -619,7 +619,7 @@ def deja(machine: Machine, *args: str, **env: str) -> str:
 
 
 def cli_answers(machine: Machine, **env: str) -> dict[str, str]:
-    """What every CLI command prints about the leaky chats, in text and JSON."""
+    """What every CLI command prints about the leaky chats, in text and JSON, and each chat exported."""
     answers = {}
     for args in (
         ("search", "zanzibar", "deploy"),
@@ -631,6 +631,9 @@ def cli_answers(machine: Machine, **env: str) -> dict[str, str]:
         answers[" ".join(args)] = deja(machine, *args, **env)
         if args[0] != "stats":
             answers[" ".join(args) + " --json"] = deja(machine, *args, "--json", **env)
+    for chat in CHATS:  # (export's Markdown and HTML write each result whole, as the index holds it)
+        for form in ("md", "html"):
+            answers[f"export {chat} --format {form}"] = deja(machine, "export", chat, "--format", form, **env)
     return answers
 
 
