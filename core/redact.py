@@ -396,9 +396,7 @@ _LISTED_TOOLS = (
 )
 _LISTED_STRING = r"""(?:\\?"[^"\\\n]*\\?"|'[^'\\\n]*')"""
 _LISTED_BLANKS = r"[ \t\r\n]*"
-_LISTED_ARGUMENTS = (
-    rf"""(?:{_LISTED_BLANKS},{_LISTED_BLANKS}(?:\\?["'][Aa]rgs\\?["'][ \t]*:[ \t]*)?\[{_LISTED_BLANKS}{_LISTED_STRING})?"""
-)
+_LISTED_ARGUMENTS = rf"""(?:{_LISTED_BLANKS},{_LISTED_BLANKS}(?:\\?["'][Aa]rgs\\?["'][ \t]*:[ \t]*)?\[{_LISTED_BLANKS}{_LISTED_STRING})?"""
 _LISTED_PROGRAM = (
     rf"""\\?["'](?:[\w.~/\\-]*[/\\])?(?:{_LISTED_TOOLS})(?:\.exe)?\\?["']{_LISTED_ARGUMENTS}"""
     rf"(?:{_LISTED_BLANKS}[,+]{_LISTED_BLANKS}(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*+"
@@ -416,7 +414,9 @@ _LISTED_COMMANDS = (
 #: One part of a ``_LISTED_COMMANDS`` match: a ``,`` between two words, a ``+`` joining two, a key (``"args":``,
 #: ``'args':``, and ``command":`` the match starts with: no word), a string, a variable.
 _LISTED_PART = Lazy(
-    globals(), "_LISTED_PART", r"""(,)|\+|\\?["']?\w+\\?["'][ \t]*:|"([^"\\]*)\\?"|'([^']*)'|([A-Za-z_][\w.]*(?:\(\))?)"""
+    globals(),
+    "_LISTED_PART",
+    r"""(,)|\+|\\?["']?\w+\\?["'][ \t]*:|"([^"\\]*)\\?"|'([^']*)'|([A-Za-z_][\w.]*(?:\(\))?)""",
 )
 
 
