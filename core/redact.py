@@ -398,7 +398,7 @@ _LISTED_STRING = r"""(?:\\?"[^"\\\n]*\\?"|'[^'\\\n]*')"""
 _LISTED_BLANKS = r"[ \t\r\n]*"
 _LISTED_ARGUMENTS = rf"""(?:{_LISTED_BLANKS},{_LISTED_BLANKS}(?:\\?["'][Aa]rgs\\?["'][ \t]*:[ \t]*)?\[{_LISTED_BLANKS}{_LISTED_STRING})?"""
 _LISTED_PROGRAM = (
-    rf"""\\?["'](?:[\w.~/\\-]*[/\\])?(?:{_LISTED_TOOLS})(?:\.exe)?\\?["']{_LISTED_ARGUMENTS}"""
+    rf"""\\?["'](?:[\w.~/\\-]*[/\\])?(?i:(?:{_LISTED_TOOLS})(?:\.exe)?)\\?["']{_LISTED_ARGUMENTS}"""
     rf"(?:{_LISTED_BLANKS}[,+]{_LISTED_BLANKS}(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*+"
 )
 #: Up to three strings before the program in its list.
@@ -420,6 +420,11 @@ _LISTED_PART = Lazy(
 )
 
 
+#: A listed program's name in any case, with its folder: the rules read it in small letters, as a list in capitals
+#: or capitalised runs the same program (``["SSHPASS", "-p", …]``, ``["Mysql.exe", …]``: review48d L).
+_LISTED_NAME = Lazy(globals(), "_LISTED_NAME", rf"(?:[\w.~/\\-]*[/\\])?(?i:(?:{_LISTED_TOOLS})(?:\.exe)?)")
+
+
 def _listed_command(match: re.Match[str]) -> str:
     """A ``_LISTED_COMMANDS`` match with what the rules redact in its command line (its strings joined with blanks, a
     variable as ``$VAR``: ``"-p" + pw`` is ``-p$VAR``, no literal) redacted in the strings it came from."""
@@ -433,6 +438,8 @@ def _listed_command(match: re.Match[str]) -> str:
         elif part.group(2) is not None or part.group(3) is not None:
             group = 2 if part.group(2) is not None else 3
             string = part.group(group)
+            if string.isascii() and not string.islower() and _LISTED_NAME.fullmatch(string):  # (``"SSHPASS"``)
+                string = string.lower()
             quote = '"' if any(c.isspace() for c in string) and '"' not in string else ""  # (one word, as listed)
             at = said + len(quote)
             parts.append((at, at + len(string), part.start(group)))

@@ -1,7 +1,8 @@
 """Secrets the rules kept in trial48's probes and review48d's near shapes (red49): a token given to a command on its
 input (``gh auth login --with-token <<< …``, ``echo … | docker login --password-stdin``), a service account's
 ``private_key_id``, a value a shell comment says was typed for a secret-named word, a known prefix's token glued to
-the word before it (``tokenghp_…``), docker's quoted program path and a command's ``'command'``/``"Args"`` keys.
+the word before it (``tokenghp_…``), docker's quoted program path, a command's ``'command'``/``"Args"`` keys and a
+listed program's name in capitals (``["SSHPASS", "-p", …]``).
 Code and prose that merely look alike stay as written. Each text is asked of ``redact`` and ``as_indexed`` (what the
 index stores); ``test_redaction``'s corpus carries the same shapes through every store and every way out."""
 
@@ -81,6 +82,11 @@ GLPAT = "".join(("glpat-", "Ab3dEf6hIj9kLm2nOp5q"))
             '& "C:\\Program Files\\Docker\\docker.exe" login -u ci -p S3cretPw9x r',
             f'& "C:\\Program Files\\Docker\\docker.exe" login -u ci -p {R} r',
         ),
+        ('["SSHPASS", "-p", "S3cretPw9x", "ssh", "h"]', f'["SSHPASS", "-p", "{R}", "ssh", "h"]'),
+        (
+            'subprocess.run(["Mysql.exe", "-u", "root", "-pS3cretPw9x"])',
+            f'subprocess.run(["Mysql.exe", "-u", "root", "-p{R}"])',
+        ),
         ("{'command': 'mysql', 'args': ['-pS3cretPw9x']}", f"{{'command': 'mysql', 'args': ['-p{R}']}}"),
         (
             '{"Command": "mysql", "Args": ["-u", "root", "-pS3cretPw9x"]}',
@@ -133,6 +139,9 @@ KEPT = [
     'echo "docker" login -p S3cretPw9x r',
     "{'command': 'docker', 'args': ['run', '-p', '8080:80']}",
     '{"Command": "mysql", "Args": ["-u", "root", "-p"]}',
+    '["Docker", "run", "-p", "8080:80", "nginx"]',
+    '["MySQL", "-p", "app"]',
+    '["Net", "use", "Z:"]',
 ]
 
 

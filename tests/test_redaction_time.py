@@ -228,6 +228,8 @@ def test_a_long_run_of_sshpass_options_is_redacted_in_time_linear_in_its_size(tm
         "ghp_" * 20,
         "xsk-" + "a-" * 20,
         "{'Command': 'mysql', 'Args': ['-u', ",
+        '["SSHPASS", "-p", "x", ',
+        '["C:/Tools/MYSQL.EXE", "-px", ',
         '"C:\\Docker\\docker.exe" login -p x ',
     ],
 )
