@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 #: (26: a token or a password given to ``--with-token``/``--password-stdin`` by a here-string or an ``echo`` pipe, a
 #: service account's ``private_key_id``, a made value a shell comment gives after a secret-named word, a known prefix's
 #: generated token glued to the word before it, docker's quoted program path, ``'command'``/``"Command"`` beside
-#: ``'args'``/``"Args"``: red49;
+#: ``'args'``/``"Args"``, a listed program's name in capitals (``["SSHPASS", "-p", …]``): red49;
 #: 25: a program run inside a PowerShell script block after a cmdlet, or after a Unix ``--``: fix48d;
 #: 24: a command given as a tuple, a call's arguments, after a wrapper in its list, apart from its list or named by
 #: ``"command"`` beside its ``"args"``; Vault's older token quoted, after an option's value and to ``vault token
