@@ -112,6 +112,7 @@ def _token(
     inside: str = r"[\w-]",
     run: int = 0,
     made: Callable[[str], bool] | None = None,
+    glued: Callable[[str], bool] | None = None,
 ) -> Rule:
     """A context-free token shape: whatever matches ``regex`` (not inside a longer word) is the secret.
 
@@ -120,6 +121,9 @@ def _token(
     stands for the character it encodes: ``_an_escape_ends``). ``made``, when
     given, is asked about the match too: a short prefix (``r8_``, ``re_``) or a length with some slack lets an
     identifier through only if it is no generated value (``_mixed``: capitals, small letters and digits).
+    ``glued``, when given, is asked about a match inside a longer word: a token pasted against the word before it
+    (``tokenghp_…``, ``xxAKIA…``: red49) is still one when its value is generated, as a word that merely holds the
+    prefix's letters (``task-runner-…``) is not.
     """
 
     def outside(match: re.Match[str]) -> bool:
@@ -127,7 +131,7 @@ def _token(
 
         at = match.start()
         if at and re.match(inside, match.string[at - 1]) and not _an_escape_ends(match.string, at, inside):
-            return False
+            return glued is not None and glued(match.group(0)) and (made is None or made(match.group(0)))
         return made is None or made(match.group(0))
 
     return Rule(kind, rf"{regex}(?!{inside})", needles, check=outside, run=run)
@@ -167,6 +171,23 @@ def _machine_made(value: str) -> bool:
     return any(a.isupper() and b.isupper() for a, b in zip(letters, letters[1:], strict=False)) or any(
         c.isdigit() for c in value
     )
+
+
+def _generated_run(value: str) -> bool:
+    """Whether a token glued to the word before it (``_token``'s ``glued``) is one: a run of 16 letters and digits or
+    more in it, and what follows its prefix's first word (``ghp``, ``xoxb``; all of it when it has one run alone:
+    ``AKIA…``) made by a machine (``_machine_made``). A word that holds the prefix's letters (``highp_…``, ``task-Runner2-Config``) has
+    shorter runs or no generated value."""
+    runs = value.replace("-", " ").replace("_", " ").replace(".", " ").split()
+    return max(map(len, runs), default=0) >= 16 and _machine_made("".join(runs[1:]) or value)
+
+
+def _a_mixed_run(value: str) -> bool:
+    """Whether a run of 16 letters and digits or more in a token holds capitals, small letters and digits: ``sk-``
+    glued to a word (``_token``'s ``glued``), which ends many a word (``task-``, ``disk-``) before a name's words
+    (``isk-ant-api03-someLongCamelName``)."""
+    runs = value.replace("-", " ").replace("_", " ").split()
+    return any(len(run) >= 16 and _mixed(run) for run in runs)
 
 
 def _decoded(value: str) -> bytes | None:
@@ -296,10 +317,11 @@ _CLOSING_QUOTE = r"(?P<closing>[\"'])?"
 _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # mysql's (or mariadb's) glued to its flag (``-pS3cret``, ``-p'S3cret!'``); ``-p`` alone asks for it.
     (("mysql", "mariadb"), _option_of(r"mysql(?:dump|admin|import|check|sh)?|mariadb(?:-dump|-admin)?", "-p")),
-    # A registry login's ``-p`` (``docker login -u ci -p S3cret``).
+    # A registry login's ``-p`` (``docker login -u ci -p S3cret``; its program's path quoted too, ``"C:\\Program
+    # Files\\Docker\\docker.exe" login -p …``, where the quote opens the command: ``_a_quoted_command``).
     (
         ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras"),
-        _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)(?:\.exe)?\s+login", "-p[ =]?"),
+        _option_of(rf"(?:docker|podman|buildah|skopeo|nerdctl|oras)(?:\.exe)?{_CLOSING_QUOTE}\s+login", "-p[ =]?"),
     ),
     # sshpass's ``-p`` among its own options (its name quoted too, ``"sshpass" -p …``, or Windows's ``sshpass.exe``) (``_SSHPASS_OPTION``, on the lines a ``\\`` continues too), before the
     # command it runs: ``sshpass -f FILE ssh -p 2222`` gives ssh's port, ``sshpass -p "$S" ssh host mkdir -p /srv``
@@ -374,11 +396,9 @@ _LISTED_TOOLS = (
 )
 _LISTED_STRING = r"""(?:\\?"[^"\\\n]*\\?"|'[^'\\\n]*')"""
 _LISTED_BLANKS = r"[ \t\r\n]*"
-_LISTED_ARGUMENTS = (
-    rf"""(?:{_LISTED_BLANKS},{_LISTED_BLANKS}(?:\\?"args\\?"[ \t]*:[ \t]*)?\[{_LISTED_BLANKS}{_LISTED_STRING})?"""
-)
+_LISTED_ARGUMENTS = rf"""(?:{_LISTED_BLANKS},{_LISTED_BLANKS}(?:\\?["'][Aa]rgs\\?["'][ \t]*:[ \t]*)?\[{_LISTED_BLANKS}{_LISTED_STRING})?"""
 _LISTED_PROGRAM = (
-    rf"""\\?["'](?:[\w.~/\\-]*[/\\])?(?:{_LISTED_TOOLS})(?:\.exe)?\\?["']{_LISTED_ARGUMENTS}"""
+    rf"""\\?["'](?:[\w.~/\\-]*[/\\])?(?i:(?:{_LISTED_TOOLS})(?:\.exe)?)\\?["']{_LISTED_ARGUMENTS}"""
     rf"(?:{_LISTED_BLANKS}[,+]{_LISTED_BLANKS}(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*+"
 )
 #: Up to three strings before the program in its list.
@@ -389,13 +409,20 @@ _LISTED_BEFORE = rf"{_LISTED_BLANKS}(?:{_LISTED_STRING}{_LISTED_BLANKS},{_LISTED
 _LISTED_COMMANDS = (
     rf"\[{_LISTED_BEFORE}{_LISTED_PROGRAM}",
     rf"\({_LISTED_BEFORE}{_LISTED_PROGRAM}",
-    rf"command\\?\"[ \t]*:[ \t]*{_LISTED_PROGRAM}",
+    rf"[Cc]ommand\\?[\"'][ \t]*:[ \t]*{_LISTED_PROGRAM}",
 )
-#: One part of a ``_LISTED_COMMANDS`` match: a ``,`` between two words, a ``+`` joining two, a key (``"args":``, and
-#: ``command":`` the match starts with: no word), a string, a variable.
+#: One part of a ``_LISTED_COMMANDS`` match: a ``,`` between two words, a ``+`` joining two, a key (``"args":``,
+#: ``'args':``, and ``command":`` the match starts with: no word), a string, a variable.
 _LISTED_PART = Lazy(
-    globals(), "_LISTED_PART", r"""(,)|\+|\\?"?\w+\\?"[ \t]*:|"([^"\\]*)\\?"|'([^']*)'|([A-Za-z_][\w.]*(?:\(\))?)"""
+    globals(),
+    "_LISTED_PART",
+    r"""(,)|\+|\\?["']?\w+\\?["'][ \t]*:|"([^"\\]*)\\?"|'([^']*)'|([A-Za-z_][\w.]*(?:\(\))?)""",
 )
+
+
+#: A listed program's name in any case, with its folder: the rules read it in small letters, as a list in capitals
+#: or capitalised runs the same program (``["SSHPASS", "-p", …]``, ``["Mysql.exe", …]``: review48d L).
+_LISTED_NAME = Lazy(globals(), "_LISTED_NAME", rf"(?:[\w.~/\\-]*[/\\])?(?i:(?:{_LISTED_TOOLS})(?:\.exe)?)")
 
 
 def _listed_command(match: re.Match[str]) -> str:
@@ -411,6 +438,8 @@ def _listed_command(match: re.Match[str]) -> str:
         elif part.group(2) is not None or part.group(3) is not None:
             group = 2 if part.group(2) is not None else 3
             string = part.group(group)
+            if string.isascii() and not string.islower() and _LISTED_NAME.fullmatch(string):  # (``"SSHPASS"``)
+                string = string.lower()
             quote = '"' if any(c.isspace() for c in string) and '"' not in string else ""  # (one word, as listed)
             at = said + len(quote)
             parts.append((at, at + len(string), part.start(group)))
@@ -442,6 +471,27 @@ _NOT_REDACTED = r"(?!(?:\\\\){0,3}\\?['\"]?(?:\[redacted:|\$))"
 #: The rows whose command gives more than one password (``keytool -storepass … -keypass …``): applied again
 #: (``Rule.again``). Not sshpass's, whose command runs another (``sshpass -p PW ssh host mkdir -p /srv``).
 _SEVERAL_PASSWORDS = ("keytool", "ldappasswd", "ssh-keygen")
+
+#: The options by which a command reads its token or its password from its input (``gh auth login --with-token``,
+#: ``docker login --password-stdin``: trial48 F9), and what gives it: a here-string on the option's line (``<<< T…``)
+#: or the word ``echo``/``printf`` pipes to the command (``echo T… | gh auth login --with-token``). A file (``<
+#: token.txt``, ``cat token.txt |``) or a variable (``<<< "$GH_TOKEN"``) is no literal, and stays.
+_STDIN_NEEDLES = ("--with-token", "--password-stdin")
+_STDIN_OPTION = r"--(?:with-token|password-stdin)(?![\w-])"
+_HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_NOT_REDACTED}{_OPTION_VALUE}"
+_PIPED_IN = (
+    r"""(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]+"""
+    rf"{_NOT_REDACTED}{_OPTION_VALUE}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}"
+)
+
+
+def _piped_in(match: re.Match[str]) -> str:
+    """A ``_PIPED_IN`` match with the literal ``echo`` or ``printf`` gives redacted, when that is a command's word
+    (not ``myecho``, ``--echo``)."""
+    at = match.start()
+    if at and (match.string[at - 1].isalnum() or match.string[at - 1] in "_-."):
+        return match.group(0)
+    return _option_value(match, "cli-credentials")
 
 
 def _argument(match: re.Match[str]) -> str:
@@ -720,21 +770,40 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         ("Private-Lines:",),
         group="body",
     ),
-    _token("anthropic-key", r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}", "sk-ant-"),
-    _token("openai-key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-"),
-    _token("stripe-key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", "k_live_", "k_test_"),
+    # A token glued to the word before it (``glued``): one whose value is generated (``_generated_run``), a run of
+    # capitals, small letters and digits after ``sk-``, which ends many a word (``_a_mixed_run``).
+    _token(
+        "anthropic-key",
+        r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}",
+        "sk-ant-",
+        glued=_a_mixed_run,
+    ),
+    _token(
+        "openai-key",
+        r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+        "sk-",
+        glued=_a_mixed_run,
+    ),
+    _token("stripe-key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", "k_live_", "k_test_", glued=_generated_run),
     _token("stripe-key", r"whsec_[A-Za-z0-9]{24,}", "whsec_"),
     _token(
         "aws-key",
         r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}",
         *("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"),
+        glued=_generated_run,
     ),
-    _token("github-token", r"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})", "gh", "github_pat_"),
-    _token("gitlab-token", r"gl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}", "gl"),
-    _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "AIza"),
-    _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}", "GOCSPX-"),
+    _token(
+        "github-token",
+        r"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})",
+        "gh",
+        "github_pat_",
+        glued=_generated_run,
+    ),
+    _token("gitlab-token", r"gl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}", "gl", glued=_generated_run),
+    _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "AIza", glued=_generated_run),
+    _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}", "GOCSPX-", glued=_generated_run),
     _token("google-oauth-token", r"ya29\.[A-Za-z0-9_.-]{20,}", "ya29.", inside=r"[\w.-]"),
-    _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}", "xox", "xapp-"),
+    _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}", "xox", "xapp-", glued=_generated_run),
     Rule(
         "slack-webhook",
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+",
@@ -1258,6 +1327,8 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         )
         for needles, lead in _PASSWORD_ARGUMENTS
     ),
+    Rule("cli-credentials", _HERE_STRING, _STDIN_NEEDLES, replace=lambda m: _option_value(m, "cli-credentials")),
+    Rule("cli-credentials", _PIPED_IN, _STDIN_NEEDLES, replace=_piped_in),
     *(
         Rule(
             "cli-credentials",
@@ -1550,7 +1621,7 @@ _TIMESTAMP = Lazy(
 )
 
 #: (``pw``: ``user: admin, pw: …``, ``PW = …``; Rails' ``SECRET_KEY_BASE``)
-_NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)"
+_NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base|_?id)?)"
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print
 #: it), or inside a JSON string inside another (``{\\\\\\"password\\\\\\": \\\\\\"…\\\\\\"}``).
 _QUOTED = (
@@ -1594,7 +1665,7 @@ _ASSIGNMENT = Lazy(
 _NOUN_SEP = Lazy(
     globals(),
     "_NOUN_SEP",
-    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)(?:_?\d{1,3})?(?:\\\\)?\\?[\"']?\]?"
+    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base|_?id)?)(?:_?\d{1,3})?(?:\\\\)?\\?[\"']?\]?"
     r"(?:\*{1,2}|_{1,2}|`)?[ \t\u00a0]*[:=]",
 )
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
@@ -1705,6 +1776,11 @@ _FLOW_NAME_BEFORE = Lazy(globals(), "_FLOW_NAME_BEFORE", _FLOW_BARE_NAME + r"[ \
 _FLOW_BARE_PAIR = Lazy(globals(), "_FLOW_BARE_PAIR", _FLOW_BARE_NAME + r"[ \t]*[Vv]" + _FLOW_BARE_VALUE)
 #: How far before a value's word its pair's name is looked for: the longest name, its word, blanks.
 _FLOW_NAME_REACH = 128
+#: A value a shell comment gives after the secret-named word a command sets (``wrangler secret put API_KEY # then
+#: typed: T…``, ``gh secret set TOKEN  # value: …``: trial48 F9): such a command prompts for the value, and the comment
+#: says what was typed. The value after the comment's first ``:`` or ``=``, one that looks made (``_commented``): an
+#: ordinary comment after such a word gives none (``token  # type: ignore``, ``MAX_KEY  # default: 4096``).
+_COMMENTED = r"#[^\n:=#]{0,60}?[:=][ \t]*(?P<value>[^\s'\"`]*[^\s'\"`.,;:)])"
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 
@@ -1735,6 +1811,8 @@ def _names_a_secret(key: str) -> bool:
     if words[-1] in _SECRET_WORDS or words[-1] == _PW or words[-1].endswith(_GLUED_SECRET_WORDS):
         return True
     if words[-2:] == ["key", "base"] and "secret" in words:  # Rails' ``SECRET_KEY_BASE``
+        return True
+    if words[-3:] == ["private", "key", "id"]:  # a service account's JSON key file (trial48 F9)
         return True
     return words[-1] == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
 
@@ -2229,6 +2307,19 @@ def _docker_env(match: re.Match[str]) -> str:
     return match.group(0)[: match.start("value") - match.start()] + "[redacted:secret]"
 
 
+def _commented(match: re.Match[str]) -> str:
+    """A ``_COMMENTED`` match with its value redacted, when a blank opens its comment after a word naming a secret on
+    its line and the value looks made."""
+    text, at = match.string, match.start()
+    before = text[max(0, at - 80) : at]
+    if not before[-1:].isspace():
+        return match.group(0)
+    words = before.rpartition("\n")[2].split()
+    if not (words and secret_key(words[-1].strip("\"'")) and _looks_made(match.group("value"), password=True)):
+        return match.group(0)
+    return _marked(match, "value", "[redacted:secret]")
+
+
 def _sql(match: re.Match[str]) -> str:
     if not _is_literal(match.group(1)) or _names_a_revision(match):
         return match.group(0)
@@ -2292,6 +2383,7 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLOW_BARE_VALUE, ("name: ", "key: "), replace=_flow_bare_value),
     Rule("secret", _FLOW_VALUE_FIRST, ("name: ", "key: "), replace=lambda m: _flow_value_first(m)),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
+    Rule("secret", _COMMENTED, ("pass", "pw", "secret", "token", "key"), replace=_commented),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
 _ASSIGNMENT_NEEDLES = ("pass", "pw", "secret", "token", "key")

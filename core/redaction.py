@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (25: a program run inside a PowerShell script block after a cmdlet, or after a Unix ``--``: fix48d;
+#: (26: a token or a password given to ``--with-token``/``--password-stdin`` by a here-string or an ``echo`` pipe, a
+#: service account's ``private_key_id``, a made value a shell comment gives after a secret-named word, a known prefix's
+#: generated token glued to the word before it, docker's quoted program path, ``'command'``/``"Command"`` beside
+#: ``'args'``/``"Args"``, a listed program's name in capitals (``["SSHPASS", "-p", …]``): red49;
+#: 25: a program run inside a PowerShell script block after a cmdlet, or after a Unix ``--``: fix48d;
 #: 24: a command given as a tuple, a call's arguments, after a wrapper in its list, apart from its list or named by
 #: ``"command"`` beside its ``"args"``; Vault's older token quoted, after an option's value and to ``vault token
 #: capabilities``; ``docker.exe login``, ``WinRAR.exe``, ``htpasswd.exe``, ``az.cmd``; YAML's flow with its name
@@ -34,7 +38,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 25
+RULES_VERSION = 26
 
 
 def enabled() -> bool:
@@ -586,7 +590,8 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "mosquitto_", "Value=", "value=", 'value"',
-                 "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
+                 "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ",
+                 "--with-token", "--password-stdin")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):

@@ -1561,4 +1561,49 @@ SECRETS: list[Secret] = [
         "docker-exe-login", "cli-credentials", _join("Exe", "Pa55w0rd"), "docker.exe login -u ci -p {secret} reg.io"
     ),
     Secret("winrar-exe", "cli-credentials", _join("WinRar", "Pa55w0rd"), "WinRAR.exe a -hp{secret} backup.rar src"),
+    # red49: trial48 F9's, a token glued to a word, review48d's lows.
+    Secret(
+        "gh-with-token-here",
+        "cli-credentials",
+        _join("T49gh", "HereToken", "Plain7"),
+        "gh auth login --with-token <<< {secret}",
+    ),
+    Secret(
+        "gh-with-token-echo",
+        "cli-credentials",
+        _join("T49gh", "EchoToken", "Plain8"),
+        "echo {secret} | gh auth login --with-token",
+    ),
+    Secret(
+        "password-stdin-printf",
+        "cli-credentials",
+        _join("Stdin", "Pa55w0rd"),
+        "printf '%s' '{secret}' | docker login -u ci --password-stdin reg.io",
+    ),
+    Secret(
+        "service-account-key-id",
+        "secret",
+        _join("9f8e7d6c5b4a", "39281706f5e4d3c2b1a0", "fedcba98"),
+        '{{"type": "service_account", "private_key_id": "{secret}", "client_email": "ci@p.iam.gserviceaccount.com"}}',
+    ),
+    Secret(
+        "comment-typed",
+        "secret",
+        _join("T49wrangler", "Typed7"),
+        "wrangler secret put API_KEY # then typed: {secret} (pasted into prompt)",
+    ),
+    Secret("github-glued", "github-token", _join("ghp_", _ALNUM36), "pasted it as token{secret} by mistake"),
+    Secret("aws-key-glued", "aws-key", _join("AKIA", "Z7YQ2PLM", "4KD8WN3X"), "the id was my{secret} then"),
+    Secret(
+        "docker-quoted-path",
+        "cli-credentials",
+        _join("Quoted", "Pa55w0rd"),
+        '& "C:\\Program Files\\Docker\\docker.exe" login -u ci -p {secret} reg.io',
+    ),
+    Secret(
+        "listed-command-dict",
+        "cli-credentials",
+        _join("Dict", "Pa55w0rd"),
+        "{{'command': 'mysql', 'args': ['-u', 'root', '-p{secret}']}}",
+    ),
 ]

@@ -127,8 +127,12 @@ def test_a_token_after_an_escape_is_redacted(wrap: str) -> None:
 
 
 def test_a_token_after_an_escape_of_a_letter_is_inside_a_word() -> None:
-    token = next(s.secret for s in BARE_TOKENS if s.kind == "github-token")
-    assert redact(f"%41{token}") == f"%41{token}"  # (``A{token}``)
+    """``%41`` is an ``A``: a token after it is inside a longer word, kept as written where its prefix says too little
+    (``hf_``); a generated token of a known prefix glued to a word is redacted all the same (red49)."""
+    inside = next(s.secret for s in BARE_TOKENS if s.kind == "huggingface-token")
+    assert redact(f"%41{inside}") == f"%41{inside}"  # (``A{token}``)
+    glued = next(s.secret for s in BARE_TOKENS if s.kind == "github-token")
+    assert redact(f"%41{glued}") == "%41[redacted:github-token]"
 
 
 #: A secret found by its name (or a URL's password by its place) whose separators and quotes are escaped: a nested,
@@ -615,7 +619,7 @@ def deja(machine: Machine, *args: str, **env: str) -> str:
 
 
 def cli_answers(machine: Machine, **env: str) -> dict[str, str]:
-    """What every CLI command prints about the leaky chats, in text and JSON."""
+    """What every CLI command prints about the leaky chats, in text and JSON, and each chat exported."""
     answers = {}
     for args in (
         ("search", "zanzibar", "deploy"),
@@ -627,6 +631,9 @@ def cli_answers(machine: Machine, **env: str) -> dict[str, str]:
         answers[" ".join(args)] = deja(machine, *args, **env)
         if args[0] != "stats":
             answers[" ".join(args) + " --json"] = deja(machine, *args, "--json", **env)
+    for chat in CHATS:  # (export's Markdown and HTML write each result whole, as the index holds it)
+        for form in ("md", "html"):
+            answers[f"export {chat} --format {form}"] = deja(machine, "export", chat, "--format", form, **env)
     return answers
 
 

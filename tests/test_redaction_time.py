@@ -216,6 +216,21 @@ def test_a_long_run_of_sshpass_options_is_redacted_in_time_linear_in_its_size(tm
         "value: S3cretX1, name: ",
         "Value=a=b=c=d=e=f=g=h=i=j=k",
         '{name: "DB_PASSWORD" , ',
+        # red49: a command's input given a token, a comment after a secret-named word, a glued token, the keys.
+        "echo T48tok | gh auth login --with-token ",
+        "echo -n 'a' | echo ",
+        "--with-token <<< a ",
+        "--with-token x",
+        "API_KEY # typed: Xk9mPq2Lw7 ",
+        "API_KEY # # # ",
+        "token#a:",
+        "xxghp_" + "aB3" * 12 + " ",
+        "ghp_" * 20,
+        "xsk-" + "a-" * 20,
+        "{'Command': 'mysql', 'Args': ['-u', ",
+        '["SSHPASS", "-p", "x", ',
+        '["C:/Tools/MYSQL.EXE", "-px", ',
+        '"C:\\Docker\\docker.exe" login -p x ',
     ],
 )
 def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_linear_in_its_size(
