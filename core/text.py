@@ -565,7 +565,14 @@ def sharp_s_spellings(text: str) -> dict[str, str]:
     """The term of each plain word of ``text`` written with ``ß`` or ``ss``, with the term of its other spelling
     (``{"gross": "große"}`` for ``grosse``): the index keeps ``ß`` as written, and folding it would change every
     index's terms, so ``grosse`` missed ``Größe`` and ``größe`` missed ``Grösse`` (trial48 F10). An English word's
-    ``ß`` spelling (``paßword``) is a term no index of English holds: it finds nothing more."""
+    ``ß`` spelling (``paßword``) is a term no index of English holds: it finds nothing more.
+
+    A text whose lowercase holds neither ``ß`` nor ``ss`` has no such word (``str.lower`` lowers each character on
+    its own, and only ``s``, ``S``, ``ß`` and ``ẞ`` lower to either): most prompts, read without a second pass over
+    their words (0.24 M instructions of a recalling prompt at 1k)."""
+    lowered = text.lower()
+    if "ß" not in lowered and "ss" not in lowered:
+        return {}
     found: dict[str, str] = {}
     for raw in _finder()(text):
         lowered = raw.lower()
