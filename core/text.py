@@ -569,7 +569,7 @@ def sharp_s_spellings(text: str) -> dict[str, str]:
 
     A text whose lowercase holds neither ``ß`` nor ``ss`` has no such word (``str.lower`` lowers each character on
     its own, and only ``s``, ``S``, ``ß`` and ``ẞ`` lower to either): most prompts, read without a second pass over
-    their words (0.24 M instructions of a recalling prompt at 1k)."""
+    their words."""
     lowered = text.lower()
     if "ß" not in lowered and "ss" not in lowered:
         return {}
