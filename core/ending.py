@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from .errors import error_lines
 from .fields import KIND_ASSISTANT, KIND_COMMAND, KIND_TITLE, MESSAGE_KINDS
+from .index.light import micros
 from .keys import SHELL_TOOLS
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from .index import Segment, SessionMeta
     from .model import Message
 
@@ -28,27 +27,47 @@ if TYPE_CHECKING:
 RESUMED_AFTER = 6 * 3600
 
 
-def resumes(message: Message, before: datetime | None) -> bool:
+def resumes(message: Message, before: Message | None) -> bool:
     """Whether ``message`` resumed its chat: a question (the user's, with text) asked ``RESUMED_AFTER`` or more
-    after ``before``, the time of the dated message before it; False where either time is unknown. Read as a
-    difference of datetimes, so that a hook asking it loads no ``datetime`` module (only the C one its times are)."""
-    when = message.timestamp
-    if when is None or before is None or message.role != "user" or not message.text.strip():
+    after ``before``, the dated message before it; False where either time is unknown."""
+    if before is None or message.role != "user" or not message.text.strip():
         return False
-    return (when - before).total_seconds() >= RESUMED_AFTER
+    gap = apart(message, before)
+    return gap is not None and gap >= RESUMED_AFTER
+
+
+def apart(later: Message, earlier: Message) -> float | None:
+    """The seconds from ``earlier``'s time to ``later``'s; None where either is unknown. Read from the light reader's
+    undecoded stamps where both records hold one (``light.micros``: a hook asking makes no datetime, and loads no
+    ``_datetime`` module), else as a difference of datetimes: the same seconds either way."""
+    first, second = micros(earlier), micros(later)
+    if first is not None and second is not None:
+        return (second - first) / 1_000_000
+    if earlier.timestamp is None or later.timestamp is None:
+        return None
+    return (later.timestamp - earlier.timestamp).total_seconds()
+
+
+def seconds(message: Message) -> float | None:
+    """``message``'s time in seconds since the epoch, as ``datetime.timestamp`` says it; None for none. From the light
+    reader's undecoded stamp where it holds one (``light.micros``: no datetime made), else from its datetime."""
+    stamp = micros(message)
+    if stamp is not None:
+        return stamp / 1_000_000
+    return message.timestamp.timestamp() if message.timestamp else None
 
 
 def resumed_ask(messages: list[Message]) -> Message | None:
     """The question that resumed the chat last (``resumes``), an undated message passed over; None when the chat was
     never so resumed."""
     found: Message | None = None
-    before: datetime | None = None
+    before: Message | None = None
     for message in messages:
         if message.timestamp is None:
             continue
         if resumes(message, before):
             found = message
-        before = message.timestamp
+        before = message
     return found
 
 

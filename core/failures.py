@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import chain
 
 from .destructive import is_destructive
-from .ending import RESUMED_AFTER, resumes
+from .ending import RESUMED_AFTER, apart, resumes, seconds
 from .errors import LINE_CHARS, error_lines, is_word
 from .fields import KIND_USER
 from .index import Index, Segment, edited_paths, in_project
@@ -69,6 +69,9 @@ class Fix(Record):
     session: SessionMeta
     timestamp: datetime | None
     error: str
+    #: The failure's time in seconds since the epoch (None for none), read without a datetime where the light reader
+    #: left its stamp undecoded: what the failure hook dates its heading by (a datetime loads ``_datetime``: 0.9 M).
+    seconds: float | None = None
     #: The command that failed (normalised), when the failure was a Shell call.
     command: str = ""
     steps: list[Step] = []
@@ -171,8 +174,8 @@ def what_followed(
     chain); otherwise it is taken from the failed call itself, from its last link for a chain (``cd api && pytest``
     is ``pytest``'s: ``cd api && git status`` was its rerun, review41d H1): ``psql`` failing now with the error a
     ``pytest`` run printed there was told no rerun of it succeeded, which one had (trial22 N1).
-    ``dated``: the fix carries the failure's time, a datetime; the Shell call's hook shows none, and so makes none
-    for it. The messages are read one after another (``Segment.messages_along``): each inflated its session's
+    ``dated``: the fix carries the failure's time as a datetime too, not only as ``seconds``; the hooks make none for
+    it (the failure hook dates its heading by ``seconds``). The messages are read one after another (``Segment.messages_along``): each inflated its session's
     records from their start again.
     """
     meta = segment.session(segment.doc(doc).ordinal)
@@ -190,6 +193,7 @@ def what_followed(
         session=meta,
         timestamp=failure.timestamp if dated else None,
         error=error,
+        seconds=seconds(failure),
         command=normalise_command(command) if isinstance(command, str) else "",
     )
     for d, message in zip(range(doc, end), chain([failure], messages), strict=False):
@@ -232,14 +236,15 @@ def episode_end(segment: Segment, doc: int, end: int) -> int:
     # inflated them a little further, a copy of all inflated so far each time: 29 ms for a chat of 300 questions);
     # and asked less than a gap after the failure, no question between resumed the chat (times run on through a chat).
     failure, last = segment.messages_along([doc, questions[-1]], records)
-    if failure.timestamp and last.timestamp and (last.timestamp - failure.timestamp).total_seconds() < RESUMED_AFTER:
+    gap = apart(last, failure)
+    if gap is not None and gap < RESUMED_AFTER:
         return end
     found = failed_call(failure, None)
     command = found[0].args.get("command") if found else None
     heads = _heads(normalise_command(command)) if isinstance(command, str) else ("", "")
     for question in questions:
         before, asked = segment.messages_along([question - 1, question], records)
-        if not resumes(asked, before.timestamp) or _answers_the_agent(before):
+        if not resumes(asked, before) or _answers_the_agent(before):
             continue
         if not _reruns_first(segment.messages_along(range(question + 1, end), records), heads[0] or heads[1]):
             return question

@@ -14,7 +14,7 @@ from ..core.dates import MONTHS, split_dates
 from ..core.lines import SAME_AS, log_prefix, same_turn_as
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
-from ..core.text import STOPWORDS, ascii_spaces, letter_runs, terms
+from ..core.text import STOPWORDS, ascii_bytes, ascii_spaces, letter_runs, terms, with_spaces
 from .call import (
     ASKED,
     FRAME_CLOSE,
@@ -214,6 +214,8 @@ _SENTENCE_ENDS = frozenset(".!?:\n")
 _NAME_JOINERS = "_./:#-"
 #: Every ASCII character that cannot be in a word of ``_words``, as a space.
 _NOT_IN_WORD = ascii_spaces(_NAME_JOINERS)
+#: ``_NOT_IN_WORD`` for ``with_spaces``.
+_NOT_IN_WORD_BYTES = ascii_bytes(_NOT_IN_WORD)
 #: A prompt of at least this many lines, more than half of them a log's, is a pasted log (``_what_a_log_says``).
 LOG_LINES = 4
 #: How much of a paste the log check reads: the lines of its first and last halves of this many characters, so a
@@ -281,7 +283,7 @@ def _identifier(word: str) -> bool:
 def _words(prompt: str) -> list[tuple[int, str]]:
     """Each word of ``prompt`` with its start: ``re.finditer(r"[^\\W\\d_][\\w./:#-]*", prompt)`` (a letter, then letters,
     digits and joiners)."""
-    spaced = prompt.translate(_NOT_IN_WORD)
+    spaced = with_spaces(prompt, _NOT_IN_WORD_BYTES)
     if not spaced.isascii():
         spaced = "".join(c if c.isalnum() or c in _NAME_JOINERS else " " for c in spaced)
     found, at = [], 0

@@ -73,12 +73,12 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         if shown in call.seen():
             return call.silent("this error's history was shown in this conversation already")
         sessions = len(rows)  # one row a session
-        fix = what_followed(segment, doc, head, match)
+        fix = what_followed(segment, doc, head, match, dated=False)
         stopped, concluded = _ending(segment, doc, fix)
         latest = _latest(ours, call)
         head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; {latest}:"
         # dated by the failure's own message, not the chat's last update: a chat resumed since is newer (trial48 F1)
-        when = fix.timestamp or segment.session_keys(segment.doc(doc).ordinal).updated
+        when = fix.seconds if fix.seconds is not None else segment.session_keys(segment.doc(doc).ordinal).updated
         (where,) = project_labels([(meta.project, meta.project_dir)], call.project_dir)
         title = heading(meta.title or meta.asked, where, when, meta.id)
         room = frame_room(BUDGET, head_line)

@@ -23,6 +23,9 @@ from test_layers import _imports_without_site, _installed_as_pip_does
 NO_HOOK = {"pathlib", "urllib", "ipaddress", "fnmatch", "importlib"}
 #: Nor do these, in a hook that matches no pattern and shows no date but as seconds.
 NO_PATTERN_OR_DATE = NO_HOOK | {"re", "enum", "functools", "collections", "datetime"}
+#: Nor ``_datetime``, in a hook that dates nothing by a datetime: a session's date or a past failure's is read as
+#: seconds (``light.micros``), and so is the gap that ends a failure's episode (``ending.apart``).
+NO_PATTERN_OR_TIME = NO_PATTERN_OR_DATE | {"_datetime"}
 
 
 def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
@@ -31,11 +34,11 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
     tool = {**base, "hook_event_name": "preToolUse"}
     shell_done = {"output": "3 passed", "exitCode": 0}
     return {
-        "session start": ("hook-context", {**base, "hook_event_name": "sessionStart"}, NO_PATTERN_OR_DATE),
+        "session start": ("hook-context", {**base, "hook_event_name": "sessionStart"}, NO_PATTERN_OR_TIME),
         "a file's edits": (
             "hook-tool",
             {**tool, "tool_name": "Write", "tool_input": {"path": str(project / "api/cache.py")}},
-            NO_PATTERN_OR_DATE,
+            NO_PATTERN_OR_TIME,
         ),
         "a command that succeeded": (
             "hook-tool-after",
@@ -46,12 +49,12 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
                 "tool_input": {"command": "pytest -q"},
                 "tool_output": json.dumps(shell_done),
             },
-            NO_PATTERN_OR_DATE,
+            NO_PATTERN_OR_TIME,
         ),
         "session end": (
             "hook-session-end",
             {**base, "hook_event_name": "sessionEnd", "conversation_id": "c0ffee00-ended"},
-            NO_PATTERN_OR_DATE,
+            NO_PATTERN_OR_TIME,
         ),
         # A prompt's words are tokenised without a pattern (``text._scan``); it reads no date when no session holds them.
         "a prompt that recalls nothing": (
@@ -80,24 +83,24 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
         "a Shell command": (
             "hook-tool",
             {**tool, "tool_name": "Shell", "tool_input": {"command": "pytest -q"}},
-            NO_PATTERN_OR_DATE,
+            NO_PATTERN_OR_TIME,
         ),
         # A command no session ran: no error lines to match, and no secret gate that needs ``re`` (``as_indexed``).
         "a Shell command never run": (
             "hook-tool",
             {**tool, "tool_name": "Shell", "tool_input": {"command": "npm run build"}},
-            NO_PATTERN_OR_DATE,
+            NO_PATTERN_OR_TIME,
         ),
         # Quotes and non-ASCII are split with ``str``'s methods (``keys.command_words``), not ``shlex`` (``re``).
         "a Shell command quoted": (
             "hook-tool",
             {**tool, "tool_name": "Shell", "tool_input": {"command": 'pytest -k "cache and not slow" \\\n -q'}},
-            NO_PATTERN_OR_DATE,
+            NO_PATTERN_OR_TIME,
         ),
         "a Shell command in non-ASCII": (
             "hook-tool",
             {**tool, "tool_name": "Shell", "tool_input": {"command": "echo café"}},
-            NO_PATTERN_OR_DATE,
+            NO_PATTERN_OR_TIME,
         ),
         # Its error lines, their signatures and quoted names are read with ``str``'s methods, and no redaction rule's
         # needles are in it, so no rule's pattern is asked.
@@ -110,7 +113,7 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
                 "tool_input": {"command": "python -m pytest tests/"},
                 "error_message": "E   ModuleNotFoundError: No module named 'api.cache'",
             },
-            NO_PATTERN_OR_DATE,
+            NO_PATTERN_OR_TIME,
         ),
         # Two log times make four colons, and "machine", "default" are everyday words: no ``.pgpass`` line and no
         # ``.netrc`` entry (a ``password`` after them) is in these, so no rule's pattern is asked (review7a 7, 3).
@@ -123,7 +126,7 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
                 "tool_input": {"command": "python worker.py"},
                 "error_message": "10:00:01 starting worker\n10:00:02 worker died: exit 1",
             },
-            NO_PATTERN_OR_DATE,
+            NO_PATTERN_OR_TIME,
         ),
         "a failed command naming a machine": (
             "hook-tool-after",
@@ -134,7 +137,7 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
                 "tool_input": {"command": "make build"},
                 "error_message": "using default settings\nno machine found for this build\nfatal error: build failed",
             },
-            NO_PATTERN_OR_DATE,
+            NO_PATTERN_OR_TIME,
         ),
         # Russian's "ключ" (a key) is inside "подключение" (a connection): only a word of its own asks the rules.
         "a failed command in Russian": (
@@ -146,7 +149,7 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
                 "tool_input": {"command": "python app.py"},
                 "error_message": "Ошибка подключения к базе данных",
             },
-            NO_PATTERN_OR_DATE,
+            NO_PATTERN_OR_TIME,
         ),
         # A redaction rule's needle (``://``) is in this one: the rule's pattern is asked, and ``re`` loaded for it.
         "a failed command with a credential": (

@@ -23,6 +23,19 @@ def test_ascii_spaces_is_the_table_asking_each_ascii_character_made() -> None:
     assert bytes(ord(text._APART.get(b, chr(b))) for b in range(256)) == text._APART_BYTES
 
 
+def test_a_text_spaced_through_bytes_is_the_text_str_translate_spaces() -> None:
+    """``with_spaces`` reads a text as UTF-8 bytes through a 256-byte table: every code point, a lone surrogate
+    among them, comes back as ``str.translate`` of the table's dict gives it."""
+    every = "".join(map(chr, range(0x110000)))
+    for table, spaced in (
+        (text._APART, text._APART_BYTES),
+        (text._NOT_ALNUM, text._NOT_ALNUM_BYTES),
+        (prompt._NOT_IN_WORD, prompt._NOT_IN_WORD_BYTES),
+    ):
+        assert text.with_spaces(every, spaced) == every.translate(table)
+        assert text.with_spaces("a-b_c.d", spaced) == "a-b_c.d".translate(table)  # (an ASCII text: its own path)
+
+
 def test_the_escape_tables_made_at_first_use_are_the_ones_made_at_import() -> None:
     control = text._CONTROL_CHARS + "\n\t"
     assert text._escapes() == {

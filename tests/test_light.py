@@ -10,9 +10,10 @@ import msgspec
 import pytest
 from harness import Sample
 
+from deja.core.ending import apart, seconds
 from deja.core.index import Index, IndexUnreadable, Manifest, SegmentRef, SessionMeta, index_dir, read_manifest
 from deja.core.index.format import FORMAT_VERSION, SESSION_ROW, inflate, split_dicts
-from deja.core.index.light import DEFAULTS, LIGHT, ORDER, unpackb
+from deja.core.index.light import DEFAULTS, LIGHT, ORDER, micros, unpackb
 from deja.core.index.records import STRUCTS, FileSum, StoredCall, StoredMessage, decode_message, stored
 from deja.core.model import Message, ToolCall
 
@@ -176,6 +177,43 @@ def test_times_read_back_as_msgspec_reads_them(when: datetime) -> None:
         stored(Message(role="user", text="é ✓", timestamp=when, tool_calls=[ToolCall("Shell")]))
     )
     assert _fields(LIGHT.message(data)) == _fields(STRUCTS.message(data))
+
+
+_TIMES = [
+    datetime(2026, 3, 1, 12, 30, tzinfo=UTC),
+    datetime(2026, 3, 1, 18, 30, 0, 1, tzinfo=UTC),
+    datetime(2026, 3, 1, 12, 30, 5, 123456, tzinfo=UTC),
+    datetime(1960, 1, 1, 0, 0, 1, 5, tzinfo=UTC),
+    datetime(2600, 1, 1, tzinfo=UTC),
+    datetime(2026, 3, 1, 14, 30, tzinfo=timezone(timedelta(hours=2))),
+    datetime(2026, 3, 1, 12, 30),  # naive: written as text, read as a datetime by both
+    None,
+]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("earlier", _TIMES)
+@pytest.mark.parametrize("later", _TIMES)
+def test_the_seconds_between_two_messages_are_the_same_read_light_or_with_msgspec(
+    earlier: datetime | None, later: datetime | None
+) -> None:
+    """The hooks read the gap between two messages (``ending.apart``) and a failure's time (``ending.seconds``) from
+    the light reader's undecoded stamps, so as to load no ``_datetime``: the same seconds as the datetimes give."""
+    pair = [msgspec.msgpack.encode(stored(Message(role="user", text="x", timestamp=when))) for when in (earlier, later)]
+    light, structs = [LIGHT.message(data) for data in pair], [STRUCTS.message(data) for data in pair]
+    # (read before either time is: a time read is a datetime from then on)
+    assert [micros(message) is None for message in light] == [
+        when is None or when.tzinfo is None for when in (earlier, later)
+    ]
+    naive = [when is not None and when.tzinfo is None for when in (earlier, later)]
+    if naive[0] != naive[1] and None not in (earlier, later):
+        with pytest.raises(TypeError):  # (an aware time and a naive one have no gap, read either way)
+            apart(structs[1], structs[0])
+        with pytest.raises(TypeError):
+            apart(light[1], light[0])
+    else:
+        assert apart(light[1], light[0]) == apart(structs[1], structs[0])
+    assert [seconds(message) for message in light] == [seconds(message) for message in structs]
 
 
 @pytest.mark.unit

@@ -128,6 +128,21 @@ def _datetime(value: Stamp | str) -> datetime:
     return epoch + timedelta(seconds=value.seconds, microseconds=value.nanoseconds // 1000)
 
 
+#: The seconds since the epoch a datetime can hold (years 1 to 9999): a stamp outside them is a damaged record.
+_SECONDS = range(-62135596800, 253402300800)
+
+
+def micros(record: Any) -> int | None:
+    """A light record's ``timestamp`` in microseconds since the epoch, read from its stamp as :class:`Time` would make
+    it a datetime, without making one (a hook comparing two messages' times then loads no ``_datetime``: 0.9 M
+    instructions); None where the record holds no undecoded stamp (a msgspec Struct, ISO text, a time already read,
+    none, or a damaged one: a datetime then says what it says)."""
+    value = getattr(record, "__dict__", {}).get("timestamp")
+    if not isinstance(value, Stamp) or value.seconds not in _SECONDS or value.nanoseconds >= 1_000_000_000:
+        return None
+    return value.seconds * 1_000_000 + value.nanoseconds // 1000
+
+
 class Fields:
     """A decoded record: its fields as attributes, the Struct's default for each one it left out."""
 
