@@ -88,11 +88,12 @@ def is_answer(message: Message) -> bool:
 
 
 def last_answer_doc(segment: Segment, meta: SessionMeta) -> int:
-    """The message doc of the session's last answer (:func:`is_answer`), whose conclusion the index keeps as what it
-    ``concluded``; -1 for none. Which message it is, not its text: a next answer "Done." is a prefix of a later
-    "Done. The CI database role had no password…", and the failure hook took the one for the other (review47a M1).
-    The session's records are inflated once, from the last answer back."""
-    last = meta.first_doc + meta.messages - 1
+    """The message doc of the answer (:func:`is_answer`) whose conclusion the index keeps as what the session
+    ``concluded``: its last, or the last of the part its title names (before the ``after_part`` messages that follow
+    it: ``topic.summarised_part``); -1 for none. Which message it is, not its text: a next answer "Done." is a prefix
+    of a later "Done. The CI database role had no password…", and the failure hook took the one for the other
+    (review47a M1). The session's records are inflated once, from that answer back."""
+    last = meta.first_doc + meta.messages - 1 - meta.after_part
     docs = [doc for doc in range(last, meta.first_doc - 1, -1) if segment.kind(doc) == KIND_ASSISTANT]
     return next(
         (doc for doc, message in zip(docs, segment.messages_along(docs), strict=True) if is_answer(message)), -1

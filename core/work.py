@@ -48,6 +48,7 @@ from .model import Message
 from .record import Record
 from .regular_files import open_regular
 from .settled import settled_line, where_it_stopped
+from .topic import summarised_part
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: no digest loads its reader
@@ -724,7 +725,11 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
     messages = segment.messages(meta)
     goal = next((m.text.strip() for m in messages if m.role == "user" and m.text.strip()), meta.title)
     resumed = resumed_ask(messages)
-    answers = [m.text.strip() for m in messages if m.role == "assistant" and m.text.strip()]
+    # A long chat whose title names a later turn: its task and what it settled are that part's (trial48b F5).
+    part = summarised_part(messages, meta.title)
+    first, end = (part[0], part[2]) if part else (0, len(messages))
+    said_at = [at for at, m in enumerate(messages) if m.role == "assistant" and m.text.strip()]
+    answers = [messages[at].text.strip() for at in said_at]
     files: list[str] = []
     commands: list[Step] = []
     for message in messages:
@@ -737,7 +742,10 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
     # The commands that mattered: failures and what succeeded after them, else the last ones.
     mattered = [s for i, s in enumerate(commands) if s.exit_code or (i and commands[i - 1].exit_code)]
     failed_last = stopped_after(messages)
-    settled = answers[:-1] if failed_last else answers  # an intent ("Running the migration.") settles nothing
+    # what the part settled; the last answer before a failure is an intent ("Running the migration.") that settles nothing
+    settled = [
+        answers[n] for n, at in enumerate(said_at) if first <= at < end and not (failed_last and at == said_at[-1])
+    ]
     said = [line for answer in settled if (line := settled_line(answer))]  # (not "I'll help you…": trial23 F7.2)
     return Digest(
         session=meta,
@@ -748,7 +756,7 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
         last_command=commands[-1] if commands else None,
         stopped=where_it_stopped(answers[-1]) if answers else "",
         failed_last=failed_last,
-        task=resumed.text.strip() if resumed else goal,
+        task=resumed.text.strip() if resumed else messages[first].text.strip() if part else goal,
         resumed=resumed.timestamp if resumed else None,
     )
 
