@@ -12,7 +12,7 @@ followed an error said before it ends there (``failures.what_followed``), so its
 from __future__ import annotations
 
 from .errors import error_lines
-from .fields import KIND_ASSISTANT, KIND_COMMAND, KIND_TITLE, MESSAGE_KINDS
+from .fields import KIND_ASSISTANT, KIND_COMMAND, KIND_TITLE, KIND_USER, MESSAGE_KINDS
 from .keys import SHELL_TOOLS
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -118,3 +118,22 @@ def stopped_after(messages: list[Message]) -> str:
         named = f"`{' '.join(command.split())[:120]}`" if isinstance(command, str) else "its last command"
         return f"stopped after {named} failed" + (f": {error}" if error else f" (exit {calls[-1].exit_code})")
     return ""
+
+
+def unfinished(segment: Segment, meta: SessionMeta) -> bool:
+    """Whether the session stopped in the middle of its work: on a command that failed after its last answer
+    (:func:`failed_at_end`), on an ask not answered, or on edits no answer followed (the agent stopped, or was
+    stopped, at work). ``deja wip`` takes such a session over a newer settled question (:func:`settled_question`)."""
+    if meta.messages <= 0:
+        return False
+    last = meta.first_doc + meta.messages - 1
+    if segment.kind(last) == KIND_USER or failed_at_end(segment, meta):
+        return True
+    return bool(meta.files) and not is_answer(segment.messages_at([last])[0])
+
+
+def settled_question(segment: Segment, meta: SessionMeta) -> bool:
+    """Whether the session was a question settled by an answer: it edited nothing and did not stop unfinished
+    (:func:`unfinished`). "How do I profile memory in python" answered today is no work in progress beside yesterday's
+    export whose test run failed (trial48b F8)."""
+    return not meta.files and not unfinished(segment, meta)

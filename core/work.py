@@ -718,6 +718,9 @@ class Digest(Record):
     task: str = ""
     #: When that ask resumed the chat; None when it was never resumed (``task`` is ``goal``).
     resumed: datetime | None = None
+    #: The newer sessions ``deja wip`` passed over for this unfinished one, newest first: questions they settled
+    #: (``library.wip_session``); none for ``ctx``.
+    newer: list[SessionMeta] = []
 
 
 def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
