@@ -33,7 +33,9 @@ def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
     """``(first, end)``, the positions in ``messages`` of the turns about the chat's title: from the ask whose turn
     holds the most of the title's words (its ask weighing ``ASK_WEIGHT``; the earliest on a tie) through the turns
     that follow on from it (:func:`_follows_on`); None when that ask is the first, or no ask names a title word and
-    no turn's answers two.
+    no turn's answers two, or the first turn holds half as many of them as that turn or more (both weighed so): a
+    chat begun on its title's topic is one topic, whatever a follow-up repeats of the title ("the flaky checkout test
+    still fails").
 
     A turn is a user's ask with text and the messages up to the next such ask."""
     wanted = set(terms(title))
@@ -44,7 +46,7 @@ def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
     words = [_words(messages[start:end]) for start, end in bounds]
     scores = [ASK_WEIGHT * len(asked & wanted) + len((answered - asked) & wanted) for asked, answered in words]
     best = max(range(len(bounds)), key=lambda turn: (scores[turn], -turn))
-    if best == 0 or scores[best] < ASK_WEIGHT:
+    if best == 0 or scores[best] < ASK_WEIGHT or 2 * scores[0] >= scores[best]:
         return None
     said = words[best][0] | words[best][1]
     last = best
