@@ -13,7 +13,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from harness import run_deja
+from harness import failure_hook, run_deja, store_shell
 
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -114,3 +114,31 @@ def test_a_chat_whose_first_turn_is_its_titles_keeps_its_first_ask_and_last_answ
     assert f"  asked: {LOGIN}\n  concluded: {WORKED}\n" in block, block
     wip = run_deja("wip", cwd=project).stdout
     assert f"\ntask: {LOGIN}\nsettled: {WORKED}\n" in wip, wip
+
+
+LOCKED = "fatal: Unable to create '/repo/.git/index.lock': File exists."
+COMMIT = "git commit -am 'fix: circular import'"
+
+
+def test_a_failure_in_a_chore_after_the_titles_part_is_not_concluded_by_that_parts_answer(fake_home: Path) -> None:
+    """The failure hook's ``Concluded:`` is the answer the index kept as the session's conclusion, and only for a
+    failure before it: a ``git commit`` that failed in the chore after the part is not concluded by its fix."""
+    project = fake_home / "code" / "shop-api"
+    project.mkdir(parents=True)
+    when = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
+    store = [*store_preamble(str(project))]
+    for ask, answers in LONG_TURNS[:2]:
+        store += [store_user_message(ask, when), *[store_assistant_message(answer) for answer in answers]]
+    store += [
+        store_user_message("thanks. commit it with a sensible message", when + timedelta(minutes=5)),
+        *store_shell("t1", COMMIT, LOCKED, 128, text="Committing."),
+        *store_shell("t2", "rm -f .git/index.lock", "", 0),
+        *store_shell("t3", COMMIT, "[main 3f2a1c9] fix: circular import", 0),
+        store_assistant_message("Committed."),
+    ]
+    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), LONG), cwd=str(project), messages=store, name=TITLE)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    assert f"  asked: {IMPORT_ERROR}\n  concluded: {FIXED}\n" in _recent_sessions(project)
+    said = failure_hook(project, "git commit -m wip", LOCKED)
+    assert "What followed: a destructive step (not shown), then `git commit -am" in said, said
+    assert "Concluded" not in said and FIXED not in said, said
