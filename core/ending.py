@@ -133,7 +133,8 @@ def unfinished(segment: Segment, meta: SessionMeta) -> bool:
 
 
 def settled_question(segment: Segment, meta: SessionMeta) -> bool:
-    """Whether the session was a question settled by an answer: it edited nothing and did not stop unfinished
+    """Whether the session was a question settled by an answer: it holds messages (an editor chat whose messages
+    Cursor keeps elsewhere says nothing of how it ended), edited nothing and did not stop unfinished
     (:func:`unfinished`). "How do I profile memory in python" answered today is no work in progress beside yesterday's
     export whose test run failed (trial48b F8)."""
-    return not meta.files and not unfinished(segment, meta)
+    return meta.messages > 0 and not meta.files and not unfinished(segment, meta)
