@@ -321,7 +321,12 @@ def session_digest(index: Index, query: str, finders: tuple[str, str] = ID_FINDE
     ``find_session``."""
     from .redaction import echoed, searched_words
     from .search import search
-    from .work import digest  # only the digest commands pay for the work history's import
+    from .work import digest, reverted_later  # only the digest commands pay for the work history's import
+
+    def marked(segment: Segment, meta: SessionMeta) -> Digest:
+        summary = digest(segment, meta)
+        summary.reverted = reverted_later(index, meta)
+        return summary
 
     try:
         segment, meta = find_session(index, query, finders)
@@ -335,8 +340,8 @@ def session_digest(index: Index, query: str, finders: tuple[str, str] = ID_FINDE
         if not hits:
             raise LookupError(f"{not_an_id}; no session's words match it either") from None
         segment, meta = find_session(index, hits[0].session_id)
-        return digest(segment, meta), [hit.session_id for hit in hits[1:]]
-    return digest(segment, meta), []
+        return marked(segment, meta), [hit.session_id for hit in hits[1:]]
+    return marked(segment, meta), []
 
 
 #: How many other sessions matching its words a digest chosen by words names.

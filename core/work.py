@@ -721,6 +721,9 @@ class Digest(Record):
     #: The newer sessions ``deja wip`` passed over for this unfinished one, newest first: questions they settled
     #: (``library.wip_session``); none for ``ctx``.
     newer: list[SessionMeta] = []
+    #: A later session of the same project that speaks of reverting this one's work, and its line that does
+    #: (:func:`reverted_later`; ``ctx`` only).
+    reverted: tuple[SessionMeta, str] | None = None
 
 
 def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
@@ -774,3 +777,40 @@ def _first_runs(steps: list[Step]) -> list[Step]:
             seen.add((step.command, step.exit_code))
             first.append(step)
     return first
+
+
+#: How many later sessions of a project that say "revert" and match a session's title are read for one that reverted it.
+REVERT_READ = 3
+
+
+def reverted_later(index: Index, meta: SessionMeta) -> tuple[SessionMeta, str] | None:
+    """A session of ``meta``'s project begun after it was last updated whose words say "revert" and name at least two
+    of its title's words (all of a title of one), and the first line of it that says "revert"; None for none.
+
+    A fix a later session undid ("redis memory keeps climbing since we raised max_connections. revert that";
+    ``git revert``) came first, unmarked, for "how did we finally fix …" (trial48b F4): ``deja ctx`` names the later
+    session, which a person reads before taking the fix. It is no proof of a revert, only that one was spoken of."""
+    from .search import Filters, search
+    from .text import terms
+
+    wanted = set(terms(meta.title)) - set(terms("revert"))  # (a later "revert" is what is looked for, not a match)
+    if not wanted or not meta.project or meta.updated is None:
+        return None
+    filters = Filters(
+        project=meta.project_dir or meta.project,
+        since=meta.updated,
+        exclude_ids=frozenset([meta.id]),
+        pattern=r"(?i)\brevert",
+    )
+    for hit in search(index, meta.title, filters=filters, limit=REVERT_READ, snippets=0).hits:
+        if hit.started is None or hit.started < meta.updated:
+            continue
+        segment = index.segments[hit.best[0]]
+        later = segment.session(segment.doc(hit.best[1]).ordinal)
+        texts = [m.text for m in segment.messages(later)]
+        if len(wanted & set(terms(" ".join(texts)))) < min(2, len(wanted)):
+            continue
+        said = next((line for text in texts for line in text.splitlines() if "revert" in line.lower()), "")
+        if said:
+            return later, one_line(said, 200)
+    return None

@@ -606,6 +606,7 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
             "task": "",
             "resumed": None,
             "newer": [],
+            "reverted_later": None,
         }
     segment, meta = find_session(index, chosen[0].id)
     summary = work.digest(segment, meta)

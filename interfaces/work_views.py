@@ -325,6 +325,7 @@ def digest_json(d: Digest) -> dict[str, Any]:
         "task": d.task,
         "resumed": iso(d.resumed),
         "newer": [session_json(m) for m in d.newer],
+        "reverted_later": {"session": session_json(d.reverted[0]), "says": d.reverted[1]} if d.reverted else None,
     }
 
 
@@ -369,6 +370,13 @@ def ctx_markdown(d: Digest, budget: int) -> str:
     meta = d.session
     parts = [f"# Context from a past session: {meta.title or meta.asked}", ""]
     parts += [f"Session `{meta.id}` ({meta.project or 'no project'}, {when(meta.updated)}).", ""]
+    if d.reverted:  # (read before taking its fix: trial48b F4)
+        later, says = d.reverted
+        parts += [
+            f"**Reverted later?** A later session of this project, {later.title or later.asked} "
+            f"({when(later.updated)}, `deja show {later.id}`), says: {says}",
+            "",
+        ]
     parts += ["## Goal", own_words(d.task, 800) + began(d, 400, "\n\n"), ""]  # (as wip: trial46 F7)
     if d.settled:
         parts += ["## Decisions and findings", *[f"- {s}" for s in d.settled], ""]
