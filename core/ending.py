@@ -12,7 +12,7 @@ followed an error said before it ends there (``failures.what_followed``), so its
 from __future__ import annotations
 
 from .errors import error_lines
-from .fields import KIND_ASSISTANT, KIND_COMMAND, KIND_TITLE, MESSAGE_KINDS
+from .fields import KIND_ASSISTANT, KIND_COMMAND, KIND_TITLE, KIND_USER, MESSAGE_KINDS
 from .index.light import micros
 from .keys import SHELL_TOOLS
 
@@ -107,11 +107,12 @@ def is_answer(message: Message) -> bool:
 
 
 def last_answer_doc(segment: Segment, meta: SessionMeta) -> int:
-    """The message doc of the session's last answer (:func:`is_answer`), whose conclusion the index keeps as what it
-    ``concluded``; -1 for none. Which message it is, not its text: a next answer "Done." is a prefix of a later
-    "Done. The CI database role had no password…", and the failure hook took the one for the other (review47a M1).
-    The session's records are inflated once, from the last answer back."""
-    last = meta.first_doc + meta.messages - 1
+    """The message doc of the answer (:func:`is_answer`) whose conclusion the index keeps as what the session
+    ``concluded``: its last, or the last of the part its title names (before the ``after_part`` messages that follow
+    it: ``topic.summarised_part``); -1 for none. Which message it is, not its text: a next answer "Done." is a prefix
+    of a later "Done. The CI database role had no password…", and the failure hook took the one for the other
+    (review47a M1). The session's records are inflated once, from that answer back."""
+    last = meta.first_doc + meta.messages - 1 - meta.after_part
     docs = [doc for doc in range(last, meta.first_doc - 1, -1) if segment.kind(doc) == KIND_ASSISTANT]
     return next(
         (doc for doc, message in zip(docs, segment.messages_along(docs), strict=True) if is_answer(message)), -1
@@ -136,3 +137,23 @@ def stopped_after(messages: list[Message]) -> str:
         named = f"`{' '.join(command.split())[:120]}`" if isinstance(command, str) else "its last command"
         return f"stopped after {named} failed" + (f": {error}" if error else f" (exit {calls[-1].exit_code})")
     return ""
+
+
+def unfinished(segment: Segment, meta: SessionMeta) -> bool:
+    """Whether the session stopped in the middle of its work: on a command that failed after its last answer
+    (:func:`failed_at_end`), on an ask not answered, or on edits no answer followed (the agent stopped, or was
+    stopped, at work). ``deja wip`` takes such a session over a newer settled question (:func:`settled_question`)."""
+    if meta.messages <= 0:
+        return False
+    last = meta.first_doc + meta.messages - 1
+    if segment.kind(last) == KIND_USER or failed_at_end(segment, meta):
+        return True
+    return bool(meta.files) and not is_answer(segment.messages_at([last])[0])
+
+
+def settled_question(segment: Segment, meta: SessionMeta) -> bool:
+    """Whether the session was a question settled by an answer: it holds messages (an editor chat whose messages
+    Cursor keeps elsewhere says nothing of how it ended), edited nothing and did not stop unfinished
+    (:func:`unfinished`). "How do I profile memory in python" answered today is no work in progress beside yesterday's
+    export whose test run failed (trial48b F8)."""
+    return meta.messages > 0 and not meta.files and not unfinished(segment, meta)

@@ -278,10 +278,40 @@ def any_project(index: Index) -> bool:
     return any(meta.project_dir for _, _, meta in index.sessions())
 
 
-def wip_session(index: Index, project: str, below: bool) -> SessionMeta | None:
-    """The last session of ``project`` as ``deja wip`` means it (``wip_project``'s project and ``below``)."""
-    newest = newest_sessions(index, project=project, limit=1, below=below)
-    return newest[0] if newest else None
+#: How long before a folder's newest session an unfinished one is still the work ``deja wip`` means (seconds): a test
+#: run that failed on Friday is Monday's work in progress, whatever question was asked and answered since.
+WIP_RECENT = 3 * 24 * 3600
+#: How many of a folder's newest sessions ``deja wip`` reads for one that stopped unfinished.
+WIP_READ = 10
+
+
+def wip_session(index: Index, project: str, below: bool) -> tuple[SessionMeta, list[SessionMeta]] | None:
+    """The session of ``project`` ``deja wip`` means (``wip_project``'s project and ``below``), and the newer ones it
+    passed over: its newest, unless that settled a question (``ending.settled_question``) and an older one, updated at
+    most ``WIP_RECENT`` before it with only settled questions since, stopped unfinished (``ending.unfinished``): a
+    failed test run, an ask not answered, edits not concluded (trial48b F8: "how do I profile memory" answered today
+    hid yesterday's export that stopped on a failed pytest). None when the project has no session."""
+    from .ending import settled_question, unfinished
+
+    read: dict[str, tuple[Segment, SessionMeta]] = {}
+    for segment, ordinal in _newest(index, sessions_key(project, below), None, WIP_READ, 0.0):
+        meta = segment.session(ordinal)
+        read.setdefault(meta.id, (segment, meta))
+    if not read:
+        return None
+    (_, newest), *older = read.values()
+    passed = [newest]
+    if not settled_question(*read[newest.id]):
+        return newest, []
+    for segment, meta in older:
+        if newest.updated and meta.updated and (newest.updated - meta.updated).total_seconds() > WIP_RECENT:
+            break
+        if unfinished(segment, meta):
+            return meta, passed
+        if not settled_question(segment, meta):
+            break
+        passed.append(meta)
+    return newest, []
 
 
 def session_digest(index: Index, query: str, finders: tuple[str, str] = ID_FINDERS) -> tuple[Digest, list[str]]:
@@ -291,7 +321,12 @@ def session_digest(index: Index, query: str, finders: tuple[str, str] = ID_FINDE
     ``find_session``."""
     from .redaction import echoed, searched_words
     from .search import search
-    from .work import digest  # only the digest commands pay for the work history's import
+    from .work import digest, reverted_later  # only the digest commands pay for the work history's import
+
+    def marked(segment: Segment, meta: SessionMeta) -> Digest:
+        summary = digest(segment, meta)
+        summary.reverted = reverted_later(index, meta)
+        return summary
 
     try:
         segment, meta = find_session(index, query, finders)
@@ -305,8 +340,8 @@ def session_digest(index: Index, query: str, finders: tuple[str, str] = ID_FINDE
         if not hits:
             raise LookupError(f"{not_an_id}; no session's words match it either") from None
         segment, meta = find_session(index, hits[0].session_id)
-        return digest(segment, meta), [hit.session_id for hit in hits[1:]]
-    return digest(segment, meta), []
+        return marked(segment, meta), [hit.session_id for hit in hits[1:]]
+    return marked(segment, meta), []
 
 
 #: How many other sessions matching its words a digest chosen by words names.

@@ -48,6 +48,7 @@ from .model import Message
 from .record import Record
 from .regular_files import open_regular
 from .settled import settled_line, where_it_stopped
+from .topic import summarised_part
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: no digest loads its reader
@@ -734,6 +735,12 @@ class Digest(Record):
     task: str = ""
     #: When that ask resumed the chat; None when it was never resumed (``task`` is ``goal``).
     resumed: datetime | None = None
+    #: The newer sessions ``deja wip`` passed over for this unfinished one, newest first: questions they settled
+    #: (``library.wip_session``); none for ``ctx``.
+    newer: list[SessionMeta] = []
+    #: A later session of the same project that speaks of reverting this one's work, and its line that does
+    #: (:func:`reverted_later`; ``ctx`` only).
+    reverted: tuple[SessionMeta, str] | None = None
 
 
 def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
@@ -741,7 +748,11 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
     messages = segment.messages(meta)
     goal = next((m.text.strip() for m in messages if m.role == "user" and m.text.strip()), meta.title)
     resumed = resumed_ask(messages)
-    answers = [m.text.strip() for m in messages if m.role == "assistant" and m.text.strip()]
+    # A long chat whose title names a later turn: its task and what it settled are that part's (trial48b F5).
+    part = summarised_part(messages, meta.title)
+    first, end = (part[0], part[2]) if part else (0, len(messages))
+    said_at = [at for at, m in enumerate(messages) if m.role == "assistant" and m.text.strip()]
+    answers = [messages[at].text.strip() for at in said_at]
     files: list[str] = []
     commands: list[Step] = []
     for message in messages:
@@ -754,7 +765,10 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
     # The commands that mattered: failures and what succeeded after them, else the last ones.
     mattered = [s for i, s in enumerate(commands) if s.exit_code or (i and commands[i - 1].exit_code)]
     failed_last = stopped_after(messages)
-    settled = answers[:-1] if failed_last else answers  # an intent ("Running the migration.") settles nothing
+    # what the part settled; the last answer before a failure is an intent ("Running the migration.") that settles nothing
+    settled = [
+        answers[n] for n, at in enumerate(said_at) if first <= at < end and not (failed_last and at == said_at[-1])
+    ]
     said = [line for answer in settled if (line := settled_line(answer))]  # (not "I'll help you…": trial23 F7.2)
     return Digest(
         session=meta,
@@ -765,7 +779,7 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
         last_command=commands[-1] if commands else None,
         stopped=where_it_stopped(answers[-1]) if answers else "",
         failed_last=failed_last,
-        task=resumed.text.strip() if resumed else goal,
+        task=resumed.text.strip() if resumed else messages[first].text.strip() if part else goal,
         resumed=resumed.timestamp if resumed else None,
     )
 
@@ -780,3 +794,40 @@ def _first_runs(steps: list[Step]) -> list[Step]:
             seen.add((step.command, step.exit_code))
             first.append(step)
     return first
+
+
+#: How many later sessions of a project that say "revert" and match a session's title are read for one that reverted it.
+REVERT_READ = 3
+
+
+def reverted_later(index: Index, meta: SessionMeta) -> tuple[SessionMeta, str] | None:
+    """A session of ``meta``'s project begun after it was last updated whose words say "revert" and name at least two
+    of its title's words (all of a title of one), and the first line of it that says "revert"; None for none.
+
+    A fix a later session undid ("redis memory keeps climbing since we raised max_connections. revert that";
+    ``git revert``) came first, unmarked, for "how did we finally fix …" (trial48b F4): ``deja ctx`` names the later
+    session, which a person reads before taking the fix. It is no proof of a revert, only that one was spoken of."""
+    from .search import Filters, search
+    from .text import terms
+
+    wanted = set(terms(meta.title)) - set(terms("revert"))  # (a later "revert" is what is looked for, not a match)
+    if not wanted or not meta.project or meta.updated is None:
+        return None
+    filters = Filters(
+        project=meta.project_dir or meta.project,
+        since=meta.updated,
+        exclude_ids=frozenset([meta.id]),
+        pattern=r"(?i)\brevert",
+    )
+    for hit in search(index, meta.title, filters=filters, limit=REVERT_READ, snippets=0).hits:
+        if hit.started is None or hit.started < meta.updated:
+            continue
+        segment = index.segments[hit.best[0]]
+        later = segment.session(segment.doc(hit.best[1]).ordinal)
+        texts = [m.text for m in segment.messages(later)]
+        if len(wanted & set(terms(" ".join(texts)))) < min(2, len(wanted)):
+            continue
+        said = next((line for text in texts for line in text.splitlines() if "revert" in line.lower()), "")
+        if said:
+            return later, one_line(said, 200)
+    return None

@@ -114,7 +114,9 @@ def _ending(segment: Segment, doc: int, fix: Fix) -> tuple[str, str]:
     last = last_answer_doc(segment, meta)
     if not fix.resolved_by and fix.answer and fix.answer_doc == last:
         return "", ""
-    return "", (meta.concluded if episode_end(segment, doc, last + 1) > last else "")
+    # (an answer before the failure concludes nothing of it: a long chat's is its title's part's, and the failure
+    # may be in a chore after that part: ``SessionMeta.after_part``)
+    return "", (meta.concluded if doc < last < episode_end(segment, doc, last + 1) else "")
 
 
 def _latest(ours: str, call: HookCall) -> str:

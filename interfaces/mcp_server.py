@@ -597,8 +597,8 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     project, why, below = wip_project(index, here, asked or "")
     if why == ROOT_FOLDER:
         raise LookupError(no_wip(index, here, why, TOOL_POINTERS))
-    newest = wip_session(index, project, below) if project else None
-    if newest is None:  # (a project's name, no folder: as any tool says of a project no session ran in)
+    chosen = wip_session(index, project, below) if project else None
+    if chosen is None:  # (a project's name, no folder: as any tool says of a project no session ran in)
         empty = not index.session_count and why != NO_FOLDER  # (a missing folder is said first, as the CLI says it)
         said = nothing_indexed() if empty else no_wip(index, here, why, TOOL_POINTERS)
         return (not asked and unknown_project(index, project)) or said, {
@@ -612,9 +612,12 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
             "failed_last": "",
             "task": "",
             "resumed": None,
+            "newer": [],
+            "reverted_later": None,
         }
-    segment, meta = find_session(index, newest.id)
+    segment, meta = find_session(index, chosen[0].id)
     summary = work.digest(segment, meta)
+    summary.newer = chosen[1]
     where = "here" if project == here else f"in {project}"
     text = views.wip_text(summary, where, project if asked else "", views.COMMAND_CHARS)  # (a name: no folder)
     return text, views.digest_json(summary)

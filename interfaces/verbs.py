@@ -225,10 +225,11 @@ def wip_command(
     asked = drive or str(Path(directory or os.getcwd()).expanduser().resolve())
     folder = readable_path(asked)
     project, below = _wip_project(index, folder, asked)
-    newest = wip_session(index, project, below)
-    assert newest is not None  # (wip_project found the project by its sessions)
-    segment, meta = find_session(index, newest.id)
+    chosen = wip_session(index, project, below)
+    assert chosen is not None  # (wip_project found the project by its sessions)
+    segment, meta = find_session(index, chosen[0].id)
     summary = digest(segment, meta)
+    summary.newer = chosen[1]
     emit_json(digest_json(summary)) if json else echo(
         wip_text(summary, "here" if project == folder else f"in {project}", project)
     )

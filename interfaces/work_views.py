@@ -324,6 +324,8 @@ def digest_json(d: Digest) -> dict[str, Any]:
         "failed_last": d.failed_last,
         "task": d.task,
         "resumed": iso(d.resumed),
+        "newer": [session_json(m) for m in d.newer],
+        "reverted_later": {"session": session_json(d.reverted[0]), "says": d.reverted[1]} if d.reverted else None,
     }
 
 
@@ -333,7 +335,7 @@ def wip_text(d: Digest, where: str = "here", folder: str = "", command_chars: in
     below it) says which: its files are named from there. Its last command is whole, or cut to ``command_chars``."""
     meta = d.session
     lines = [
-        f"last session {where}: {meta.title or meta.asked}  "
+        f"last {'unfinished ' if d.newer else ''}session {where}: {meta.title or meta.asked}  "
         f"({elsewhere(meta.project_dir, folder)}{when(meta.updated)}, deja show {meta.id})",
         f"task: {own_words(d.task, 300)}{began(d, 100, '  ')}",
     ]
@@ -351,6 +353,9 @@ def wip_text(d: Digest, where: str = "here", folder: str = "", command_chars: in
         lines.append(  # (no status: "ended unknown" read as a riddle: trial23 F7.2)
             f"last command: {command_shown(step.command, command_chars)} ({outcome}{f', exit {step.exit_code}' if step.exit_code else ''})"
         )
+    lines += [
+        f"newer, a settled question: {m.title or m.asked}  ({when(m.updated)}, deja show {m.id})" for m in d.newer
+    ]
     return "\n".join(lines)
 
 
@@ -365,6 +370,13 @@ def ctx_markdown(d: Digest, budget: int) -> str:
     meta = d.session
     parts = [f"# Context from a past session: {meta.title or meta.asked}", ""]
     parts += [f"Session `{meta.id}` ({meta.project or 'no project'}, {when(meta.updated)}).", ""]
+    if d.reverted:  # (read before taking its fix: trial48b F4)
+        later, says = d.reverted
+        parts += [
+            f"**Reverted later?** A later session of this project, {later.title or later.asked} "
+            f"({when(later.updated)}, `deja show {later.id}`), says: {says}",
+            "",
+        ]
     parts += ["## Goal", own_words(d.task, 800) + began(d, 400, "\n\n"), ""]  # (as wip: trial46 F7)
     if d.settled:
         parts += ["## Decisions and findings", *[f"- {s}" for s in d.settled], ""]

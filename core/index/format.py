@@ -128,7 +128,11 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     paste's first line whole in the hooks' "Recent sessions", a value the redaction rules missed with it. And a
 #:     chat Cursor named none is titled by its first ask's own words where that ask's first line was pasted
 #:     (``lines.first_line``): its title headed the block with the paste's first line.
-FORMAT_VERSION = 20
+#: 21: a long chat whose title names a later turn than its first (a chore before it and after it) has as its
+#:     ``asked`` and ``concluded`` that part's ask and last answer (``topic.summarised_part``), and says how many
+#:     messages follow the part (``SessionMeta.after_part``, which the failure hook reads): an index of 20 gave its
+#:     first ask and last answer, the chores, in every new chat's "Recent sessions" (trial48b F5).
+FORMAT_VERSION = 21
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"

@@ -18,6 +18,7 @@ from ..lines import chat_began, cut, one_line, own_words
 from ..model import Message, Session, ToolCall, cap_text
 from ..redact import scrub, scrub_value
 from ..settled import prose_and_code
+from ..topic import summarised_part
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a hook's refresh builds records)
 if TYPE_CHECKING:
@@ -72,14 +73,15 @@ def indexable(session: Session, on: bool, stored: int = 0) -> tuple[SessionMeta,
                 role=m.role, text=cap_text(redact(m.text), INDEXED_TEXT_BYTES), timestamp=m.timestamp, tool_calls=calls
             )
         )
-    asked, concluded, files = digest(messages, session.project_dir, session.started)
+    title = _title(session, messages, redact)
+    asked, concluded, files, after_part = digest(messages, session.project_dir, session.started, title)
     meta = SessionMeta(
         id=session.id,
         source=session.source,
         project=session.project,
         project_dir=session.project_dir,
         project_from=session.project_from,
-        title=_title(session, messages, redact),
+        title=title,
         started=session.started,
         updated=session.updated,
         origin=session.origin,
@@ -87,6 +89,7 @@ def indexable(session: Session, on: bool, stored: int = 0) -> tuple[SessionMeta,
         concluded=concluded,
         files=files,
         untimed_lead=session.untimed_lead,
+        after_part=after_part,
     )
     return meta, messages
 
@@ -102,19 +105,15 @@ def _title(session: Session, stored: list[Message], redact: Callable[[str], str]
 
 
 def digest(
-    messages: list[Message], project_dir: str, started: datetime | None, max_files: int = 8
-) -> tuple[str, str, list[str]]:
-    """What a session asked (:func:`_asked`), what it concluded last, and the files it edited, newest first.
+    messages: list[Message], project_dir: str, started: datetime | None, title: str = "", max_files: int = 8
+) -> tuple[str, str, list[str], int]:
+    """What a session asked (:func:`_asked`), what it concluded last, the files it edited, newest first, and how many
+    of its messages follow the part its summary was read from (0: none).
 
     The ask is read from the messages up to the last answer: a chat resumed after a gap whose new ask has no answer
     yet (the agent still at work, the turn cancelled) pairs its last answer with the ask before it, not with the new
-    one (review47c)."""
-    last = next(
-        (at for at in range(len(messages) - 1, -1, -1) if is_answer(messages[at])),
-        None,
-    )
-    concluded = "" if last is None else _conclusion(messages[last].text)
-    asked = _asked(messages if last is None else messages[: last + 1], started)
+    one (review47c). A long chat whose title names a later turn than its first is summarised by that part
+    (``topic.summarised_part``): its ask and the last answer in it, not the chores before and after it (trial48b F5)."""
     files: list[str] = []
     for message in reversed(messages):
         for call in message.tool_calls:
@@ -124,7 +123,21 @@ def digest(
                         files.append(path)
         if len(files) >= max_files:
             break
-    return asked, concluded, files[:max_files]
+    if (part := summarised_part(messages, title)) is not None:
+        ask, answer, end = part
+        return (
+            own_words(messages[ask].text, ASKED_CHARS),
+            _conclusion(messages[answer].text),
+            files[:max_files],
+            (len(messages) - end),
+        )
+    last = next(
+        (at for at in range(len(messages) - 1, -1, -1) if is_answer(messages[at])),
+        None,
+    )
+    concluded = "" if last is None else _conclusion(messages[last].text)
+    asked = _asked(messages if last is None else messages[: last + 1], started)
+    return asked, concluded, files[:max_files], 0
 
 
 def _asked(messages: list[Message], started: datetime | None) -> str:

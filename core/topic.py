@@ -1,0 +1,85 @@
+"""The stretch of a long chat its title names, which a session's summary is about.
+
+A chat that opens on a chore ("first, fix the lint errors ruff reports"), works through the problem its title names
+("Circular import between models and schemas") and closes on another chore ("bump the changelog") was summarised by
+its first ask and its last answer: both chores, the real work nowhere (trial48b F5). Its title, Cursor's or deja's
+own, names the topic; the turns whose words hold the title's are that topic's part. The session-start block's
+``asked:``/``concluded:`` (``indexer.records.digest``), ``deja wip``'s task and settled line and ``deja ctx``'s Goal
+(``work.digest``) all take their part from here.
+
+A chat whose first turn is its title's (one topic, or a title taken from the first ask, as deja titles a chat Cursor
+named none) is summarised as before, by its first ask and its last answer: a follow-up that names none of the
+title's words ("that didn't work, still 401") is part of the work, not a new topic.
+"""
+
+from __future__ import annotations
+
+from .ending import is_answer, resumed_ask
+from .text import terms
+
+TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
+if TYPE_CHECKING:
+    from .model import Message
+
+#: How many times a title word in a turn's ask counts against one in its answers alone: the ask says what the turn
+#: is about, an answer may name the title's words in passing (a follow-up's "Fixed the flaky test …").
+ASK_WEIGHT = 2
+#: How many words of the part before it a turn's ask must name to go on with it when it names no title word: one
+#: is chance ("write a short summary for the PR" after "write a regex …"), two are a follow-up (:func:`_follows_on`).
+FOLLOW_WORDS = 2
+
+
+def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
+    """``(first, end)``, the positions in ``messages`` of the turns about the chat's title: from the ask whose turn
+    holds the most of the title's words (its ask weighing ``ASK_WEIGHT``; the earliest on a tie) through the turns
+    that follow on from it (:func:`_follows_on`); None when that ask is the first, or no ask names a title word and
+    no turn's answers two, or the first turn holds half as many of them as that turn or more (both weighed so): a
+    chat begun on its title's topic is one topic, whatever a follow-up repeats of the title ("the flaky checkout test
+    still fails").
+
+    A turn is a user's ask with text and the messages up to the next such ask."""
+    wanted = set(terms(title))
+    asks = [at for at, message in enumerate(messages) if message.role == "user" and message.text.strip()]
+    if not wanted or len(asks) < 2:
+        return None
+    bounds = list(zip(asks, [*asks[1:], len(messages)], strict=True))
+    words = [_words(messages[start:end]) for start, end in bounds]
+    scores = [ASK_WEIGHT * len(asked & wanted) + len((answered - asked) & wanted) for asked, answered in words]
+    best = max(range(len(bounds)), key=lambda turn: (scores[turn], -turn))
+    if best == 0 or scores[best] < ASK_WEIGHT or 2 * scores[0] >= scores[best]:
+        return None
+    said = words[best][0] | words[best][1]
+    last = best
+    while last + 1 < len(bounds) and _follows_on(*words[last + 1], wanted, said):
+        last += 1
+        said |= words[last][0] | words[last][1]
+    return bounds[best][0], bounds[last][1]
+
+
+def _follows_on(asked: set[str], answered: set[str], wanted: set[str], said: set[str]) -> bool:
+    """Whether a turn goes on with the part before it: it names a title word, or its ask ``FOLLOW_WORDS`` words of the
+    part ("I can't change the staging nginx today, any workaround for local dev?" after a CORS error from
+    api.shop.local that nginx answered). "ok, also bump the version in the changelog" names neither: the part ended
+    before it."""
+    return bool((asked | answered) & wanted) or len(asked & said) >= FOLLOW_WORDS
+
+
+def _words(turn: list[Message]) -> tuple[set[str], set[str]]:
+    """The words of a turn's ask, and of its answers' texts (not its tools' output: a log names every word)."""
+    answered = [terms(message.text) for message in turn[1:] if message.role == "assistant" and message.text]
+    return set(terms(turn[0].text)), set().union(*answered)
+
+
+def summarised_part(messages: list[Message], title: str) -> tuple[int, int, int] | None:
+    """``(ask, answer, end)``: where the chat's summary is read from, the ask of its :func:`title_part` and the last
+    answer in it (``ending.is_answer``), and where the part ends; None for a chat summarised whole (by its first ask,
+    or the ask that resumed it, and its last answer). The part is sought among the messages up to the last answer (an
+    ask not answered yet is no part of what was concluded), and not in a chat resumed after a gap
+    (``ending.resumed_ask``), whose task is the ask that resumed it."""
+    last = next((at for at in range(len(messages) - 1, -1, -1) if is_answer(messages[at])), None)
+    answered = messages if last is None else messages[: last + 1]
+    if last is None or resumed_ask(answered) is not None or (part := title_part(answered, title)) is None:
+        return None
+    first, end = part
+    answer = next((at for at in range(end - 1, first, -1) if is_answer(messages[at])), None)
+    return None if answer is None else (first, answer, end)

@@ -1,0 +1,56 @@
+"""``deja ctx`` says when a later session of the project spoke of reverting a session's work (trial48b F4).
+
+Before, "how did we finally fix the redis too many connections thing" digested the chat that raised max_connections
+from 50 to 200, with nothing to say that a session a week later reverted it ("a bigger pool only hid it").
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from harness import run_deja
+
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, turn_ended, user_turn, write_transcript
+
+NOW = datetime.now(UTC).replace(microsecond=0)
+BUMP = "c4c4c400-0000-4000-8000-000000000001"
+REVERT = "c4c4c400-0000-4000-8000-000000000002"
+OTHER = "c4c4c400-0000-4000-8000-000000000003"
+REVERT_ASK = (
+    "redis memory and client count keep climbing since we raised max_connections. revert that and find the cause"
+)
+CHATS = {
+    BUMP: (10, "redis Too many connections in the api logs during the sale", "Raised max_connections from 50 to 200."),
+    REVERT: (4, REVERT_ASK, "Done: reverted max_connections to 50; get_cache() shares one ConnectionPool now."),
+    OTHER: (2, "the sidebar is too wide on mobile, revert the last css change", "Reverted the sidebar width."),
+}
+
+
+def _history(home: Path) -> None:
+    project = home / "code" / "shop-api"
+    project.mkdir(parents=True)
+    for chat, (days, ask, answer) in CHATS.items():
+        when = NOW - timedelta(days=days)
+        records = [user_turn(ask, when), assistant_turn(answer), turn_ended()]
+        write_transcript(transcript_path(home / ".cursor", str(project), chat), records)
+    assert run_deja("index").returncode == 0
+
+
+def test_ctx_marks_a_fix_a_later_session_of_the_project_speaks_of_reverting(fake_home: Path) -> None:
+    _history(fake_home)
+    ctx = run_deja("ctx", BUMP).stdout
+    assert "**Reverted later?** A later session of this project, " in ctx, ctx
+    assert f"`deja show {REVERT}`), says: {REVERT_ASK}\n" in ctx, ctx
+    assert OTHER not in ctx, ctx  # (it speaks of reverting, but of nothing this session's title names)
+    shown = json.loads(run_deja("ctx", BUMP, "--json").stdout)
+    assert shown["reverted_later"]["session"]["id"] == REVERT and shown["reverted_later"]["says"] == REVERT_ASK
+
+
+def test_ctx_marks_no_session_nothing_later_speaks_of_reverting(fake_home: Path) -> None:
+    _history(fake_home)
+    for chat in (REVERT, OTHER):
+        ctx = run_deja("ctx", chat).stdout
+        assert "Reverted later?" not in ctx, ctx
+        assert json.loads(run_deja("ctx", chat, "--json").stdout)["reverted_later"] is None

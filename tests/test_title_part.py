@@ -1,0 +1,144 @@
+"""A long chat is summarised by the part its title names, not by the chores before and after it (trial48b F5).
+
+Before, a chat titled "Circular import between models and schemas" that opened on a lint fix and closed on a
+changelog entry reached every new chat's "Recent sessions" as ``asked: first, fix the lint errors ruff reports /
+concluded: Added a 0.14.2 entry to CHANGELOG.md.``, and ``deja wip``'s task and ``deja ctx``'s Goal were the lint
+fix too. A chat whose first turn is its title's keeps its first ask and its last answer, a follow-up that names no
+word of the title included.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from harness import failure_hook, run_deja, store_shell
+
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    store_assistant_message,
+    store_preamble,
+    store_user_message,
+    transcript_path,
+    turn_ended,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+
+LONG = "f5f5f500-0000-4000-8000-000000000005"
+ONE_TOPIC = "f5f5f500-0000-4000-8000-000000000006"
+TITLE = "Circular import between models and schemas"
+LINT = "first, fix the lint errors ruff reports"
+IMPORT_ERROR = (
+    "ImportError: cannot import name 'Order' from partially initialized module 'shop.models' "
+    "(most likely due to a circular import)"
+)
+FIXED = "Fixed the circular import: models only imports schemas under `if TYPE_CHECKING:` (the hint is a string now)."
+CHANGELOG = "Added a 0.14.2 entry to CHANGELOG.md."
+LONG_TURNS = [
+    (LINT, ["Removed the unused imports and sorted them."]),
+    (IMPORT_ERROR, ["shop/models.py imports shop/schemas.py for a type hint, and schemas imports models.", FIXED]),
+    ("ok, also bump the version in the changelog", [CHANGELOG]),
+]
+LOGIN = "login returns 401 right after the deploy"
+FIRST_TRY = "The token's audience changed in the deploy; set JWT_AUDIENCE to the new value."
+WORKED = "Now it passes: the pods' clocks drift, so jwt.decode allows leeway=30."
+ONE_TOPIC_TURNS = [(LOGIN, [FIRST_TRY]), ("that didn't work, still failing for some users", [WORKED])]
+
+
+def _titled_chat(home: Path, project: Path, chat: str, title: str, turns: list[tuple[str, list[str]]]) -> None:
+    """A cursor-agent chat named ``title`` (its transcript and its store, as cursor-agent writes both), asked and
+    answered ``turns`` a few minutes apart, an hour ago."""
+    when = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
+    records, store = [], store_preamble(str(project))
+    for ask, answers in turns:
+        when += timedelta(minutes=2)
+        records.append(user_turn(ask, when))
+        store.append(store_user_message(ask, when))
+        records += [assistant_turn(answer) for answer in answers]
+        store += [store_assistant_message(answer) for answer in answers]
+        records.append(turn_ended())
+    write_transcript(transcript_path(home / ".cursor", str(project), chat), records)
+    write_chat_store(chat_dir_for(home / ".cursor", str(project), chat), cwd=str(project), messages=store, name=title)
+
+
+def _indexed(home: Path) -> Path:
+    project = home / "code" / "shop-api"
+    project.mkdir(parents=True)
+    _titled_chat(home, project, LONG, TITLE, LONG_TURNS)
+    assert run_deja("index").returncode == 0
+    return project
+
+
+def _recent_sessions(project: Path) -> str:
+    payload = {
+        "conversation_id": "c-start",
+        "hook_event_name": "sessionStart",
+        "cursor_version": "2.4.21",
+        "workspace_roots": [str(project)],
+    }
+    done = run_deja("hook-context", input=json.dumps(payload))
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    return str(json.loads(done.stdout)["additional_context"])
+
+
+def test_the_session_start_block_gives_the_ask_and_conclusion_the_title_names(fake_home: Path) -> None:
+    block = _recent_sessions(_indexed(fake_home))
+    assert f'"{TITLE}"' in block, block
+    assert f"  asked: {IMPORT_ERROR}\n  concluded: {FIXED}\n" in block, block
+    assert LINT not in block and "concluded: Added a 0.14.2" not in block, block
+
+
+def test_wip_and_ctx_give_the_titles_part_as_the_task_and_what_it_settled(fake_home: Path) -> None:
+    project = _indexed(fake_home)
+    wip = run_deja("wip", cwd=project).stdout
+    assert f"\ntask: {IMPORT_ERROR}\nsettled: {FIXED}\n" in wip, wip
+    ctx = run_deja("ctx", LONG).stdout
+    assert f"## Goal\n{IMPORT_ERROR}\n\n## Decisions and findings\n" in ctx, ctx
+    assert "- Removed the unused imports" not in ctx and f"- {CHANGELOG}" not in ctx, ctx
+    assert f"## Where it stopped\n{CHANGELOG}\n" in ctx, ctx  # (where it did stop: the chore after the work)
+    # --json keeps the first ask whole as the goal, and gives the task the summary is about
+    shown = json.loads(run_deja("wip", "--json", cwd=project).stdout)
+    assert (shown["goal"], shown["task"]) == (LINT, IMPORT_ERROR), shown
+
+
+def test_a_chat_whose_first_turn_is_its_titles_keeps_its_first_ask_and_last_answer(fake_home: Path) -> None:
+    project = fake_home / "code" / "auth"
+    project.mkdir(parents=True)
+    _titled_chat(fake_home, project, ONE_TOPIC, "Login returns 401 after deploy", ONE_TOPIC_TURNS)
+    assert run_deja("index").returncode == 0
+    block = _recent_sessions(project)
+    assert f"  asked: {LOGIN}\n  concluded: {WORKED}\n" in block, block
+    wip = run_deja("wip", cwd=project).stdout
+    assert f"\ntask: {LOGIN}\nsettled: {WORKED}\n" in wip, wip
+
+
+LOCKED = "fatal: Unable to create '/repo/.git/index.lock': File exists."
+COMMIT = "git commit -am 'fix: circular import'"
+
+
+def test_a_failure_in_a_chore_after_the_titles_part_is_not_concluded_by_that_parts_answer(fake_home: Path) -> None:
+    """The failure hook's ``Concluded:`` is the answer the index kept as the session's conclusion, and only for a
+    failure before it: a ``git commit`` that failed in the chore after the part is not concluded by its fix."""
+    project = fake_home / "code" / "shop-api"
+    project.mkdir(parents=True)
+    when = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
+    store = [*store_preamble(str(project))]
+    for ask, answers in LONG_TURNS[:2]:
+        store += [store_user_message(ask, when), *[store_assistant_message(answer) for answer in answers]]
+    store += [
+        store_user_message("thanks. commit it with a sensible message", when + timedelta(minutes=5)),
+        *store_shell("t1", COMMIT, LOCKED, 128, text="Committing."),
+        *store_shell("t2", "rm -f .git/index.lock", "", 0),
+        *store_shell("t3", COMMIT, "[main 3f2a1c9] fix: circular import", 0),
+        store_assistant_message("Committed."),
+    ]
+    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), LONG), cwd=str(project), messages=store, name=TITLE)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    assert f"  asked: {IMPORT_ERROR}\n  concluded: {FIXED}\n" in _recent_sessions(project)
+    said = failure_hook(project, "git commit -m wip", LOCKED)
+    assert "What followed: a destructive step (not shown), then `git commit -am" in said, said
+    assert "Concluded" not in said and FIXED not in said, said
