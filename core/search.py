@@ -1798,7 +1798,7 @@ def _exchange(segment: Segment, meta: SessionMeta, doc: int, kind: int) -> tuple
     text. The answer holding most of what was wanted was often the agent's opening line ("Running the tests.", which
     named the command whose output matched) and left out how the turn ended; and a match in a message of tool calls
     alone (no text) showed no answer at all (trial21 F3)."""
-    first, end = meta.first_doc, meta.first_doc + meta.n_docs
+    first = meta.first_doc
     question = (
         doc
         if kind == KIND_USER
@@ -1806,13 +1806,21 @@ def _exchange(segment: Segment, meta: SessionMeta, doc: int, kind: int) -> tuple
             (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.kind(d) == KIND_USER), None
         )
     )
+    return question, closing_answer(segment, meta, doc, doc if kind == KIND_ASSISTANT else doc + 1)
+
+
+def closing_answer(segment: Segment, meta: SessionMeta, doc: int, first: int) -> int | None:
+    """The answer that closed the turn message doc ``doc`` is in: the turn's last assistant message with text, up to
+    the next question, and no earlier than doc ``first``; None when there is none. A recalled turn shows it, and so
+    does ``deja fix`` after an error a chat holds: the first answer after the error was the agent's next step ("The
+    browser sends an OPTIONS preflight… Let me see what comes back."), not how the turn ended (trial48b F6)."""
+    end = meta.first_doc + meta.n_docs
     turn_end = next((d for d in range(doc + 1, end) if segment.kind(d) == KIND_USER), end)
-    answer = next(
+    return next(
         (
             d
-            for d in range(turn_end - 1, doc - 1 if kind == KIND_ASSISTANT else doc, -1)
+            for d in range(turn_end - 1, first - 1, -1)
             if segment.kind(d) == KIND_ASSISTANT and segment.message(d).text.strip()
         ),
         None,
     )
-    return question, answer
