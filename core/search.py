@@ -1372,9 +1372,7 @@ def _collect(
                     started=meta.started,
                     updated=meta.updated,
                     score=round(score, 4),
-                    snippets=_snippets(_written(segment, ordinal, meta), scored, wanted_terms, snippets, filters.since)
-                    if snippets
-                    else [],
+                    snippets=_shown(segment, ordinal, meta, scored, wanted_terms, snippets, filters.since, not hits),
                     messages=meta.messages,
                     matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
                     best=(seg_i, scored[0][1]),
@@ -1682,6 +1680,45 @@ def _snippets(
                 shown.append((position, snippet.role, said))
                 out.append(snippet.replace(timestamp=written.own(written.number(doc), message.timestamp)))
     return out
+
+
+#: A query's terms that ask how something was fixed ("how did we fix …", "what solved …", "the workaround for …").
+FIX_TERMS = frozenset({"fix", "solv", "resolv", "workaround"})
+
+
+def _shown(
+    segment: Segment,
+    ordinal: int,
+    meta: SessionMeta,
+    scored: list[tuple[float, int]],
+    wanted: set[str],
+    count: int,
+    since: datetime | None,
+    first: bool,
+) -> list[Snippet]:
+    """A hit's ``count`` snippets (:func:`_snippets`); of the first hit of a query that asks how something was fixed
+    (``FIX_TERMS``), the last of them is the answer that closed its best passage's turn (``closing_answer``) unless
+    one shown is from it: the best passages were the question and the diagnosis ("`COPY . /app` before the pip
+    install busts the cache"), not "Fixed: requirements.txt is copied first…" (trial48b F6)."""
+    if not count:
+        return []
+    shown = _snippets(_written(segment, ordinal, meta), scored, wanted, count, since)
+    if not first or not wanted & FIX_TERMS or not shown:
+        return shown
+    doc = next(_said(segment, scored), -1)
+    if doc < 0:
+        return shown
+    if segment.kind(doc) not in MESSAGE_KINDS:
+        doc = segment.message_doc(doc)
+    closing = closing_answer(segment, meta, doc, doc if segment.kind(doc) == KIND_ASSISTANT else doc + 1)
+    if closing is None:
+        return shown
+    answer = segment.message(closing)
+    flat = " ".join(answer.text.split())
+    if any(snippet.text.strip("…").strip() in flat for snippet in shown):  # (one shown is of it already)
+        return shown
+    text = densest_window(flat, wanted)
+    return [*shown[: count - 1], Snippet(role=answer.role, text=text, timestamp=answer.timestamp)]
 
 
 def _repeats(position: int, role: str, said: set[str], shown_at: int, shown_role: str, shown_said: set[str]) -> bool:

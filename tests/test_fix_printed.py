@@ -115,3 +115,18 @@ def test_a_pasted_errors_answer_is_the_one_that_closed_the_turn(
     ran = run_deja("fix", "Response to preflight request doesn't pass access control check")
     assert ran.stdout.startswith("no failed command printed this error; it was written in 1 past session"), ran.stdout
     assert f"  answered after it: {closing}" in ran.stdout and next_step not in ran.stdout, ran.stdout
+
+
+def test_a_search_asking_how_it_was_fixed_shows_the_turns_closing_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first hit of a query asking how something was fixed shows the answer that closed its best turn, not only
+    the question and the diagnosis (trial48b F6); a query that asks no such thing shows its best passages."""
+    asked = "why is docker rebuilding everything every time, even the pip install layer?"
+    cause = "The Dockerfile runs COPY . /app before pip install, so any change rebuilds every layer after it."
+    fixed = "Now requirements.txt is copied and installed first, with a BuildKit cache mount for pip: 20 s a change."
+    index_chats(tmp_path, monkeypatch, {"c-docker": [asked, cause, "Trying the build again.", fixed]})
+    (hit,) = json.loads(run_deja("search", "how did we fix docker rebuilding everything", "--json").stdout)["hits"]
+    assert [s["text"] for s in hit["snippets"]][-1] == fixed, hit["snippets"]
+    (plain,) = json.loads(run_deja("search", "docker rebuilding everything", "--json").stdout)["hits"]
+    assert fixed not in [s["text"] for s in plain["snippets"]], plain["snippets"]
