@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -39,21 +40,21 @@ CHATS = {
 
 
 @pytest.fixture
-def searched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> object:
+def searched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], list[str]]:
     index = index_chats(tmp_path, monkeypatch, CHATS)
     return lambda query: [hit.session_id for hit in search(index, query, snippets=0).hits]
 
 
-def test_two_times_finds_the_chat_that_said_twice(searched) -> None:  # type: ignore[no-untyped-def]
+def test_two_times_finds_the_chat_that_said_twice(searched: Callable[[str], list[str]]) -> None:
     assert searched("which job ran two times")[0] == TWICE
     assert searched("the job that ran 2 times")[0] == TWICE
 
 
-def test_three_times_finds_the_chat_that_said_thrice(searched) -> None:  # type: ignore[no-untyped-def]
+def test_three_times_finds_the_chat_that_said_thrice(searched: Callable[[str], list[str]]) -> None:
     assert searched("the welcome email sent three times")[0] == THRICE
 
 
-def test_times_alone_is_no_count(searched) -> None:  # type: ignore[no-untyped-def]
+def test_times_alone_is_no_count(searched: Callable[[str], list[str]]) -> None:
     """ "retry five times" asks for no "twice": the flaky chat's words, as written, come first."""
     assert searched("retry times")[0] == FLAKY
     assert TWICE not in searched("what times out")
