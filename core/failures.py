@@ -120,12 +120,12 @@ class ErrorMatch(Record, frozen=True):
                 return None
             # the line holding most of them, an error line first: "invalid format" is none, and the output's error
             # line of another failure was shown for it (trial23 F7.3)
-            return self._holding([*lines, *output.splitlines()])
+            return self.holding([*lines, *output.splitlines()])
         if not all(name in output for name in self.names):
             return None
         return next((ln for ln in lines if error_key(ln) == self.key), None)
 
-    def _holding(self, lines: list[str]) -> str:
+    def holding(self, lines: list[str]) -> str:
         """The line of ``lines`` holding the most of ``words`` (the first of those); of a line longer than an error
         line is kept (``LINE_CHARS``), the part that holds them: a failed call's 4 KB JSON body was shown whole in
         ``--json``, and its first 200 characters, none of the words, in the text (review43a M2)."""

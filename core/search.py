@@ -1393,9 +1393,7 @@ def _collect(
                     started=meta.started,
                     updated=meta.updated,
                     score=round(score, 4),
-                    snippets=_snippets(_written(segment, ordinal, meta), scored, wanted_terms, snippets, filters.since)
-                    if snippets
-                    else [],
+                    snippets=_shown(segment, ordinal, meta, scored, wanted_terms, snippets, filters.since, not hits),
                     messages=meta.messages,
                     matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
                     best=(seg_i, scored[0][1]),
@@ -1725,6 +1723,45 @@ def _snippets(
     return out
 
 
+#: A query's terms that ask how something was fixed ("how did we fix …", "what solved …", "the workaround for …").
+FIX_TERMS = frozenset({"fix", "solv", "resolv", "workaround"})
+
+
+def _shown(
+    segment: Segment,
+    ordinal: int,
+    meta: SessionMeta,
+    scored: list[tuple[float, int]],
+    wanted: set[str],
+    count: int,
+    since: datetime | None,
+    first: bool,
+) -> list[Snippet]:
+    """A hit's ``count`` snippets (:func:`_snippets`); of the first hit of a query that asks how something was fixed
+    (``FIX_TERMS``), the last of them is the answer that closed its best passage's turn (``closing_answer``) unless
+    one shown is from it: the best passages were the question and the diagnosis ("`COPY . /app` before the pip
+    install busts the cache"), not "Fixed: requirements.txt is copied first…" (trial48b F6)."""
+    if not count:
+        return []
+    shown = _snippets(_written(segment, ordinal, meta), scored, wanted, count, since)
+    if not first or not wanted & FIX_TERMS or not shown:
+        return shown
+    doc = next(_said(segment, scored), -1)
+    if doc < 0:
+        return shown
+    if segment.kind(doc) not in MESSAGE_KINDS:
+        doc = segment.message_doc(doc)
+    closing = closing_answer(segment, meta, doc, doc if segment.kind(doc) == KIND_ASSISTANT else doc + 1)
+    if closing is None:
+        return shown
+    answer = segment.message(closing)
+    flat = " ".join(answer.text.split())
+    if any(snippet.text.strip("…").strip() in flat for snippet in shown):  # (one shown is of it already)
+        return shown
+    text = densest_window(flat, wanted)
+    return [*shown[: count - 1], Snippet(role=answer.role, text=text, timestamp=answer.timestamp)]
+
+
 def _repeats(position: int, role: str, said: set[str], shown_at: int, shown_role: str, shown_said: set[str]) -> bool:
     """Whether a snippet (its message's ``position``, ``role`` and words) says what one shown said: the same words,
     or, of one message or of two tools' output, all of its words or all of the shown one's."""
@@ -1839,7 +1876,7 @@ def _exchange(segment: Segment, meta: SessionMeta, doc: int, kind: int) -> tuple
     text. The answer holding most of what was wanted was often the agent's opening line ("Running the tests.", which
     named the command whose output matched) and left out how the turn ended; and a match in a message of tool calls
     alone (no text) showed no answer at all (trial21 F3)."""
-    first, end = meta.first_doc, meta.first_doc + meta.n_docs
+    first = meta.first_doc
     question = (
         doc
         if kind == KIND_USER
@@ -1847,13 +1884,21 @@ def _exchange(segment: Segment, meta: SessionMeta, doc: int, kind: int) -> tuple
             (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.kind(d) == KIND_USER), None
         )
     )
+    return question, closing_answer(segment, meta, doc, doc if kind == KIND_ASSISTANT else doc + 1)
+
+
+def closing_answer(segment: Segment, meta: SessionMeta, doc: int, first: int) -> int | None:
+    """The answer that closed the turn message doc ``doc`` is in: the turn's last assistant message with text, up to
+    the next question, and no earlier than doc ``first``; None when there is none. A recalled turn shows it, and so
+    does ``deja fix`` after an error a chat holds: the first answer after the error was the agent's next step ("The
+    browser sends an OPTIONS preflight… Let me see what comes back."), not how the turn ended (trial48b F6)."""
+    end = meta.first_doc + meta.n_docs
     turn_end = next((d for d in range(doc + 1, end) if segment.kind(d) == KIND_USER), end)
-    answer = next(
+    return next(
         (
             d
-            for d in range(turn_end - 1, doc - 1 if kind == KIND_ASSISTANT else doc, -1)
+            for d in range(turn_end - 1, first - 1, -1)
             if segment.kind(d) == KIND_ASSISTANT and segment.message(d).text.strip()
         ),
         None,
     )
-    return question, answer

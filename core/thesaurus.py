@@ -146,6 +146,11 @@ PHRASES = [
     (("money back",), r"\bmoney\s+back\b", "refund"),
     (_joined("no", "room space", "left"), r"\bno\s+(?:room|space)\s+left\b", "disk"),
     (("out of memory",), r"\bout\s+of\s+memory\b", "oom"),
+    # a count said in two words, as the chat may have said it in one ("ran twice"; "once" is a stopword, as "one
+    # time" is all but one: neither is looked for); the other way, "twice" is not looked for as "two times", which
+    # the index cannot tell from "two" and "times" apart (it keeps no word's place) (trial48b F9)
+    (_joined("two 2", "times"), r"\b(?:two|2)\s+times\b", "twice"),
+    (_joined("three 3", "times"), r"\b(?:three|3)\s+times\b", "thrice"),
 ]
 
 #: Words developers write closed, spaced or hyphenated ("rollback", "rolled back", "roll-back"), as their two words:

@@ -19,12 +19,10 @@ from .destructive import is_destructive
 from .ending import resumed_ask, stopped_after
 from .errors import error_lines
 from .failures import (
-    FOLLOW_DOCS,
     SESSIONS_COUNTED,
     ErrorMatch,
     Fix,
     Step,
-    episode_end,
     failed_call,
     past_failures,
     scan_window,
@@ -483,34 +481,53 @@ def _searched_failures(index: Index, words: tuple[str, ...], limit: int, exclude
 
 
 def _mentions(index: Index, words: tuple[str, ...], limit: int, exclude: frozenset[str]) -> list[Fix]:
-    """The first message holding every one of ``words`` in each session a search finds, with the answer given after
-    it (``Fix.mentioned``): the error as a person pasted it or an answer quoted it, where no command printed it."""
+    """The first message holding every one of ``words`` in each session a search finds, in its own text or in what
+    one of its tool calls printed, with the answer that closed its turn (``Fix.mentioned``): the error as a person
+    pasted it, an answer quoted it or a command that did not fail printed it (``kubectl logs … | grep jwt``,
+    ``kubectl describe pod``'s ``Exit Code: 137``: "has not come up" was said of those, which ``deja search`` found
+    first, trial48b F3), where no failed command printed it."""
+    from .search import closing_answer
+
     fixes = []
     lowered = _lowered(words)
     needles = _word_needles(lowered)
     for segment, meta in _searched_sessions(index, words, limit, exclude) if words else ():
-        end = meta.first_doc + meta.n_docs
-        for doc in range(meta.first_doc, end):
+        for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
             message = segment.message_holding(doc, needles, folded=True)
-            if message is None:
+            found = _holding_words(message, lowered) if message is not None else None
+            if found is None:
                 continue
-            lines = [ln for ln in message.text.splitlines() if all(w in ln.lower() for w in lowered)]
-            if not lines and not all(w in message.text.lower() for w in lowered):
-                continue
-            answer = next(
-                (
-                    one_line(later.text, 200)
-                    for later in map(
-                        segment.message, range(doc + 1, episode_end(segment, doc, min(end, doc + FOLLOW_DOCS)))
-                    )
-                    if later.role == "assistant" and later.text.strip()
-                ),
-                "",
+            said, command = found
+            answer = closing_answer(segment, meta, doc, doc + 1)
+            fixes.append(
+                Fix(
+                    session=meta,
+                    timestamp=message.timestamp if message else None,
+                    error=one_line(said, 200),
+                    command=command,
+                    answer=one_line(segment.message(answer).text, 200) if answer is not None else "",
+                    mentioned=True,
+                )
             )
-            said = one_line(lines[0] if lines else message.text, 200)
-            fixes.append(Fix(session=meta, timestamp=message.timestamp, error=said, answer=answer, mentioned=True))
             break
     return _newest_first(fixes, limit)
+
+
+def _holding_words(message: Message, lowered: tuple[str, ...]) -> tuple[str, str] | None:
+    """Where ``message`` holds every one of ``lowered`` (lowercase words): the line of its text holding them (its text
+    when no one line does), with ""; else the line of a tool call's output holding the most of them
+    (``ErrorMatch.holding``), with the call's command
+    (normalised; "" for a call of no command); None when neither holds them all."""
+    lines = [ln for ln in message.text.splitlines() if all(w in ln.lower() for w in lowered)]
+    if lines or all(w in message.text.lower() for w in lowered):
+        return (lines[0] if lines else message.text), ""
+    for call in message.tool_calls:
+        output = call.result or ""
+        if all(w in output.lower() for w in lowered):
+            command = call.args.get("command")
+            held = ErrorMatch(words=lowered).holding(output.splitlines())
+            return held, normalise_command(command) if isinstance(command, str) else ""
+    return None
 
 
 # --------------------------------------------------------------------------- commands

@@ -191,6 +191,7 @@ def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
                 "edited": f.edited,
                 "answer": f.answer,
                 "mentioned": f.mentioned,
+                "command": f.command,
             }
             for f in fixes
         ],
@@ -210,7 +211,7 @@ def fix_text(error: str, history: ErrorHistory, command_chars: int | None = None
     if not fixes:
         return f"this error has not come up in a past session: {echoed(error.strip(), ERROR_CHARS)}"
     if fixes[0].mentioned:
-        return _mentions_text(history)
+        return _mentions_text(history, command_chars)
     shown = "newest first" if count == len(fixes) else f"the newest {len(fixes)}"
     lines = [f"this error came up in {count} past session{'s' if count != 1 else ''}, {shown}:"]
     for fix in fixes:
@@ -241,17 +242,21 @@ def fix_text(error: str, history: ErrorHistory, command_chars: int | None = None
     return "\n".join(lines)
 
 
-def _mentions_text(history: ErrorHistory) -> str:
-    """Sessions whose messages hold the error (pasted, quoted) though no failed command printed it: what was said
-    after it is shown as what was answered, never as a fix (nothing ran that says it worked)."""
+def _mentions_text(history: ErrorHistory, command_chars: int | None = None) -> str:
+    """Sessions whose messages hold the error (pasted, quoted), or whose commands printed it and did not fail
+    (``kubectl logs … | grep jwt``), though no failed command printed it: the answer that closed the turn is shown as
+    what was answered, never as a fix (nothing ran that says it worked)."""
     fixes, count = history.fixes, history.sessions
     shown = "newest first" if count == len(fixes) else f"the newest {len(fixes)}"
     plural = "s" if count != 1 else ""
-    lines = [f"no failed command printed this error; it was written in {count} past session{plural}, {shown}:"]
+    how = "written or printed" if any(fix.command for fix in fixes) else "written"
+    lines = [f"no failed command printed this error; it was {how} in {count} past session{plural}, {shown}:"]
     for fix in fixes:
         meta = fix.session
         lines.append(f"{when(fix.timestamp or meta.updated)}  {meta.title or meta.asked}  (deja show {meta.id})")
-        lines.append(f"  said: {_cut(fix.error, 200)}")
+        if fix.command:
+            lines.append(f"  printed by: {command_shown(fix.command, command_chars)}")
+        lines.append(f"  {'output' if fix.command else 'said'}: {_cut(fix.error, 200)}")
         if fix.answer:
             lines.append(f"  answered after it: {fix.answer}")
     return "\n".join(lines)

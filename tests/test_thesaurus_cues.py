@@ -15,6 +15,7 @@ PIECES = ["let", "me", "in", "signed", "out", "log", "on", "back", "office", "re
 PIECES += ["money", "no", "room", "space", "left", "of", "memory", "timed", "time", "kicked", "the", "deploy"]
 PIECES += ["about", "without", "layout", "bereft", "\t", "\n", "\u00a0", "\u2003", "(", "-"]
 PIECES += ["logs", "logging", "signing", "us", "them", "him", "her", "kick", "thrown", "threw", "cop", "copy", "ok"]
+PIECES += ["two", "three", "2", "3", "times", "x2", "twotimes"]
 
 
 def _found(query: str) -> tuple[dict[str, list[tuple[str, float]]], list[str]]:
@@ -36,7 +37,13 @@ def test_the_cues_find_what_every_pattern_finds(pieces: list[str]) -> None:
 @pytest.mark.unit
 @pytest.mark.parametrize(
     ("query", "term"),
-    [("I got logged out again", "logout"), ("the back office page", "admin"), ("no space left", "disk")],
+    [
+        ("I got logged out again", "logout"),
+        ("the back office page", "admin"),
+        ("no space left", "disk"),
+        ("the job ran two times", "twice"),
+        ("sent 3 times", "thrice"),
+    ],
 )
 def test_a_phrase_still_stands_for_its_term(query: str, term: str) -> None:
     others, gained = _found(query)
