@@ -269,10 +269,12 @@ def user_folder(root: str) -> str:
 def ide_databases(root: str | None = None) -> list[str]:
     """``globalStorage/state.vscdb`` and every ``workspaceStorage/*/state.vscdb`` that is a file, the workspaces
     in the order of their folders' names."""
+    from .regular_files import utf8_named  # (here: the hooks' preloaded modules stay as they are)
+
     root = root or ide_user_root()
     workspaces = os.path.join(root, "workspaceStorage")
     try:
-        names = sorted(os.listdir(workspaces))
+        names = sorted(name for name in os.listdir(workspaces) if utf8_named(os.path.join(workspaces, name), name))
     except OSError:
         names = []
     found = [os.path.join(root, GLOBAL_STORAGE, "state.vscdb")]

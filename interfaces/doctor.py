@@ -68,7 +68,7 @@ from ..core.readers import (
 )
 from ..core.readers.chatstore import UNREADABLE_STORE
 from ..core.readers.unreadable import move_away, unlisted_folders, why_unreadable
-from ..core.regular_files import forbidden, readable_command
+from ..core.regular_files import forbidden, not_utf8_finding, readable_command
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
 from .views import when
@@ -213,6 +213,7 @@ def diagnose(home: Path | None = None) -> Report:
         ),
         *_damaged_chat_store_problems(damaged, dropped),
         *_forbidden_problems(forbidden_files, unlisted, [store.path for store in stores if store.unreadable]),
+        *_not_utf8_problems(),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
         *unwritable,
@@ -870,6 +871,12 @@ def _forbidden_problems(files: list[str], unlisted: list[str], unread_databases:
             f"{readable_command(files)}, then `deja index`",
         )
     ]
+
+
+def _not_utf8_problems() -> list[Finding]:
+    """The files and folders the walks above passed over for a name that is not UTF-8: a warning (the rest is read)."""
+    found = not_utf8_finding()
+    return [Finding("warn", "history", *found)] if found else []
 
 
 def _dropped_bytes(directory: Path, index: Index) -> int:

@@ -20,7 +20,7 @@ from ..dates import MONTHS
 from ..lean_msgspec import msgspec
 from ..model import Message, ToolCall, cap_text
 from ..patterns import Lazy
-from ..regular_files import capped_lines, check_regular, open_regular
+from ..regular_files import capped_lines, check_regular, open_regular, utf8_named
 from ..text import user_query
 from . import jsonvalue
 
@@ -87,7 +87,7 @@ def find_transcripts(root: Path, include_subagents: bool) -> Iterator[Path]:
 def _entries(folder: str) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as found:
-            return sorted(found, key=lambda e: e.name)
+            return sorted((e for e in found if utf8_named(e.path, e.name)), key=lambda e: e.name)
     except OSError:
         return []
 
