@@ -9,7 +9,7 @@ blocking, and checked again on the open descriptor (the name may have changed
 in between); SQLite, which opens its files itself, gets the check before.
 
 A regular file can still be huge: ``capped_lines`` reads lines in bounded
-chunks, and passes over a line longer than its cap without holding it.
+chunks, and passes over a line longer than its cap without holding it (keeping its head and tail when asked).
 """
 
 from __future__ import annotations
@@ -187,23 +187,29 @@ def check_regular_database(path: StrPath) -> None:
             check_regular(companion)
 
 
-def capped_lines(handle: BinaryIO, cap: int, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[bytes, int]]:
+def capped_lines(
+    handle: BinaryIO, cap: int, chunk_bytes: int = CHUNK_BYTES, keep: int = 0
+) -> Iterator[tuple[bytes, int]]:
     """Each line (with its newline) and its size in bytes, never holding more than ``cap + 1`` bytes of one.
 
     A line longer than ``cap`` is passed over ``chunk_bytes`` at a time as it
-    streams, never held: it comes out as ``b"\\n"`` (or ``b""`` when the file ends
-    inside it) with its true size, so a caller can count it and still know where
-    the next line starts.
+    streams, never held whole: it comes out as its first ``keep`` bytes and its
+    last ``keep`` (its newline among them; ``b"\\n"`` when ``keep`` is 0, ``b""``
+    when the file ends inside it) with its true size, so a caller can tell it by
+    its size, keep what it can of it, and still know where the next line starts.
     """
     while line := handle.readline(cap + 1):
         if len(line) <= cap:
             yield line, len(line)
             continue
         size, ended = len(line), line.endswith(b"\n")
+        head, tail = line[:keep], line[len(line) - keep :]
+        del line
         while not ended and (rest := handle.readline(chunk_bytes)):
             size += len(rest)
             ended = rest.endswith(b"\n")
-        yield (b"\n" if ended else b""), size
+            tail = (tail + rest)[-keep:] if keep else b""
+        yield (head + tail if keep else b"\n") if ended else b"", size
 
 
 def subfolders(folder: StrPath) -> list[os.DirEntry[str]]:
