@@ -27,7 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..core import config, paths
+from ..core import config, folders, paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
 from ..core.index import (
     MANIFEST,
@@ -874,9 +874,14 @@ def _forbidden_problems(files: list[str], unlisted: list[str], unread_databases:
 
 
 def _not_utf8_problems() -> list[Finding]:
-    """The files and folders the walks above passed over for a name that is not UTF-8: a warning (the rest is read)."""
+    """A root whose own path is not UTF-8 (an error: no index can be written), and the files and folders the walks
+    above passed over for a name that is not UTF-8 (a warning: the rest is read)."""
+    root = folders.not_utf8_root()
     found = not_utf8_finding()
-    return [Finding("warn", "history", *found)] if found else []
+    return [
+        *([Finding("error", "history", f"{root}: {folders.NOT_UTF8_ROOT}", folders.NOT_UTF8_ROOT_FIX)] if root else []),
+        *([Finding("warn", "history", *found)] if found else []),
+    ]
 
 
 def _dropped_bytes(directory: Path, index: Index) -> int:

@@ -13,6 +13,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from harness import run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
@@ -79,3 +80,26 @@ def test_editor_and_chat_store_folders_named_not_in_utf8_are_passed_over(tmp_pat
     assert indexed.returncode == 0 and "1 session" in indexed.stdout, indexed.stderr
     assert f"deja passes over {cli_root}/chats/h\\xff and 1 more: their names are not UTF-8" in indexed.stderr
     assert run_deja("search", "narwhal").returncode == 0
+
+
+def test_a_root_whose_own_path_is_not_utf8_is_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing of a root so named can be passed over: index and search refuse in one line, and doctor says why."""
+    home = _bytes_named(tmp_path, b"jos\xe9")
+    write_transcript(transcript_path(home / ".cursor", str(home / "code"), "c-one"), CHAT)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(home / ".cursor"))
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    line = (
+        f"deja: {tmp_path}/jos\\xe9/.cursor: its path is not UTF-8, which deja's index cannot record: give the folder "
+        "whose name shows \\xNN a UTF-8 name, or set DEJA_CURSOR_ROOT, DEJA_CURSOR_CLI_ROOT and DEJA_HOME to folders "
+        "whose paths are UTF-8\n"
+    )
+    for command in (("index",), ("search", "narwhal")):
+        ran = run_deja(*command)
+        assert (ran.returncode, ran.stderr) == (1, line), ran.stderr
+    doctor = run_deja("doctor", input=b"").stdout.decode("utf-8", "replace")  # (its other lines name the path raw)
+    assert f"ERROR  {tmp_path}/jos\\xe9/.cursor: its path is not UTF-8" in doctor
