@@ -269,10 +269,12 @@ def user_folder(root: str) -> str:
 def ide_databases(root: str | None = None) -> list[str]:
     """``globalStorage/state.vscdb`` and every ``workspaceStorage/*/state.vscdb`` that is a file, the workspaces
     in the order of their folders' names."""
+    from .regular_files import utf8_named  # (here: the hooks' preloaded modules stay as they are)
+
     root = root or ide_user_root()
     workspaces = os.path.join(root, "workspaceStorage")
     try:
-        names = sorted(os.listdir(workspaces))
+        names = sorted(name for name in os.listdir(workspaces) if utf8_named(os.path.join(workspaces, name), name))
     except OSError:
         names = []
     found = [os.path.join(root, GLOBAL_STORAGE, "state.vscdb")]
@@ -282,6 +284,27 @@ def ide_databases(root: str | None = None) -> list[str]:
 
 def include_subagents() -> bool:
     return bool(config.get("include_subagents"))
+
+
+#: What is wrong with ``not_utf8_root`` and what to do about it, as ``deja index``, ``deja search`` and doctor say it.
+NOT_UTF8_ROOT = "its path is not UTF-8, which deja's index cannot record"
+NOT_UTF8_ROOT_FIX = (
+    "give the folder whose name shows \\xNN a UTF-8 name, or set DEJA_CURSOR_ROOT, DEJA_CURSOR_CLI_ROOT and "
+    "DEJA_HOME to folders whose paths are UTF-8"
+)
+
+
+def not_utf8_root() -> str:
+    """The first of the folders every record names a path under (Cursor's roots, deja's home) whose own path is not
+    UTF-8 (a Latin-1 ``/home/jos\\xe9``), shown with such bytes as ``\\xNN``; "" when there is none. No record deja
+    writes can hold it, and the walk can pass over no part of it (``regular_files.utf8_named``)."""
+    for root in (ide_user_root(), *cli_roots(), deja_home()):
+        if not root.isascii():
+            try:
+                root.encode("utf-8")
+            except UnicodeEncodeError:
+                return os.fsencode(root).decode("utf-8", "backslashreplace")
+    return ""
 
 
 def missing_overrides() -> list[tuple[str, str]]:

@@ -66,18 +66,21 @@ def open_index(
         if kept_out is not None:
             raise kept_out from None  # no index to answer from, and none can be written: the one thing to say
         return Index.open(home, codec)
-    if isinstance(kept_out, TimeoutError):
-        say("another deja is updating the index; answering from the index as it stands")
-    elif refusal(kept_out) and (refused := refused_write(home)):
-        say(f"cannot update the index in {refused}; answering from the index as it stands")
-    elif kept_out is not None:
-        where = kept_out.filename or index_dir(home)
-        fix = f": {room}" if (room := room_fix(kept_out)) else ""
-        say(
-            f"cannot update the index ({where}: {kept_out.strerror or kept_out}){fix}; "
-            "answering from the index as it stands"
-        )
+    if kept_out is not None:
+        say(f"{not_updated(home, kept_out)}; answering from the index as it stands")
     return index
+
+
+def not_updated(home: Path, kept_out: OSError) -> str:
+    """Why the index at ``home`` was not brought up to date, in one line naming the file and what to do: what the
+    CLI and the MCP server's refresher say (which wrote a traceback to Cursor's MCP log, trial49 F3)."""
+    if isinstance(kept_out, TimeoutError):
+        return "another deja is updating the index"
+    if refusal(kept_out) and (refused := refused_write(home)):
+        return f"cannot update the index in {refused}"
+    where = kept_out.filename or index_dir(home)
+    fix = f": {room}" if (room := room_fix(kept_out)) else ""
+    return f"cannot update the index ({where}: {kept_out.strerror or kept_out}){fix}"
 
 
 class IndexBeingWritten(Exception):

@@ -9,7 +9,7 @@ blocking, and checked again on the open descriptor (the name may have changed
 in between); SQLite, which opens its files itself, gets the check before.
 
 A regular file can still be huge: ``capped_lines`` reads lines in bounded
-chunks, and passes over a line longer than its cap without holding it.
+chunks, and passes over a line longer than its cap without holding it (keeping its head and tail when asked).
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ if TYPE_CHECKING:  # (and collections.abc: it loads collections, which a hook th
 CHUNK_BYTES = 1 << 20
 #: The files SQLite opens beside a database: each must be a regular file too, when present.
 SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+#: The files and folders in Cursor's folders this process passed over because their names are not UTF-8 (a Latin-1
+#: ``café`` from an old tarball, a stray file): no record deja writes (JSON, msgpack) can hold such a name, and one
+#: name refused the whole index (trial49 F1). ``deja index`` and doctor name them (``not_utf8_shown``).
+not_utf8: set[str] = set()
 
 
 class NotRegularFile(OSError):
@@ -183,23 +187,29 @@ def check_regular_database(path: StrPath) -> None:
             check_regular(companion)
 
 
-def capped_lines(handle: BinaryIO, cap: int, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[bytes, int]]:
+def capped_lines(
+    handle: BinaryIO, cap: int, chunk_bytes: int = CHUNK_BYTES, keep: int = 0
+) -> Iterator[tuple[bytes, int]]:
     """Each line (with its newline) and its size in bytes, never holding more than ``cap + 1`` bytes of one.
 
     A line longer than ``cap`` is passed over ``chunk_bytes`` at a time as it
-    streams, never held: it comes out as ``b"\\n"`` (or ``b""`` when the file ends
-    inside it) with its true size, so a caller can count it and still know where
-    the next line starts.
+    streams, never held whole: it comes out as its first ``keep`` bytes and its
+    last ``keep`` (its newline among them; ``b"\\n"`` when ``keep`` is 0, ``b""``
+    when the file ends inside it) with its true size, so a caller can tell it by
+    its size, keep what it can of it, and still know where the next line starts.
     """
     while line := handle.readline(cap + 1):
         if len(line) <= cap:
             yield line, len(line)
             continue
         size, ended = len(line), line.endswith(b"\n")
+        head, tail = line[:keep], line[len(line) - keep :]
+        del line
         while not ended and (rest := handle.readline(chunk_bytes)):
             size += len(rest)
             ended = rest.endswith(b"\n")
-        yield (b"\n" if ended else b""), size
+            tail = (tail + rest)[-keep:] if keep else b""
+        yield (head + tail if keep else b"\n") if ended else b"", size
 
 
 def subfolders(folder: StrPath) -> list[os.DirEntry[str]]:
@@ -207,6 +217,42 @@ def subfolders(folder: StrPath) -> list[os.DirEntry[str]]:
     cannot be listed: Cursor's folders are walked in this order, and the first holding a chat id wins."""
     try:
         with os.scandir(folder) as found:
-            return sorted((e for e in found if e.is_dir()), key=lambda e: e.name)
+            return sorted((e for e in found if utf8_named(e.path, e.name) and e.is_dir()), key=lambda e: e.name)
     except OSError:
         return []
+
+
+def utf8_named(path: str, name: str) -> bool:
+    """Whether ``name`` (the last part of ``path``) is UTF-8; if not, ``path`` joins ``not_utf8`` and the caller
+    passes it over. Python spells such a name's bytes as lone surrogates, which no encoder of deja's records takes."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        not_utf8.add(path)
+        return False
+    return True
+
+
+def not_utf8_shown(path: str) -> str:
+    """``path``, one of ``not_utf8``, as a person can read it: each byte that is not UTF-8 as ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def not_utf8_finding() -> tuple[str, str] | None:
+    """What ``deja index`` and doctor say of the names passed over so far (``not_utf8``), the first by name, and
+    what to do about them; None when there are none."""
+    if not not_utf8:
+        return None
+    shown = sorted(not_utf8_shown(path) for path in not_utf8)
+    if len(shown) == 1:
+        return (
+            f"deja passes over {shown[0]}: its name is not UTF-8, which the index cannot record",
+            "give it a UTF-8 name (nothing in it is read until then), then `deja index`",
+        )
+    return (
+        f"deja passes over {shown[0]} and {len(shown) - 1} more: their names are not UTF-8, which the index cannot "
+        "record",
+        "give them UTF-8 names (nothing in them is read until then), then `deja index`",
+    )

@@ -27,7 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..core import config, paths
+from ..core import config, folders, paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
 from ..core.index import (
     MANIFEST,
@@ -68,7 +68,7 @@ from ..core.readers import (
 )
 from ..core.readers.chatstore import UNREADABLE_STORE
 from ..core.readers.unreadable import move_away, unlisted_folders, why_unreadable
-from ..core.regular_files import forbidden, readable_command
+from ..core.regular_files import forbidden, not_utf8_finding, readable_command
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
 from .views import when
@@ -213,6 +213,7 @@ def diagnose(home: Path | None = None) -> Report:
         ),
         *_damaged_chat_store_problems(damaged, dropped),
         *_forbidden_problems(forbidden_files, unlisted, [store.path for store in stores if store.unreadable]),
+        *_not_utf8_problems(),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
         *unwritable,
@@ -869,6 +870,17 @@ def _forbidden_problems(files: list[str], unlisted: list[str], unread_databases:
             "what it read before)",
             f"{readable_command(files)}, then `deja index`",
         )
+    ]
+
+
+def _not_utf8_problems() -> list[Finding]:
+    """A root whose own path is not UTF-8 (an error: no index can be written), and the files and folders the walks
+    above passed over for a name that is not UTF-8 (a warning: the rest is read)."""
+    root = folders.not_utf8_root()
+    found = not_utf8_finding()
+    return [
+        *([Finding("error", "history", f"{root}: {folders.NOT_UTF8_ROOT}", folders.NOT_UTF8_ROOT_FIX)] if root else []),
+        *([Finding("warn", "history", *found)] if found else []),
     ]
 
 

@@ -321,6 +321,8 @@ class ProgressBar:
 def check_roots() -> None:
     for name, path in folders.missing_overrides():
         raise Failed(f"{name}={path}: no such folder; point it at an existing folder or unset it")
+    if root := folders.not_utf8_root():
+        raise Failed(f"{root}: {folders.NOT_UTF8_ROOT}: {folders.NOT_UTF8_ROOT_FIX}")
 
 
 def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
@@ -1088,6 +1090,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
     """Build the index, or refresh it with what changed since the last run (``deja index``)."""
     from ..core import paths
     from ..core.indexer import WRITER_WAIT_SECONDS, refresh
+    from ..core.regular_files import not_utf8, not_utf8_finding, not_utf8_shown
 
     collect_from_now()
     check_roots()
@@ -1115,6 +1118,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         "unreadable_kept": result.unreadable_kept,
         "not_rebuilt": result.not_rebuilt,
         "unreadable_folders": (unlisted := _unlisted_folders(result.unsearchable)),
+        "not_utf8": sorted(not_utf8_shown(path) for path in not_utf8),
     }
     if result.not_rebuilt:
         _not_rebuilt(result, data if json else None)
@@ -1130,6 +1134,8 @@ def index_command(full: bool = False, json: bool = False) -> None:
         f"({result.added} added, {result.updated} updated, {result.removed} removed){waited}"
     )
     _report_unlisted(unlisted, _report_unreadable(result))
+    if passed_over := not_utf8_finding():
+        echo(f"{passed_over[0]}: {passed_over[1]}", err=True)
     from ..core.indexer.plan import RETRIED, THIS_TIME_FAILURES  # (loaded by the refresh already)
 
     # A record Cursor left empty or damaged is the same on every read: doctor lists those, once, as information. A

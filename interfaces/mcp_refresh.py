@@ -119,16 +119,30 @@ def check(home: str) -> None:
         return
 
 
+def _say_failed(home: str, exc: Exception) -> None:
+    """One line in Cursor's MCP log for a refresh that failed, as the CLI words it (a traceback with DEJA_DEBUG=1)."""
+    import logging
+
+    if isinstance(exc, OSError):
+        from pathlib import Path
+
+        from ..core.library import not_updated
+
+        why = not_updated(Path(home), exc)
+    else:
+        why = f"refreshing the index failed ({type(exc).__name__}: {exc})"
+    debug = os.environ.get("DEJA_DEBUG") == "1"
+    logging.getLogger("deja.mcp").warning(f"{why}; answering from the index as it stands", exc_info=debug)
+
+
 def main() -> int:
     """Check at once, then once per line on stdin, writing ``done`` after each."""
     home = sys.argv[1]
     while True:
         try:
             check(home)
-        except Exception:  # noqa: BLE001 - a stale answer beats none: the server asks again later
-            import logging
-
-            logging.getLogger("deja.mcp").warning("refreshing the index failed; it stays as it stands", exc_info=True)
+        except Exception as exc:  # noqa: BLE001 - a stale answer beats none: the server asks again later
+            _say_failed(home, exc)
         try:
             os.write(1, DONE)
         except OSError:

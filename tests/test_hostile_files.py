@@ -252,6 +252,15 @@ def test_capped_lines_keeps_short_lines_whole_and_passes_over_long_ones(tmp_path
     assert read == [(b"ab\n", 3), (b"\n", 1), (b"abcde\n", 6), (b"\n", 9), (b"xyz\n", 4), (b"", 10)]
 
 
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 20])
+def test_capped_lines_keeps_the_head_and_tail_of_a_long_line_when_asked(tmp_path: Path, chunk: int) -> None:
+    path = tmp_path / "lines"
+    path.write_bytes(b"ab\nabcdefghijk\nxyz\n0123456789")
+    with open_regular(path) as handle:
+        read = list(capped_lines(handle, cap=6, chunk_bytes=chunk, keep=2))
+    assert read == [(b"ab\n", 3), (b"abk\n", 12), (b"xyz\n", 4), (b"", 10)]
+
+
 def test_open_regular_refuses_a_fifo_and_a_device_at_once(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)

@@ -145,3 +145,24 @@ def test_a_chat_written_while_no_server_ran_is_read_as_the_server_starts(indexed
         assert server.search("celery broker") == ["5a1e0000-old"]
     finally:
         server.close()
+
+
+def test_a_refresh_that_fails_says_one_line_naming_the_file_and_no_traceback(tmp_path: Path, cli_root: Path) -> None:
+    """Cursor's MCP log got a Python traceback for every refresh that failed (trial49 F3): it gets the CLI's line."""
+    write_transcript(
+        transcript_path(cli_root, str(tmp_path), "c-one"), [user_turn("hello narwhal"), assistant_turn("ok")]
+    )
+    assert subprocess.run([*ENTRY, "index"], capture_output=True).returncode == 0
+    write_transcript(
+        transcript_path(cli_root, str(tmp_path), "c-two"), [user_turn("hello walrus"), assistant_turn("ok")]
+    )
+    lock = tmp_path / "deja" / "index" / ".lock"
+    lock.unlink()
+    lock.mkdir()  # (no refresh can take the writer lock: what a read-only DEJA_HOME does, without a mount)
+    home = str(tmp_path / "deja")
+    ran = subprocess.run(
+        [sys.executable, "-m", "deja.interfaces.mcp_refresh", home], input=b"\n", capture_output=True, timeout=60
+    )
+    assert ran.returncode == 0 and ran.stdout == b"done\ndone\n"
+    line = f"cannot update the index ({lock}: Is a directory); answering from the index as it stands"
+    assert ran.stderr.decode().splitlines() == [line, line], ran.stderr.decode()

@@ -21,6 +21,7 @@ from ..index.format import FRESHNESS_RECORD, INDEX, WHOLE_STAMP, IndexUnreadable
 from ..index.light import LIGHT
 from ..record import Record
 from ..redaction import mode as redaction_mode
+from ..regular_files import utf8_named
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:  # (and pathlib: a ``deja search`` names the index folder as a string)
@@ -266,7 +267,7 @@ def ctime(path: str) -> int:
 def entries(folder: str) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as found:
-            return list(found)
+            return [e for e in found if utf8_named(e.path, e.name)]
     except OSError:
         return []
 

@@ -18,16 +18,21 @@ from typing import Any, NamedTuple
 
 from ..dates import MONTHS
 from ..lean_msgspec import msgspec
-from ..model import Message, ToolCall, cap_text
+from ..model import MAX_MESSAGE_BYTES, Message, ToolCall, cap_text, human_size
 from ..patterns import Lazy
-from ..regular_files import capped_lines, check_regular, open_regular
+from ..regular_files import capped_lines, check_regular, open_regular, utf8_named
 from ..text import user_query
 from . import jsonvalue
 
 MALFORMED_LINE = "malformed transcript line"
 OVERLONG_LINE = "transcript line too long to read"
-#: A transcript line (one JSON record) longer than this is skipped as it streams, so memory stays bounded.
+#: A transcript line (one JSON record) longer than this is never held whole, so memory stays bounded: its record is
+#: read from its head and its tail, ``OVERLONG_KEPT`` bytes each (``_spliced``), where they join.
 MAX_LINE_BYTES = 32 << 20
+#: As much of an over-long line's head, and of its tail, as a message keeps (``cap_text``'s 1 MiB in all).
+OVERLONG_KEPT = MAX_MESSAGE_BYTES // 2
+#: How far past the tail's cut a join is looked for: an escape it cut into is at most 12 bytes (``\\ud83d\\udd11``).
+_ESCAPE_REACH = 13
 
 _TRANSCRIPTS = "agent-transcripts"
 _SUBAGENTS = "subagents"
@@ -87,7 +92,7 @@ def find_transcripts(root: Path, include_subagents: bool) -> Iterator[Path]:
 def _entries(folder: str) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as found:
-            return sorted(found, key=lambda e: e.name)
+            return sorted((e for e in found if utf8_named(e.path, e.name)), key=lambda e: e.name)
     except OSError:
         return []
 
@@ -283,8 +288,9 @@ def read_transcript(
     consumed only when it is already a whole JSON object; otherwise it is being
     written and is left for the next read. Malformed lines are counted in
     ``problems`` under :data:`MALFORMED_LINE` and skipped; a line over
-    :data:`MAX_LINE_BYTES` is passed over unread (:data:`OVERLONG_LINE`), so
-    memory stays bounded whatever the file holds. Anything but a regular file
+    :data:`MAX_LINE_BYTES` is read from its head and tail (``_spliced``), or
+    passed over (:data:`OVERLONG_LINE`) when they do not join, so memory stays
+    bounded whatever the file holds. Anything but a regular file
     raises :class:`OSError` at once instead of blocking.
     """
     messages: list[Message] = []
@@ -295,8 +301,8 @@ def read_transcript(
     end = start
     with open_regular(path) as lines:
         lines.seek(start)
-        for line, size in capped_lines(lines, MAX_LINE_BYTES):
-            record = _load(line)
+        for line, size in capped_lines(lines, MAX_LINE_BYTES, keep=OVERLONG_KEPT):
+            record = _load(line) if size == len(line) else _spliced(line, size)
             if not line.endswith(b"\n") and not isinstance(record, dict):
                 break
             end += size
@@ -336,6 +342,35 @@ def read_transcript(
             for message in undated:
                 message.timestamp = mtime
     return TranscriptRead(messages=messages, end=end, last_timestamp=stamp)
+
+
+def _spliced(line: bytes, size: int) -> Any:
+    """The record of an over-long line of ``size`` bytes from ``line``, its head and tail (``OVERLONG_KEPT`` each):
+    joined by the elision marker ``cap_text`` puts where it leaves text out, inside the JSON string both cut into (a
+    pasted log, a Write's ``contents``), so the message keeps its question and its end (trial49 F4). None when they
+    do not join (the cuts fall in two values), as for a malformed line."""
+    head, tail = _whole_escapes(line[:OVERLONG_KEPT]), line[OVERLONG_KEPT:]
+    skip = next((at for at, byte in enumerate(tail) if not 0x80 <= byte < 0xC0), len(tail))  # (inside a character)
+    for start in range(skip, min(skip + _ESCAPE_REACH, len(tail))):
+        elided = human_size(size - len(head) - (len(tail) - start))
+        marker = msgspec.json.encode(f"\n[… {elided} elided …]\n")[1:-1]
+        record = _load(head + marker + tail[start:])
+        if isinstance(record, dict):
+            return record
+    return None
+
+
+def _whole_escapes(head: bytes) -> bytes:
+    """``head`` cut before a last escape (``\\u00e9``, ``\\n``) and a last character it may cut into."""
+    at = head.rfind(b"\\", max(0, len(head) - _ESCAPE_REACH))
+    if at != -1:
+        while at and head[at - 1] == 0x5C:  # (a run of escaped backslashes: cut before all of it)
+            at -= 1
+        head = head[:at]
+    end = len(head)
+    while end and 0x80 <= head[end - 1] < 0xC0:
+        end -= 1
+    return head[: end - 1] if end and head[end - 1] >= 0xC0 else head[:end]
 
 
 def _load(line: bytes) -> Any:

@@ -11,7 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ..regular_files import forbidden, open_regular, readable_command
+from ..regular_files import forbidden, open_regular, readable_command, utf8_named
 from .vscdb import is_locked, read_whole
 
 TYPE_CHECKING = False  # typing's own, without importing typing (the session-end hook imports this module)
@@ -118,7 +118,7 @@ def _unlisted(folder: str, layout: dict[str, Any] | str) -> Iterator[str]:
         return
     try:
         with os.scandir(folder) as listed:
-            folders = [entry for entry in listed if entry.name in layout or "*" in layout]
+            folders = [e for e in listed if (e.name in layout or "*" in layout) and utf8_named(e.path, e.name)]
     except PermissionError:
         yield forbidden(folder) or folder
         return

@@ -1,0 +1,105 @@
+"""A file or folder in Cursor's folders whose name is not UTF-8 (a stray file, a Latin-1 ``caf\\xe9`` copied from an
+old tarball) is passed over, and named, while the rest of the history is indexed and searched.
+
+Before, Python read such a name with lone surrogates, which no encoder of deja's records takes: ``deja index`` and
+``deja search`` both exited 1 with a UnicodeEncodeError naming no file, on every run until the file was renamed,
+while doctor said all was well (trial49 F1). A project *folder* of the user named so is another matter, and read
+(tests/test_foreign_folder_names.py): only the names Cursor's own folders hold are passed over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from harness import run_deja
+
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+CHAT = [user_turn("why does the narwhal worker die"), assistant_turn("Raise the keepalive.")]
+
+
+def _bytes_named(folder: Path, name: bytes) -> Path:
+    """``folder/name``, a name that is not UTF-8, as Python spells it (lone surrogates)."""
+    return Path(os.fsdecode(os.fsencode(str(folder)) + b"/" + name))
+
+
+def test_names_that_are_not_utf8_are_passed_over_and_named_and_the_rest_is_indexed(
+    tmp_path: Path, cli_root: Path
+) -> None:
+    good = tmp_path / "app"
+    good.mkdir()
+    write_transcript(transcript_path(cli_root, str(good), "c-good"), CHAT)
+    inner = transcript_path(cli_root, str(good), "c-good").parent.parent
+    write_transcript(_bytes_named(inner, b"x\xff.jsonl"), CHAT)  # (a) a transcript
+    _bytes_named(cli_root / "projects", b"stray\xfe.jsonl").write_text("x\n")  # (b) a stray file at the root
+    latin1 = _bytes_named(cli_root / "projects", b"caf\xe9") / "agent-transcripts"  # (c) a Latin-1 project folder
+    write_transcript(latin1 / "c-latin1.jsonl", CHAT)
+    indexed = run_deja("index")
+    assert indexed.returncode == 0, indexed.stderr
+    assert "1 session, 2 messages indexed" in indexed.stdout
+    passed = [line for line in indexed.stderr.splitlines() if "not UTF-8" in line]
+    assert passed == [
+        f"deja passes over {cli_root}/projects/caf\\xe9 and 2 more: their names are not UTF-8, which the index cannot "
+        "record: give them UTF-8 names (nothing in them is read until then), then `deja index`"
+    ]
+    as_json = json.loads(run_deja("index", "--json").stdout)["not_utf8"]
+    projects = f"{cli_root}/projects"
+    assert as_json == [f"{projects}/caf\\xe9", f"{projects}/stray\\xfe.jsonl", f"{inner}/x\\xff.jsonl"], as_json
+    found = run_deja("search", "narwhal", "--json")
+    assert found.returncode == 0, found.stderr
+    assert [hit["session_id"] for hit in json.loads(found.stdout)["hits"]] == ["c-good"]
+    doctor = run_deja("doctor")
+    assert f"deja passes over {cli_root}/projects/caf\\xe9 and 2 more: their names are not UTF-8" in doctor.stdout
+
+
+def test_a_name_not_utf8_that_appears_after_the_first_index_leaves_search_working(
+    tmp_path: Path, cli_root: Path
+) -> None:
+    """The quick check before a search lists only the folders that changed: it passes over the name too."""
+    write_transcript(transcript_path(cli_root, str(tmp_path), "c-good"), CHAT)
+    assert run_deja("index").returncode == 0
+    _bytes_named(cli_root / "projects", b"stray\xff").mkdir()
+    folder = transcript_path(cli_root, str(tmp_path), "c-good").parent.parent
+    write_transcript(_bytes_named(folder, b"late\xff.jsonl"), CHAT)
+    write_transcript(transcript_path(cli_root, str(tmp_path), "c-new"), CHAT)
+    found = run_deja("search", "narwhal", "--json")
+    assert found.returncode == 0, found.stderr
+    assert sorted(hit["session_id"] for hit in json.loads(found.stdout)["hits"]) == ["c-good", "c-new"]
+
+
+def test_editor_and_chat_store_folders_named_not_in_utf8_are_passed_over(tmp_path: Path, cli_root: Path) -> None:
+    write_transcript(transcript_path(cli_root, str(tmp_path), "c-good"), CHAT)
+    workspace = _bytes_named(tmp_path / "no-ide" / "workspaceStorage", b"w\xff")
+    workspace.mkdir(parents=True)
+    (workspace / "state.vscdb").write_bytes(b"")
+    _bytes_named(cli_root / "chats", b"h\xff").mkdir(parents=True)
+    indexed = run_deja("index")
+    assert indexed.returncode == 0 and "1 session" in indexed.stdout, indexed.stderr
+    assert f"deja passes over {cli_root}/chats/h\\xff and 1 more: their names are not UTF-8" in indexed.stderr
+    assert run_deja("search", "narwhal").returncode == 0
+
+
+def test_a_root_whose_own_path_is_not_utf8_is_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing of a root so named can be passed over: index and search refuse in one line, and doctor says why."""
+    home = _bytes_named(tmp_path, b"jos\xe9")
+    write_transcript(transcript_path(home / ".cursor", str(home / "code"), "c-one"), CHAT)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(home / ".cursor"))
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    line = (
+        f"deja: {tmp_path}/jos\\xe9/.cursor: its path is not UTF-8, which deja's index cannot record: give the folder "
+        "whose name shows \\xNN a UTF-8 name, or set DEJA_CURSOR_ROOT, DEJA_CURSOR_CLI_ROOT and DEJA_HOME to folders "
+        "whose paths are UTF-8\n"
+    )
+    for command in (("index",), ("search", "narwhal")):
+        ran = run_deja(*command)
+        assert (ran.returncode, ran.stderr) == (1, line), ran.stderr
+    doctor = run_deja("doctor", input=b"").stdout.decode("utf-8", "replace")  # (its other lines name the path raw)
+    assert f"ERROR  {tmp_path}/jos\\xe9/.cursor: its path is not UTF-8" in doctor
