@@ -398,8 +398,13 @@ def _score_docs(
             idf := _add_postings(index, word, part, 1 << bit, False, filters, scores, budgets, admitted)
         ):
             idfs.setdefault(term, idf)
+        # Another word for it weighs at most its share of the word's own idf, when some doc holds the word: at its own
+        # higher idf, a rare "ship" put "Shipping estimate shows NaN" above every chat saying "deploy" (trial49 F3).
+        ceiling = idfs.get(term)
         for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
-            if _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budgets, admitted):
+            if _add_postings(
+                index, alternative, share * part, 1 << bit, True, filters, scores, budgets, admitted, None, ceiling
+            ):
                 reached.add(term)
         if (compound := compounds.get(term)) and _add_postings(
             index, compound.first, part * RELATED_WEIGHT, 1 << bit, True, filters, scores, budgets, admitted, compound
@@ -552,9 +557,10 @@ def _add_postings(
     budgets: tuple[int, int],
     admitted: _Admitted | None,
     saying: Compound | None = None,
+    ceiling: float | None = None,
 ) -> float:
-    """Add ``term``'s postings, at ``weight`` times its idf, to ``scores`` (as matching ``flag`` as written, or
-    ``near``ly); its idf (0 when the index lacks it). It reads ``budgets`` postings at most (a rare term's, a common
+    """Add ``term``'s postings, at ``weight`` times its idf (``ceiling`` at most, when given), to ``scores`` (as
+    matching ``flag`` as written, or ``near``ly); its idf (0 when the index lacks it). It reads ``budgets`` postings at most (a rare term's, a common
     term's; 0: every one), and keeps only the docs ``admitted`` holds (when given): of those it reads every posting,
     its head's and its tail's (``Segment.tail``), so that a filter finds every session it admits that holds the word
     (a project's chats that said "deploy" less than ten big chats of other projects had no posting read, and a
@@ -567,7 +573,8 @@ def _add_postings(
     idf = index.idf(df)
     # (a spaced compound weighs no more than its closed word: in a project saying "checkout" often, "check out the
     # docs" came first at "check"'s idf, review41c H1)
-    weight *= idf if saying is None else min(idf, index.idf(_df(index, saying.closed)))
+    taken = idf if saying is None else min(idf, index.idf(_df(index, saying.closed)))
+    weight *= taken if ceiling is None else min(taken, ceiling)
     kinds = filters.kinds
     # A common term decides little of the ranking: it reads less far.
     term_budget = budgets[idf < COMMON_IDF]
