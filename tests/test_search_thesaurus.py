@@ -61,3 +61,29 @@ def test_irregular_forms_count_in_full_and_related_words_at_a_share() -> None:
     assert all(0 < weight < 1 for _, weight in others["job"])
     assert related("it would not let me in", [])[1] == ["login"]
     assert gained == []
+
+
+#: Where the word asked for is common and a word of its group rare (trial49 F3): the word, and a chat that says only
+#: the rare related word.
+COMMON_AND_RARE = [
+    ("deploy", "Shipping estimate shows NaN"),
+    ("primary", "rebase onto master branch"),
+    ("server", "node_modules cleanup"),
+    ("disk", "trailing space in yaml"),
+    ("memory", "ram disk for tests"),
+    ("docker", "aws pod identity"),
+]
+
+
+@pytest.mark.parametrize(("word", "related_only"), COMMON_AND_RARE)
+def test_a_common_word_as_written_outranks_a_rare_related_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, word: str, related_only: str
+) -> None:
+    """A related word weighs at most its share of the asked word's idf: at its own, a rare "ship" outranked every
+    one of forty chats saying "deploy"."""
+    chats = {f"00000000-0000-4000-8000-{i:012d}": [f"question {i} about the {word} in module m{i}"] for i in range(40)}
+    odd = "00000000-0000-4000-8000-0000000000ff"
+    chats[odd] = [related_only, "Done."]
+    hits = search(index_chats(tmp_path, monkeypatch, chats), word, limit=50, snippets=0).hits
+    assert len(hits) == 41
+    assert hits[-1].session_id == odd
