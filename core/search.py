@@ -398,10 +398,12 @@ def _score_docs(
             idf := _add_postings(index, word, part, 1 << bit, False, filters, scores, budgets, admitted)
         ):
             idfs.setdefault(term, idf)
-        # Another word for it weighs at most its share of the word's own idf, when some doc holds the word: at its own
-        # higher idf, a rare "ship" put "Shipping estimate shows NaN" above every chat saying "deploy" (trial49 F3).
-        ceiling = idfs.get(term)
-        for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
+        alternatives = [(term, 1.0)] if term in gained else others.get(term, ())
+        # Another word for it weighs at most its share of the word's own idf (of its commonest other word's when no doc
+        # holds it): at its own, a rare "ship" put "Shipping estimate shows NaN" above every chat saying "deploy"
+        # (trial49 F3).
+        ceiling = None if term in gained or not alternatives else idfs.get(term) or _commonest(index, alternatives)
+        for alternative, share in alternatives:
             if _add_postings(
                 index, alternative, share * part, 1 << bit, True, filters, scores, budgets, admitted, None, ceiling
             ):
@@ -612,6 +614,14 @@ def _held(
     holds = list(map(admitted.__contains__, docs))
     kept = list(compress(docs, holds))
     return kept, list(compress(chain.from_iterable(map(repeat, impacts, lengths)), holds)), b"\x01" * len(kept)
+
+
+def _commonest(index: Index, alternatives: Iterable[tuple[str, float]]) -> float | None:
+    """The idf of the commonest of ``alternatives`` some doc holds (None: none does): what a word no doc holds is taken
+    to weigh, its other words weighing no more than their share of it (at their own, "release" put a rare "ship"'s
+    chat above every one saying "deploy", trial49 F3)."""
+    held = [df for df in (_df(index, term) for term, _ in alternatives) if df]
+    return index.idf(max(held)) if held else None
 
 
 def _df(index: Index, term: str) -> int:

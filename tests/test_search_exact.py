@@ -165,8 +165,15 @@ def _running_sums(index: Index, query: str) -> tuple[dict[int, float], dict[int,
         part = search_module.PART_WEIGHT if parts.get(term) in idfs else 1.0
         if term not in gained and (idf := add(term, part, 1 << bit, False)):
             idfs[term] = idf
-        for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
-            add(alternative, share * part, 1 << bit, True, idfs.get(term))
+        if term in gained:
+            add(term, part, 1 << bit, True)
+            continue
+        alternatives = others.get(term, [])
+        # (a word no doc holds weighs as its commonest other word some doc holds)
+        held = [sum(seg.lookup(other)[2] for seg in index.segments) for other, _ in alternatives]
+        ceiling = idfs.get(term) or (index.idf(max(held)) if any(held) else None)
+        for alternative, share in alternatives:
+            add(alternative, share * part, 1 << bit, True, ceiling)
     return scores, masks
 
 
