@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from . import paths
-from .index import SOURCE_CODES, Index, IndexForbidden, IndexUnreadable, Segment, SessionMeta, check_readable, index_dir
+from .index import SOURCE_CODES, Index, IndexKeptOut, IndexUnreadable, Segment, SessionMeta, check_readable, index_dir
 from .indexer import Progress, RefreshResult, catch_up, refresh
 from .keys import holds_home, is_root, project_spelling, sessions_key, spelt_homes
 from .private import refusal, refused_write, room_fix
@@ -54,7 +54,7 @@ def open_index(
     kept_out = _update(home, say, lambda: catch_up(home, progress=progress, found=checked))
     try:
         index = Index.open(home, codec)
-    except IndexForbidden:
+    except IndexKeptOut:  # (forbidden, or a newer deja's: a rebuild would not mend it)
         raise
     except IndexUnreadable as exc:
         if kept_out is None:

@@ -407,8 +407,15 @@ def _score_docs(
             idf := _add_postings(index, word, part, 1 << bit, False, filters, scores, budgets, admitted)
         ):
             idfs.setdefault(term, idf)
-        for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
-            if _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budgets, admitted):
+        alternatives = [(term, 1.0)] if term in gained else others.get(term, ())
+        # Another word for it weighs at most its share of the word's own idf (of its commonest other word's when no doc
+        # holds it): at its own, a rare "ship" put "Shipping estimate shows NaN" above every chat saying "deploy"
+        # (trial49 F3).
+        ceiling = None if term in gained or not alternatives else idfs.get(term) or _commonest(index, alternatives)
+        for alternative, share in alternatives:
+            if _add_postings(
+                index, alternative, share * part, 1 << bit, True, filters, scores, budgets, admitted, None, ceiling
+            ):
                 reached.add(term)
         if (compound := compounds.get(term)) and _add_postings(
             index, compound.first, part * RELATED_WEIGHT, 1 << bit, True, filters, scores, budgets, admitted, compound
@@ -561,9 +568,10 @@ def _add_postings(
     budgets: tuple[int, int],
     admitted: _Admitted | None,
     saying: Compound | None = None,
+    ceiling: float | None = None,
 ) -> float:
-    """Add ``term``'s postings, at ``weight`` times its idf, to ``scores`` (as matching ``flag`` as written, or
-    ``near``ly); its idf (0 when the index lacks it). It reads ``budgets`` postings at most (a rare term's, a common
+    """Add ``term``'s postings, at ``weight`` times its idf (``ceiling`` at most, when given), to ``scores`` (as
+    matching ``flag`` as written, or ``near``ly); its idf (0 when the index lacks it). It reads ``budgets`` postings at most (a rare term's, a common
     term's; 0: every one), and keeps only the docs ``admitted`` holds (when given): of those it reads every posting,
     its head's and its tail's (``Segment.tail``), so that a filter finds every session it admits that holds the word
     (a project's chats that said "deploy" less than ten big chats of other projects had no posting read, and a
@@ -576,7 +584,8 @@ def _add_postings(
     idf = index.idf(df)
     # (a spaced compound weighs no more than its closed word: in a project saying "checkout" often, "check out the
     # docs" came first at "check"'s idf, review41c H1)
-    weight *= idf if saying is None else min(idf, index.idf(_df(index, saying.closed)))
+    taken = idf if saying is None else min(idf, index.idf(_df(index, saying.closed)))
+    weight *= taken if ceiling is None else min(taken, ceiling)
     kinds = filters.kinds
     # A common term decides little of the ranking: it reads less far.
     term_budget = budgets[idf < COMMON_IDF]
@@ -614,6 +623,14 @@ def _held(
     holds = list(map(admitted.__contains__, docs))
     kept = list(compress(docs, holds))
     return kept, list(compress(chain.from_iterable(map(repeat, impacts, lengths)), holds)), b"\x01" * len(kept)
+
+
+def _commonest(index: Index, alternatives: Iterable[tuple[str, float]]) -> float | None:
+    """The idf of the commonest of ``alternatives`` some doc holds (None: none does): what a word no doc holds is taken
+    to weigh, its other words weighing no more than their share of it (at their own, "release" put a rare "ship"'s
+    chat above every one saying "deploy", trial49 F3)."""
+    held = [df for df in (_df(index, term) for term, _ in alternatives) if df]
+    return index.idf(max(held)) if held else None
 
 
 def _df(index: Index, term: str) -> int:

@@ -507,7 +507,7 @@ class HookCall:
     def index(self) -> Index | None:
         """The index, or None (and a detached build requested) when there is none to read."""
         if self._index is None:
-            from ..core.index import Index, IndexForbidden, IndexUnreadable
+            from ..core.index import Index, IndexKeptOut, IndexUnreadable
             from ..core.index.light import LIGHT
             from ..core.redaction import withheld
 
@@ -515,7 +515,7 @@ class HookCall:
                 self._index = Index.open(self.home, LIGHT)
                 if why := withheld(self._index.manifest.redaction):  # it may hold what redaction now hides
                     raise IndexUnreadable(why)
-            except IndexForbidden as exc:  # a build could not write it either
+            except IndexKeptOut as exc:  # a build would not mend it (its permissions, a newer deja's format)
                 self.notes.append(str(exc))
                 self._index = False
             except IndexUnreadable as exc:

@@ -63,7 +63,7 @@ def _ingest(call: HookCall) -> str:
     """The detached process's work (it loads the indexer, ``pathlib`` with it: the hook itself has returned)."""
     from pathlib import Path
 
-    from ..core.index import MANIFEST, IndexForbidden, check_readable, index_dir
+    from ..core.index import MANIFEST, IndexForbidden, IndexKeptOut, check_readable, index_dir
     from ..core.indexer import glance
 
     ids = set(call.conversation_ids)
@@ -94,6 +94,8 @@ def _ingest(call: HookCall) -> str:
         result = refresh(
             home, only_chat_ids=ids | found.targets, lock_timeout=BACKGROUND_LOCK_SECONDS, seen_folders=found.folders
         )
+    except IndexKeptOut as exc:  # (a newer deja's index: left as it is)
+        return call.silent(f"not ingested {', '.join(sorted(ids))}: {exc}")
     except TimeoutError:
         return call.silent(
             f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; gave up on {', '.join(sorted(ids))} until the next refresh"

@@ -111,7 +111,8 @@ class Store(msgspec.Struct):
 
 class IndexStatus(msgspec.Struct):
     path: str
-    #: ``older``/``newer``: written by a deja of another index format, which any refresh rebuilds (not damaged).
+    #: ``older``/``newer``: written by a deja of another index format (not damaged): any refresh rebuilds an older
+    #: one, none touches a newer one.
     state: Literal["ok", "missing", "damaged", "older", "newer", "unreadable"]
     #: What the index its manifest names holds (``dropped_bytes`` apart).
     bytes: int = 0
@@ -657,10 +658,14 @@ def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
         return [] if refused else [Finding("error", "index", missing, "deja index")]
     if index.state == "damaged":
         return [Finding("error", "index", damage, "deja index")]
-    if index.state in ("older", "newer"):
-        what = f"{index.path} was built by {'an older' if index.state == 'older' else 'a newer'} deja ({damage})"
+    if index.state == "older":
+        what = f"{index.path} was built by an older deja ({damage})"
         fix = "deja index  (rebuilds it from your Cursor history; nothing Cursor still holds is lost)"
         return [Finding("warn", "index", f"{what}; this deja rebuilds it on first use, or now", fix)]
+    if index.state == "newer":  # (left as it is: rebuilt here, the newer deja would rebuild it back, trial49 F9)
+        what = f"{index.path} was built by a newer deja; this one leaves it as it is and serves nothing from it"
+        fix = "upgrade deja, or set DEJA_HOME to another folder for this one"
+        return [Finding("error", "index", what, fix)]
     if index.state == "unreadable":
         folder, fix = forbidden_fix(index.path)
         what = f"cannot read {folder}: permission denied (a rebuild could not write it either)"

@@ -20,7 +20,7 @@ import sys
 import time
 
 from ..core import folders
-from ..core.index.format import IndexForbidden, IndexUnreadable
+from ..core.index.format import IndexKeptOut, IndexUnreadable
 from ..core.private import HomeMissing
 from ..core.record import Record
 
@@ -255,7 +255,7 @@ def guarded(body: Callable[[], object]) -> int:
     except Failed as exc:
         say(str(exc))
         return exc.code
-    except IndexForbidden as exc:  # its permissions need fixing: a rebuild could not write it either
+    except IndexKeptOut as exc:  # its permissions need fixing, or a newer deja wrote it: a rebuild would not mend it
         say(str(exc))
         return 1
     except IndexUnreadable as exc:  # a damaged file met while reading, after the index opened
@@ -347,7 +347,7 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
     bar = ProgressBar("indexing")
     try:
         return open_fresh(fresh=fresh, progress=bar, note=say, checked=found, codec=codec)
-    except (IndexForbidden, IndexBeingWritten) as exc:
+    except (IndexKeptOut, IndexBeingWritten) as exc:
         raise Failed(str(exc)) from None
     except IndexUnreadable as exc:
         raise Failed(f"{exc}: run `deja index` to rebuild it") from None

@@ -242,12 +242,12 @@ class LiveIndex:
         Never waits for a refresh: at most every ``refresh_every`` seconds it asks the refresher for one, whose
         result the calls after it read.
         """
-        from ..core.index import IndexForbidden, IndexUnreadable
+        from ..core.index import IndexKeptOut, IndexUnreadable
 
         self._asked.set()
         try:
             index = self._current()
-        except IndexForbidden as exc:  # a build could not write it either: the user must fix its permissions
+        except IndexKeptOut as exc:  # a build would not mend it: the user must fix its permissions, or upgrade deja
             raise ToolError(str(exc)) from None
         except IndexUnreadable:
             self._check_writable()

@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from deja.core.index import Index
+from deja.core.index import MANIFEST, Index, index_dir
 from deja.core.indexer import refresh
 from deja.core.sample import SampleHistory, build_sample_history
 from deja.core.writers.cursor_agent import (
@@ -196,6 +196,14 @@ def point_at_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sample:
     for name, value in history.environment(home).items():
         monkeypatch.setenv(name, value)
     return Sample(history=history, home=home)
+
+
+def as_format_wrote_it(home: Path, version: int) -> None:
+    """The manifest of the index in ``home`` as a deja of index format ``version`` wrote it: the same records, that
+    version number (an older deja's, or a newer one's)."""
+    manifest = index_dir(home) / MANIFEST
+    fields = msgspec.msgpack.decode(manifest.read_bytes())
+    manifest.write_bytes(msgspec.msgpack.encode({**fields, "version": version}))
 
 
 def index_chats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chats: Mapping[str, list[str]]) -> Index:

@@ -21,11 +21,11 @@ from typing import Any
 import anyio
 import pytest
 from filelock import FileLock
-from harness import run_deja
+from harness import as_format_wrote_it, run_deja, snapshot
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp_types import CallToolResult
 
-from deja.core.index import Index, index_dir
+from deja.core.index import FORMAT_VERSION, Index, index_dir
 from deja.core.indexer import LOCK_NAME, refresh
 from deja.core.search import search
 from deja.core.writers.cursor_agent import (
@@ -786,6 +786,24 @@ def test_a_deja_home_that_cannot_hold_an_index_is_a_tool_error(history: History,
             assert await refused(session, tool, **arguments) == f"Error executing tool {tool}: {expected}"
 
     run(history, tmp_path, scenario)
+
+
+def test_an_index_a_newer_deja_wrote_is_a_tool_error_and_left_as_it_is(history: History, tmp_path: Path) -> None:
+    """Rebuilt here, the newer deja would rebuild it back on its next read (trial49 F9): every call says what to
+    do instead, and no build starts."""
+    as_format_wrote_it(history.deja_home, FORMAT_VERSION + 1)
+    before = snapshot(index_dir(history.deja_home))
+
+    async def scenario(session: ClientSession) -> None:
+        for tool, arguments in [("search", {"query": "redis"}), ("recent", {})]:
+            said = await refused(session, tool, **arguments)
+            assert said.endswith(
+                f"is index format {FORMAT_VERSION + 1}, written by a newer deja (this one reads {FORMAT_VERSION}): "
+                "upgrade deja, or set DEJA_HOME to another folder for this one"
+            ), said
+
+    run(history, tmp_path, scenario)
+    assert snapshot(index_dir(history.deja_home)) == before
 
 
 def test_an_index_built_without_redaction_is_rebuilt_before_anything_is_shown(

@@ -144,18 +144,19 @@ def _running_sums(index: Index, query: str) -> tuple[dict[int, float], dict[int,
     scores: dict[int, float] = {}
     masks: dict[int, tuple[int, int]] = {}
 
-    def add(term: str, weight: float, flag: int, near: bool) -> float:
+    def add(term: str, weight: float, flag: int, near: bool, ceiling: float | None = None) -> float:
         found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
         df = sum(f[-1] for f in found)
         if not df:
             return 0.0
         idf = index.idf(df)
+        taken = idf if ceiling is None else min(idf, ceiling)  # (another word's: the word's own idf at most)
         budget = 4096 if idf >= search_module.COMMON_IDF else 1024
         for i, segment, p_off, count, _ in found:
             share = max(64, -(-budget * segment.ref.docs // index.total_docs))
             for doc, _, impact in segment.postings(p_off, 0, min(count, share)) if count else []:
                 key = i << bits | doc
-                scores[key] = scores.get(key, 0.0) + weight * idf * impact
+                scores[key] = scores.get(key, 0.0) + weight * taken * impact
                 written, nearly = masks.get(key, (0, 0))
                 masks[key] = (written, nearly | flag) if near else (written | flag, nearly)
         return idf
@@ -164,8 +165,15 @@ def _running_sums(index: Index, query: str) -> tuple[dict[int, float], dict[int,
         part = search_module.PART_WEIGHT if parts.get(term) in idfs else 1.0
         if term not in gained and (idf := add(term, part, 1 << bit, False)):
             idfs[term] = idf
-        for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
-            add(alternative, share * part, 1 << bit, True)
+        if term in gained:
+            add(term, part, 1 << bit, True)
+            continue
+        alternatives = others.get(term, [])
+        # (a word no doc holds weighs as its commonest other word some doc holds)
+        held = [sum(seg.lookup(other)[2] for seg in index.segments) for other, _ in alternatives]
+        ceiling = idfs.get(term) or (index.idf(max(held)) if any(held) else None)
+        for alternative, share in alternatives:
+            add(alternative, share * part, 1 << bit, True, ceiling)
     return scores, masks
 
 

@@ -61,3 +61,51 @@ def test_irregular_forms_count_in_full_and_related_words_at_a_share() -> None:
     assert all(0 < weight < 1 for _, weight in others["job"])
     assert related("it would not let me in", [])[1] == ["login"]
     assert gained == []
+
+
+#: Where the word asked for is common and a word of its group rare (trial49 F3): the word, and a chat that says only
+#: the rare related word.
+COMMON_AND_RARE = [
+    ("deploy", "Shipping estimate shows NaN"),
+    ("primary", "rebase onto master branch"),
+    ("server", "node_modules cleanup"),
+    ("disk", "trailing space in yaml"),
+    ("memory", "ram disk for tests"),
+    ("docker", "aws pod identity"),
+]
+
+
+ODD = "00000000-0000-4000-8000-0000000000ff"
+
+
+def _forty_and_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, word: str, related_only: str) -> Index:
+    """Forty chats about ``word`` and one (``ODD``) saying ``related_only`` (the trial's ``ff.py``)."""
+    chats = {
+        f"00000000-0000-4000-8000-{i:012d}": [f"question {i} about the {word} in module m{i}", f"Fixed the {word}."]
+        for i in range(40)
+    }
+    chats[ODD] = [related_only, "Done."]
+    return index_chats(tmp_path, monkeypatch, chats)
+
+
+@pytest.mark.parametrize(("word", "related_only"), COMMON_AND_RARE)
+def test_a_common_word_as_written_outranks_a_rare_related_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, word: str, related_only: str
+) -> None:
+    """A related word weighs at most its share of the asked word's idf: at its own, a rare "ship" outranked every
+    one of forty chats saying "deploy"."""
+    hits = search(_forty_and_one(tmp_path, monkeypatch, word, related_only), word, limit=50, snippets=0).hits
+    assert len(hits) == 41
+    assert hits[-1].session_id == ODD
+
+
+@pytest.mark.parametrize(("word", "asked"), [("deploy", "release"), ("primary", "leader"), ("server", "host")])
+def test_a_word_no_chat_says_finds_its_common_related_word_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, word: str, asked: str
+) -> None:
+    """No chat says the word asked for: its related words weigh alike (as the commonest of them), so the rarest does
+    not come first for being rare (the chats saying the common one twice do)."""
+    related_only = dict(COMMON_AND_RARE)[word]
+    hits = search(_forty_and_one(tmp_path, monkeypatch, word, related_only), asked, limit=50, snippets=0).hits
+    assert len(hits) == 41
+    assert hits[-1].session_id == ODD

@@ -14,9 +14,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import orjson
-from harness import ENTRY, Sample, locked, run_deja
+from harness import ENTRY, Sample, as_format_wrote_it, locked, run_deja
 from test_rebuild_keeps_unread import _store_chat
 
 from deja.core.index import FORMAT_VERSION, MANIFEST, index_dir
@@ -25,10 +24,8 @@ from deja.core.indexer.lock import WriterLock
 
 
 def _as_an_older_deja_wrote_it(home: Path) -> None:
-    """The manifest as a deja of the previous index format wrote it: the same records, an older version number."""
-    manifest = index_dir(home) / MANIFEST
-    fields = msgspec.msgpack.decode(manifest.read_bytes())
-    manifest.write_bytes(msgspec.msgpack.encode({**fields, "version": FORMAT_VERSION - 1}))
+    """The manifest as a deja of the previous index format wrote it."""
+    as_format_wrote_it(home, FORMAT_VERSION - 1)
 
 
 def _doctor(env: dict[str, str] | None = None) -> dict[str, Any]:

@@ -265,7 +265,12 @@ class IndexUnreadable(Exception):
     """The index is missing, corrupt or of another format version."""
 
 
-class IndexForbidden(IndexUnreadable):
+class IndexKeptOut(IndexUnreadable):
+    """An index this deja must leave as it is, which a rebuild would not mend (or would destroy): its line says what
+    the user must do, and every reader and writer says it rather than rebuilding."""
+
+
+class IndexForbidden(IndexKeptOut):
     """This user may not read the index folder: its permissions need fixing; a rebuild could not write it either."""
 
     def __init__(self, directory: StrPath) -> None:
@@ -286,12 +291,23 @@ def forbidden_fix(directory: StrPath) -> tuple[str, str]:
 
 class IndexOtherFormat(IndexUnreadable):
     """The index was written by a deja of another index format (an upgrade, or a downgrade): nothing is wrong with
-    it, this deja cannot read it, and any refresh rebuilds it from Cursor's history."""
+    it, this deja cannot read it; a refresh rebuilds one an older deja wrote (``IndexNewerFormat``: not a newer's)."""
 
     def __init__(self, path: str, version: object) -> None:
-        super().__init__(f"{path} is index format {version}, this deja reads {FORMAT_VERSION}")
         #: Written by an older deja (a lower format number, or none a number); False: by a newer one.
         self.older = not isinstance(version, int) or version < FORMAT_VERSION
+        said = f"{path} is index format {version}, this deja reads {FORMAT_VERSION}"
+        if not self.older:
+            said = (
+                f"{path} is index format {version}, written by a newer deja (this one reads {FORMAT_VERSION}): "
+                "upgrade deja, or set DEJA_HOME to another folder for this one"
+            )
+        super().__init__(said)
+
+
+class IndexNewerFormat(IndexOtherFormat, IndexKeptOut):
+    """The index was written by a newer deja: this one leaves it alone, since a rebuild would take it back to this
+    format and the newer deja would rebuild it again on its next read, each undoing the other (trial49 F9)."""
 
 
 def check_readable(directory: StrPath) -> None:
@@ -418,6 +434,9 @@ def read_manifest(directory: StrPath, codec: Codec | None = None) -> Manifest:
 
 
 def check_version(version: object, path: str) -> None:
-    """Raise IndexOtherFormat naming ``path`` unless ``version`` is this deja's format."""
+    """Raise IndexOtherFormat naming ``path`` unless ``version`` is this deja's format (IndexNewerFormat when a newer
+    deja wrote it)."""
+    if isinstance(version, int) and version > FORMAT_VERSION:
+        raise IndexNewerFormat(path, version)
     if version != FORMAT_VERSION:
         raise IndexOtherFormat(path, version)

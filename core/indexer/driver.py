@@ -34,6 +34,8 @@ from ..index import (
     MANIFEST,
     SEGMENT_GRACE_SECONDS,
     Index,
+    IndexKeptOut,
+    IndexNewerFormat,
     IndexUnreadable,
     Manifest,
     SegmentRef,
@@ -156,6 +158,8 @@ def refresh(
                 home, True, _Scope(None, keep_live=not damage, damage=damage), progress, lock_timeout, waiting
             )
         return _refresh(home, False, _Scope(targets, seen_folders), progress, lock_timeout, waiting)
+    except IndexKeptOut:  # (a newer deja's index: rebuilt here, it would be rebuilt back there, trial49 F9)
+        raise
     except IndexUnreadable as exc:  # a damaged file met on the way: the live index cannot be built upon
         if full or damage:
             raise
@@ -272,6 +276,7 @@ def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, prog
     tighten(home)
     with lock, _undone_on_failure(directory):
         started += lock.waited  # (another writer's time, not this refresh's: said apart, as ``waited``)
+        _refuse_newer(directory)
         if scope.damage and not _damage(directory):  # another process rebuilt it while this one waited (an upgrade)
             full, scope = False, _Scope(None)
         remove_strays(directory)
@@ -368,6 +373,18 @@ def _kept_aside(directory: Path, plan: Plan) -> str:
     """The newest index a rebuild kept aside, when this refresh could not read a store (it may hold its sessions)."""
     kept = kept_indexes(directory) if plan.unreadable else []
     return str(kept[-1]) if kept else ""
+
+
+def _refuse_newer(directory: Path) -> None:
+    """Raise IndexNewerFormat when a newer deja wrote the index: taken back to this deja's format, the newer one
+    would rebuild it again on its next read, each undoing the other (trial49 F9). Any other unreadable index is the
+    refresh's to rebuild."""
+    try:
+        read_manifest(directory)
+    except IndexNewerFormat:
+        raise
+    except IndexUnreadable:
+        pass
 
 
 def _load(directory: Path, full: bool, mode: str) -> tuple[Manifest | None, State, Index | None, str]:
