@@ -272,7 +272,28 @@ def no_wip(index: Index, folder: str, why: str, pointers: tuple[str, str, str] =
         latest = [meta.project_dir for meta in newest_sessions(index, limit=20) if meta.project_dir][:1]
         named = f" (the latest session's: {asks.format(shell_word(latest[0]))})" if latest else ""
         return f"no session ran in {shown} itself, and every project is below it: give a project's folder{named}"
-    return f"no session ran in {shown}, below it or in a folder above it; {lists} lists where sessions ran"
+    said = f"no session ran in {shown}, below it or in a folder above it"
+    if namesakes := _same_named(index, folder):
+        from .text import shell_word
+
+        where = ", ".join(echoed(named, PATH_CHARS) for named in namesakes[:_NAMESAKES_SHOWN])
+        more = f" and {len(namesakes) - _NAMESAKES_SHOWN} more" if len(namesakes) > _NAMESAKES_SHOWN else ""
+        return f"{said}; sessions ran in {where}{more}, of the same name: {asks.format(shell_word(namesakes[0]))}"
+    return f"{said}; {lists} lists where sessions ran"
+
+
+#: How many folders of the name asked that sessions ran in ``no_wip`` names; the rest are counted.
+_NAMESAKES_SHOWN = 3
+
+
+def _same_named(index: Index, folder: str) -> list[str]:
+    """The folders sessions ran in that share ``folder``'s name but not its path: a history copied from another
+    machine (``/home/alice/code/shop`` there, ``/home/bob/code/shop`` here) is nobody's project here by path, and
+    the line that says so names where it ran (trial49 F7)."""
+    from .search import project_folders
+
+    name = folder.rstrip("/\\").replace("\\", "/").rpartition("/")[2]
+    return [named for named in project_folders(index, name, 1) if named != folder] if name else []
 
 
 def any_project(index: Index) -> bool:

@@ -302,11 +302,15 @@ def refused_write(home: StrPath) -> str:
     return f"{folder} ({why}): {missing}{home_fix(home, folder, why)}"
 
 
+#: The one way out of a home on a read-only file system: no chmod makes the mount take files (review42d M4), and
+#: ``deja config set home`` writes its file under the same read-only ``HOME`` (trial49 F10).
+READ_ONLY_FIX = "set DEJA_HOME to a folder on a writable disk"
+
+
 def home_fix(home: StrPath, folder: str, why: str) -> str:
-    """``write_fix``, or another home: where the file system is read-only, another home alone (no chmod makes a
-    read-only mount take files: review42d M4)."""
+    """``write_fix``, or another home: where the file system is read-only, ``READ_ONLY_FIX`` alone."""
     if why == os.strerror(errno.EROFS):
-        return another_home()
+        return READ_ONLY_FIX
     return f"{write_fix(home, folder, why)}, or {another_home()}"
 
 

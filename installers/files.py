@@ -292,9 +292,23 @@ def _refuse_unwritable_folder(folder: Path) -> None:
     """A write is a rename inside the folder (and a removal, an unlink): the nearest existing one must allow it."""
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
+    if _read_only_mount(folder):  # (no chmod makes it take files: trial49 F10)
+        todo = (
+            "deja changed nothing; Cursor reads its settings from there, so no other folder will do: mount that "
+            "disk read-write, then run the command again"
+        )
+        raise InstallError(str(folder), "is on a read-only file system", todo)
     if not os.access(folder, os.W_OK | os.X_OK):
         todo = f"deja changed nothing; make it writable (chmod u+w {folder}), then run the command again"
         raise InstallError(str(folder), "is a folder deja cannot write in", todo)
+
+
+def _read_only_mount(folder: Path) -> bool:
+    """Whether ``folder`` lies on a file system mounted read-only (never on a system without ``statvfs``)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
 
 
 def backup_path(path: Path, number: int = 0) -> Path:

@@ -792,7 +792,7 @@ def config_set_command(
     except config.ConfigError as exc:
         fail(str(exc), 2)
     except OSError as exc:
-        fail(f"cannot write {config.config_path()}: {exc.strerror or exc}")
+        fail(_config_unwritten(exc, key, value))
     shown = echoed(stored, PATH_CHARS) if isinstance(stored, str) else str(stored).lower()
     echo(f"{key} = {shown} in {config.config_path()}")
     if config.SETTINGS[key].kind == "path" and not Path(value).expanduser().is_absolute():
@@ -802,6 +802,22 @@ def config_set_command(
         echo(f"note: {relative}, so every command here refuses it; {config.absolute_fix(setting)}")
     elif config.resolve(key).source == "env":
         echo(f"note: {setting.variable} is set in this shell and overrides it here; Cursor's hooks use the file")
+
+
+def _config_unwritten(exc: OSError, key: str, value: str) -> str:
+    """Why the config file could not be written; on a read-only file system, the variable that sets ``key`` to
+    ``value`` without it (``DEJA_HOME`` for ``home``), or a config folder elsewhere: no write there can succeed
+    (trial49 F10)."""
+    import errno
+
+    from ..core import config
+
+    said = f"cannot write {config.config_path()}: {exc.strerror or exc}"
+    if exc.errno != errno.EROFS:
+        return said
+    setting = config.SETTINGS.get(key)
+    instead = f"set {setting.variable}={quote(value)} instead, or " if setting and value else ""
+    return f"{said}: {instead}set XDG_CONFIG_HOME to a folder on a writable disk"
 
 
 @config_app.command("unset")
@@ -816,7 +832,7 @@ def config_unset_command(
     except config.ConfigError as exc:
         fail(str(exc), 2)
     except OSError as exc:
-        fail(f"cannot write {config.config_path()}: {exc.strerror or exc}")
+        fail(_config_unwritten(exc, key, ""))
     where = config.config_path()
     echo(f"removed {key} from {where}" if removed else f"{key} is not set in {where}; nothing to remove")
 

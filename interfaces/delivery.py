@@ -26,6 +26,7 @@ gave, or why it stayed silent.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from datetime import UTC, datetime
@@ -280,10 +281,32 @@ def log_unwritable(home: Path | None = None) -> tuple[str, str] | None:
         return None  # ``Path.is_file`` raised for a home hidden by a folder above it this user may not search)
     try:
         with path.open("a", encoding="utf-8"):
-            return None
+            pass
     except OSError as exc:
         why = exc.strerror or str(exc)
         return f"{path} cannot be written ({why}): the hooks' decisions since are missing from it", access_fix(path)
+    return _log_without_room(path)
+
+
+def _log_without_room(path: Path) -> tuple[str, str] | None:
+    """hooks.log on a disk with no room left: the hooks' appends fail (they never stop on it), and an empty log,
+    which a hook made and could not write its line to, read as "no deja hook has run" (trial49 F12). None while the
+    disk has room and the log holds a line, or is one a rotation left."""
+    try:
+        found = os.statvfs(path)
+        empty = os.path.getsize(path) == 0
+    except OSError:
+        return None
+    full = found.f_bavail * found.f_frsize < _ROOM_FOR_A_LINE
+    if not (full or empty):
+        return None
+    why = os.strerror(errno.ENOSPC) if full else "it is empty: a hook made it, and its line was not written"
+    said = f"{path} could not be written ({why}): the hooks' decisions since are missing from it"
+    return said, f"free space on the disk that holds {path.parent}; the next hook writes its line"
+
+
+#: Less free space than this on hooks.log's disk and a hook's line (a few hundred bytes, a block to grow into) fails.
+_ROOM_FOR_A_LINE = 64 * 1024
 
 
 def _decision(line: str) -> Decision | None:

@@ -41,7 +41,7 @@ from ..core.index import (
     segments_and_temporaries,
 )
 from ..core.indexer.carry import kept_indexes
-from ..core.indexer.plan import RETRIED, out_of_sight_sources
+from ..core.indexer.plan import RETRIED, out_of_sight_sources, sessions_in_roots_away
 from ..core.lean_msgspec import msgspec
 from ..core.moved_away import dropped_with
 from ..core.private import (
@@ -196,7 +196,8 @@ def diagnose(home: Path | None = None) -> Report:
     dropped = partial(dropped_with, home=home, cli_roots=[str(root) for root in cli_roots])
     unlisted = unlisted_folders(str(ide_root), [str(root) for root in cli_roots])
     forbidden_files = _forbidden_files([found.path for found in transcripts], cli_roots, home, state, unlisted)
-    outside = out_of_sight_sources(Bookkeeping(index_dir(home), state), cli_roots) if state else []
+    book = Bookkeeping(index_dir(home), state) if state else None
+    outside = out_of_sight_sources(book, cli_roots) if book else []
     wiring = _wiring()
     delivery = cursor_delivery()
     unwritable = _unwritable_home(home, index)  # (first: a missing index is no news where none can be written)
@@ -204,6 +205,7 @@ def diagnose(home: Path | None = None) -> Report:
         *_missing_roots(),
         *_root_too_deep(paths.ide_user_folder()),
         *_out_of_sight(outside),
+        *_roots_away(sessions_in_roots_away(book) if book else {}),
         *_history_problems(
             stores,
             [ide_root, *cli_roots],
@@ -505,6 +507,16 @@ def _out_of_sight(files: list[str]) -> list[Finding]:
     what, fix = stores_out_of_sight(files)
     said = f"{what}; the index serves their sessions, but this shell's deja reads nothing new from there"
     return [Finding("warn", "history", said, f"{fix}, in this shell (`deja index --full` refuses until then)")]
+
+
+def _roots_away(kept: dict[str, int]) -> list[Finding]:
+    """Cursor folders not there this time whose sessions the index keeps, in ``deja index``'s words (trial49 F8)."""
+    from .fastpath import root_away
+
+    return [
+        Finding("warn", "history", root_away(root, count), "mount the disk it is on, or put the folder back")
+        for root, count in kept.items()
+    ]
 
 
 def _root_too_deep(ide_root: Path) -> list[Finding]:

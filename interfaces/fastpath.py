@@ -989,6 +989,16 @@ def _report_unreadable(result: RefreshResult) -> str:
     return ""
 
 
+def root_away(root: str, kept: int) -> str:
+    """The one line for a Cursor folder that cannot be read this time whose sessions the index keeps
+    (``plan.roots_away``): ``deja index`` and doctor say it alike (trial49 F8: they went with no word)."""
+    return (
+        f"{root} cannot be read this time (not there: a disk not mounted, a link to nowhere?): what was read from it "
+        f"before ({plural(kept, 'session')}) is kept as it was, and read again once it is back; `deja index --full` "
+        "rebuilds without it"
+    )
+
+
 def _unlisted_folders(walked: list[str] | None) -> list[str]:
     """The folders under Cursor's roots this user may not list (``unreadable.unlisted_folders``): no walk sees the
     chats in them, so no refresh counts them as unread. ``walked``: the chat folders the refresh's walk found it may
@@ -1119,6 +1129,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         "not_rebuilt": result.not_rebuilt,
         "unreadable_folders": (unlisted := _unlisted_folders(result.unsearchable)),
         "not_utf8": sorted(not_utf8_shown(path) for path in not_utf8),
+        "roots_away": result.roots_away,
     }
     if result.not_rebuilt:
         _not_rebuilt(result, data if json else None)
@@ -1136,6 +1147,8 @@ def index_command(full: bool = False, json: bool = False) -> None:
     _report_unlisted(unlisted, _report_unreadable(result))
     if passed_over := not_utf8_finding():
         echo(f"{passed_over[0]}: {passed_over[1]}", err=True)
+    for root, kept in result.roots_away.items():
+        echo(root_away(root, kept), err=True)
     from ..core.indexer.plan import RETRIED, THIS_TIME_FAILURES  # (loaded by the refresh already)
 
     # A record Cursor left empty or damaged is the same on every read: doctor lists those, once, as information. A

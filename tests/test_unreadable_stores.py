@@ -178,6 +178,26 @@ def test_a_garbled_editor_database_keeps_its_chats_and_a_deleted_one_drops_them(
     assert result["removed"] == 2 and not {WEB_COMPOSER, API_EDITOR_COMPOSER} & session_ids()
 
 
+def test_an_editor_database_with_overwritten_pages_is_named_damaged_not_waited_for(sample: Sample) -> None:
+    """Pages past the first overwritten (its schema reads, its tables do not: SQLite says "malformed"): `deja index`
+    and a refused `--full` name it damaged and give the `mv` doctor gives, never "read again" or "once it can be
+    read", which no run mends; what was read from it is kept (trial49 F5)."""
+    first = index()
+    db = sample.history.ide_root / "globalStorage" / "state.vscdb"
+    with db.open("r+b") as file:
+        file.seek(4096)
+        file.write(b"\x00garbage" * 2000)
+    out, err = index_text()
+    assert "0 removed" in out and err.startswith(f"{db} (damaged) could not be read this time: what was read"), err
+    assert f"move it away (mv {db} {db}.damaged)" in err and "read again" not in err
+    ran = run_deja("index", "--full")
+    assert ran.returncode == 1 and ran.stderr.startswith(f"{NOT_REBUILT}{db} (damaged) could not be read"), ran.stderr
+    assert f"move it away (mv {db} {db}.damaged) and run it again" in ran.stderr
+    assert "once it can be read" not in ran.stderr
+    assert index()["sessions"] == first["sessions"]
+    assert shown(WEB_COMPOSER)[0] == "why is the footer missing on mobile?"
+
+
 NOT_REBUILT = "deja: the index was not rebuilt: "
 
 

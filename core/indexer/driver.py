@@ -116,6 +116,8 @@ class RefreshResult(msgspec.Struct):
     #: The transcripts' chat folders this refresh's walk found it may not search (``Plan.unsearchable``); None when
     #: it walked none.
     unsearchable: list[str] | None = None
+    #: The cursor-agent roots not there this time -> the chats read from them before, kept (``Plan.roots_away``).
+    roots_away: dict[str, int] = {}
 
 
 class _Tally(msgspec.Struct):
@@ -337,6 +339,7 @@ def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, prog
             uncarried=carried.uncarried,
             kept_aside=carried.kept or _kept_aside(directory, plan),
             unsearchable=plan.unsearchable,
+            roots_away=plan.roots_away,
         )
 
 

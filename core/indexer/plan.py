@@ -83,6 +83,9 @@ class Plan(msgspec.Struct):
     #: The transcripts' chat folders a walk found this user may not search (``scan_transcripts``); None when the
     #: refresh walked none (a refresh of some chats).
     unsearchable: list[str] | None = None
+    #: The cursor-agent roots not there this time (``roots_away``) -> how many chats read from them before are kept
+    #: as they were: a root that went whole (a disk not mounted) erases none of them (trial49 F8).
+    roots_away: dict[str, int] = {}
 
     def note_unreadable(self, files: list[str], count: int | None = None, new: int = 0) -> None:
         """Count ``count`` more stores that could not be read this time (one for each of ``files`` unless given),
@@ -469,11 +472,12 @@ def _spelt_otherwise(recorded: str | None, found: str | None) -> bool:
 
 
 def _cli_changes(
-    book: Bookkeeping, targets: set[str] | None, unsearchable: list[str] | None = None
+    book: Bookkeeping, targets: set[str] | None, unsearchable: list[str] | None, away: dict[str, int]
 ) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str], dict[str, CliState]]:
     """cursor-agent chats as found now, those of them that changed, the recorded ones gone from disk, and the
     recorded ones not found that are still there (``_still_there``: kept as they are). A walk (no ``targets``)
-    adds the chat folders it may not search to ``unsearchable``.
+    adds the chat folders it may not search to ``unsearchable``; the chats not found that were read below a root
+    away this time are kept as they are, counted in ``away`` by root (``_held_by_roots_away``).
 
     A transcript found without the chat folder it was read with, whose store is still on disk, keeps it: the roots
     this process sees hold the transcripts but not the chats (``out_of_sight``), and reading the chat without
@@ -513,8 +517,54 @@ def _cli_changes(
         missing = {sid: cli for sid, cli in missing.items() if not out_of_sight(cli, roots, prefixes)}
     else:
         missing = {sid: r.cli for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
+    away.update(_held_by_roots_away(missing) if missing else {})
     kept = {sid: cli for sid, cli in missing.items() if _still_there(sid, cli)}
     return found, changed, missing.keys() - kept.keys(), kept
+
+
+def roots_away() -> list[str]:
+    """The cursor-agent roots (``paths.cli_roots``) that are no folder this user may list this time: a link to a
+    disk not mounted, a folder gone or at mode 000. Sessions read from one are kept as they were: a whole root
+    that cannot be read this time is no history deleted (the trust rule), and ``deja index --full`` rebuilds without
+    them."""
+    return [str(root) for root in paths.cli_roots() if not _listable(str(root))]
+
+
+def _listable(folder: str) -> bool:
+    try:
+        with os.scandir(folder):
+            return True
+    except OSError:
+        return False
+
+
+def _held_by_roots_away(missing: dict[str, CliState]) -> dict[str, int]:
+    """Of the chats on record not found now (``missing``), those read from below a root away this time
+    (``roots_away``), taken out of ``missing``; each such root -> how many."""
+    below = _below_roots(missing, roots_away())
+    for sid in below:
+        del missing[sid]
+    return dict(Counter(below.values()))
+
+
+def sessions_in_roots_away(book: Bookkeeping) -> dict[str, int]:
+    """Each root away this time (``roots_away``) -> how many sessions on record were read from below it: doctor
+    says what a refresh says of them."""
+    away = roots_away()
+    chats = {sid: chat.cli for sid, chat in book.items() if chat.where is not None and chat.cli} if away else {}
+    return dict(Counter(_below_roots(chats, away).values()))
+
+
+def _below_roots(chats: dict[str, CliState], roots: list[str]) -> dict[str, str]:
+    """Of ``chats``, each read from below one of ``roots`` -> that root."""
+    prefixes = [(root, os.path.join(root, "")) for root in roots]
+    below: dict[str, str] = {}
+    for sid, cli in chats.items():
+        source = _source(cli)
+        root = next((root for root, prefix in prefixes if source.startswith(prefix)), None)
+        if root is not None:
+            below[sid] = root
+    return below
 
 
 def _emptied(old: CliState, chat: CliChat) -> bool:
@@ -628,12 +678,14 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     ide = _plan_ide(book, state, problems)
     owners = ide.owners
     unsearchable: list[str] | None = [] if targets is None else None
-    found, cli_changed, cli_gone, cli_blocked = _cli_changes(book, targets, unsearchable)
+    away: dict[str, int] = {}
+    found, cli_changed, cli_gone, cli_blocked = _cli_changes(book, targets, unsearchable, away)
     blocked = {sid: UNREADABLE_TRANSCRIPT if kept.transcript else UNREADABLE_STORE for sid, kept in cli_blocked.items()}
     problems.update(blocked.values())  # (counted as a read that failed would count them: doctor lists them)
     plan = Plan(
         {}, {}, {}, set(), ide.dbs, owners, 0, unread_chats=blocked, ide_unseen=ide.unseen, unsearchable=unsearchable
     )
+    plan.roots_away = away
     plan.note_unreadable(
         [*ide.unreadable_files, *(_source(kept) for kept in cli_blocked.values())], new=ide.unreadable_new
     )

@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from ..regular_files import forbidden, open_regular, readable_command, utf8_named
-from .vscdb import is_locked, read_whole
+from .vscdb import is_damaged, is_locked, read_whole, table_names
 
 TYPE_CHECKING = False  # typing's own, without importing typing (the session-end hook imports this module)
 if TYPE_CHECKING:
@@ -33,16 +33,24 @@ def why_unreadable(path: str) -> str:
             with open_regular(path) as transcript:
                 transcript.read(1)
             return ""
-        read_whole(
-            Path(path), lambda db: db.execute("SELECT count(*) FROM sqlite_master").fetchone(), _LOCK_WAIT_SECONDS
-        )
+        read_whole(Path(path), _walk_tables, _LOCK_WAIT_SECONDS)
     except sqlite3.DatabaseError as exc:
         if is_locked(exc):
             return "locked"
+        if is_damaged(exc):
+            return "damaged"
         return "not readable" if "unable to open" in str(exc).lower() else "damaged"
     except (OSError, ValueError):
         return "not readable"
     return ""
+
+
+def _walk_tables(db: sqlite3.Connection) -> None:
+    """Every page of every table's tree read (a count walks them): overwritten pages past the first, where the
+    schema lies, read as SQLITE_CORRUPT here as they did to the refresh, which a look at the schema alone took for a
+    file that reads now, to be waited for run after run (trial49 F5). Stops at the first bad page."""
+    for name in table_names(db):
+        db.execute(f'SELECT count(*) FROM "{name.replace(chr(34), chr(34) * 2)}"').fetchone()
 
 
 def unreadable_named(files: list[str], count: int, why: str) -> str:

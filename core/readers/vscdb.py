@@ -206,10 +206,30 @@ def _connect_shared(path: Path, wanted: float) -> CursorConnection:
     return conn
 
 
+#: SQLite's primary result codes for a database a writer holds (SQLITE_BUSY, SQLITE_LOCKED) and for one whose bytes
+#: are not a sound database (SQLITE_CORRUPT: "malformed", SQLITE_NOTADB): waiting mends the first, never the second.
+_HELD_CODES = frozenset({5, 6})
+_DAMAGED_CODES = frozenset({11, 26})
+
+
 def is_locked(error: sqlite3.Error) -> bool:
-    """Whether ``error`` is SQLite's for a database a writer held (``database is locked``, ``… busy``)."""
+    """Whether ``error`` is SQLite's for a database a writer held (SQLITE_BUSY, SQLITE_LOCKED), or ``read_whole``'s
+    for one that changed under each read."""
+    if _primary_code(error) in _HELD_CODES:
+        return True
     message = str(error).lower()
     return "locked" in message or "busy" in message
+
+
+def is_damaged(error: sqlite3.Error) -> bool:
+    """Whether ``error`` is SQLite's for bytes that are no sound database (SQLITE_CORRUPT, SQLITE_NOTADB): overwritten
+    pages, a truncated file, another kind of file; no later read mends it (trial49 F5)."""
+    return _primary_code(error) in _DAMAGED_CODES
+
+
+def _primary_code(error: sqlite3.Error) -> int | None:
+    code = getattr(error, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
 
 
 def _connect_immutable(path: Path, timeout: float) -> CursorConnection | None:

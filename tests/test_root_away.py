@@ -1,0 +1,49 @@
+"""A Cursor folder that is not there this time (``~/.cursor`` a link to a disk not mounted) erases none of the
+sessions read from it: a refresh keeps them and ``deja index`` says so in one line, as doctor does (trial49 F8: the
+next refresh dropped them all, and ``deja index`` said "0 removed").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import run_deja
+
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+
+def _history_on_a_disk(home: Path) -> Path:
+    """Three chats in a Cursor folder on another disk, ``~/.cursor`` a link to it, indexed; the disk's folder."""
+    disk = home / "disk"
+    for n in range(3):
+        chat = transcript_path(disk / "cursor", str(home / "app"), f"b{n}")
+        write_transcript(chat, [user_turn(f"why does the narwhal test {n} fail?"), assistant_turn("a stale cache")])
+    (home / ".cursor").symlink_to(disk / "cursor")
+    assert run_deja("index").returncode == 0
+    return disk
+
+
+def _sessions() -> list[str]:
+    ran = run_deja("sessions")
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout.splitlines()
+
+
+def test_a_cursor_folder_not_there_this_time_keeps_its_sessions_and_says_so(fake_home: Path) -> None:
+    disk = _history_on_a_disk(fake_home)
+    disk.rename(fake_home / "unmounted")  # the link now leads nowhere
+    assert "narwhal test 1" in run_deja("search", "narwhal").stdout  # a search's refresh erases none
+    ran = run_deja("index")
+    assert ran.returncode == 0 and "(0 added, 0 updated, 0 removed)" in ran.stdout, ran.stdout
+    assert ran.stderr == (
+        f"{disk / 'cursor'} cannot be read this time (not there: a disk not mounted, a link to nowhere?): what was "
+        "read from it before (3 sessions) is kept as it was, and read again once it is back; `deja index --full` "
+        "rebuilds without it\n"
+    )
+    assert len(_sessions()) == 3
+    doctor = run_deja("doctor")
+    assert f"{disk / 'cursor'} cannot be read this time" in doctor.stdout, doctor.stdout
+    (fake_home / "unmounted").rename(disk)
+    back = run_deja("index")
+    assert back.returncode == 0 and back.stderr == "" and len(_sessions()) == 3, back.stderr
+    assert "cannot be read this time" not in run_deja("doctor").stdout
