@@ -277,6 +277,15 @@ def _from_env(setting: Setting, raw: str) -> Any:
     return _absolute(setting, parse(setting, raw), raw)
 
 
+def variable_value(setting: Setting, value: str) -> str:
+    """What ``setting``'s variable is set to for the key to take ``value``: ``_from_env`` undone, so a switch is
+    ``1`` or ``0``, the other way round for an inverted one (``redact true`` is ``DEJA_NO_REDACT=0``: review49d H2,
+    where ``DEJA_NO_REDACT=true`` was offered and turned redaction off)."""
+    if setting.kind != "bool" or (text := value.strip().lower()) not in _TRUE + _FALSE:
+        return value
+    return "1" if (text in _TRUE) != setting.inverted else "0"
+
+
 def _absolute(setting: Setting, value: Any, raw: Any) -> Any:
     """``value``, unless it is a relative folder: one that names another folder wherever deja runs (a hook runs in
     ``~/.cursor``), so each would keep an index of its own. ``deja config set`` makes one absolute as it writes it."""

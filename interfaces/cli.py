@@ -816,7 +816,11 @@ def _config_unwritten(exc: OSError, key: str, value: str) -> str:
     if exc.errno != errno.EROFS:
         return said
     setting = config.SETTINGS.get(key)
-    instead = f"set {setting.variable}={quote(value)} instead, or " if setting and value else ""
+    instead = (
+        f"set {setting.variable}={quote(config.variable_value(setting, value))} instead, or "
+        if setting and value
+        else ""
+    )
     return f"{said}: {instead}set XDG_CONFIG_HOME to a folder on a writable disk"
 
 

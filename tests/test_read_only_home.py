@@ -57,3 +57,17 @@ def test_install_on_a_read_only_home_offers_no_chmod(fake_home: Path) -> None:
         f"deja: {fake_home}/.cursor: is on a read-only file system; deja changed nothing; Cursor reads its settings "
         "from there, so no other folder will do: mount that disk read-write, then run the command again\n"
     )
+
+
+@pytest.mark.parametrize(("value", "variable"), [("true", "DEJA_NO_REDACT=0"), ("false", "DEJA_NO_REDACT=1")])
+def test_config_set_redact_on_a_read_only_disk_offers_the_variable_that_does_what_was_asked(
+    fake_home: Path, value: str, variable: str
+) -> None:
+    """``DEJA_NO_REDACT`` says the opposite of ``redact``: offering ``DEJA_NO_REDACT=true`` for ``redact true`` told a
+    user who asked for redaction how to turn it off (review49d H2)."""
+    (fake_home / ".config" / "deja").mkdir(parents=True)
+    config = on_read_only(fake_home, "config", "set", "redact", value)
+    assert (config.returncode, config.stderr) == (1, (
+        f"deja: cannot write {fake_home}/.config/deja/config.toml: Read-only file system: set {variable} "
+        "instead, or set XDG_CONFIG_HOME to a folder on a writable disk\n"
+    ))  # fmt: skip
