@@ -38,6 +38,10 @@ history of its own). Every sample is printed with min, median and max, and
 the machine's load. ``--only startup`` instead times the start-up to the
 first tools/list answer there (paired, as for the synthetic indexes).
 
+Every server spawned (and the SDK's import and ``python -c pass`` paired with
+it) runs this checkout installed as a user installs it, not editable
+(``bench_index.user_bin``, in ``bench/out/user-venv``).
+
 ``--baseline REV`` (with ``--history``) spawns another revision's (or venv's)
 server in turn with this checkout's, both installed as a user installs them
 (``bench_hooks.install_for``, ``bench_hooks.user_install``).
@@ -69,7 +73,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # One synthetic vocabulary for every benchmark: generate.py's topics, conversations and queries.
 import figures  # noqa: E402
-from bench_hooks import children_cpu, install_for, user_install  # noqa: E402
+from bench_hooks import children_cpu, install_for  # noqa: E402
 from generate import (
     query_for,  # noqa: E402
     random_conversation,  # noqa: E402
@@ -273,6 +277,15 @@ def _until_ready(code: str, env: dict[str, str], python: str) -> tuple[float, fl
     return _until_answer([python, "-c", ready], env, b"", b"ready")
 
 
+def user_python() -> str:
+    """The interpreter of deja installed as a user installs it (not editable, ``bench_index.user_bin``, made once a
+    run): every server spawned here is that deja, as issue 15 asks; the editable install of the bench's own
+    interpreter pays its import finder on every module and is not what a user runs."""
+    from bench_index import user_bin
+
+    return str(user_bin() / "python")
+
+
 def measure_startup(env: dict[str, str], pythons: dict[str, str] | None = None) -> dict[str, float]:
     """``deja mcp`` to its first ``tools/list`` answer, paired with the SDK's import alone and ``python -c pass``.
 
@@ -281,7 +294,7 @@ def measure_startup(env: dict[str, str], pythons: dict[str, str] | None = None) 
     the interpreter of each deja whose server is spawned (the first one's also imports the SDK and runs ``pass``);
     each one's figures are keyed with its name in front.
     """
-    pythons = pythons or {"": sys.executable}
+    pythons = pythons or {"": user_python()}
     first = next(iter(pythons.values()))
     runs: dict[str, list[tuple[float, float]]] = {}
     for _ in range(STARTUPS + 1):  # the first round warms the page cache and is not counted
@@ -331,7 +344,7 @@ def startup_parts(env: dict[str, str]) -> dict[str, float]:
     """
     samples = []
     for _ in range(STARTUPS):
-        done = subprocess.run([sys.executable, "-c", STARTUP_PARTS], env=env, capture_output=True, check=True)
+        done = subprocess.run([user_python(), "-c", STARTUP_PARTS], env=env, capture_output=True, check=True)
         samples.append([float(part) for part in done.stdout.split()])
     sdk, deja, built = (statistics.median(column) for column in zip(*samples, strict=True))
     return {"in_process_sdk_import_ms": sdk, "deja_import_ms": deja, "build_server_ms": built}
@@ -340,7 +353,7 @@ def startup_parts(env: dict[str, str]) -> dict[str, float]:
 def deja_imports(env: dict[str, str]) -> list[tuple[str, float]]:
     """``python -X importtime`` of ``deja mcp`` until its tools/list answer: deja's own modules, slowest first (ms)."""
     server = subprocess.Popen(
-        [sys.executable, "-X", "importtime", "-m", "deja.interfaces.entry", "mcp"],
+        [user_python(), "-X", "importtime", "-m", "deja.interfaces.entry", "mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -642,9 +655,9 @@ def measure_history(size: int, only: str | None, home: Path | None, source: Path
     )
     os.environ.update(history.environment(home))
     load_before = os.getloadavg()
-    pythons = {"": sys.executable}
+    pythons = {"": user_python()} if only != "later" else {}
     if baseline is not None and only != "later":
-        pythons = {"": str(user_install() / "python"), "baseline: ": str(install_for(baseline) / "python")}
+        pythons["baseline: "] = str(install_for(baseline) / "python")
     if only == "startup":
         for name, value in measure_startup(dict(os.environ), pythons).items():
             print(f"start-up to the first tools/list answer, medians of {STARTUPS} paired runs: {name} {value:.0f}")
