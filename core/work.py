@@ -18,7 +18,6 @@ from functools import partial
 from .destructive import is_destructive
 from .ending import resumed_ask, stopped_after
 from .errors import error_lines
-from .fields import KIND_USER
 from .failures import (
     SESSIONS_COUNTED,
     ErrorMatch,
@@ -29,6 +28,7 @@ from .failures import (
     scan_window,
     what_followed,
 )
+from .fields import KIND_USER
 from .index import Index, Segment, asked_paths, edited_paths, filed_paths, in_project
 from .keys import (
     EDIT_TOOLS,
