@@ -307,6 +307,14 @@ def not_utf8_root() -> str:
     return ""
 
 
+def not_utf8_root_problem() -> str:
+    """:func:`not_utf8_root` in the one line every part of deja says it, "" when every root is UTF-8: the CLI exits 1
+    with it, a hook logs it and stays silent, the MCP server answers it. Each starts no build in such a root: the
+    build would fail where nobody reads why, and the hook or the MCP server wait on it for ever (review49c H1)."""
+    root = not_utf8_root()
+    return f"{root}: {NOT_UTF8_ROOT}: {NOT_UTF8_ROOT_FIX}" if root else ""
+
+
 def missing_overrides() -> list[tuple[str, str]]:
     """The root overrides that name a folder that does not exist (a typo reads as an empty history)."""
     missing = []

@@ -194,9 +194,13 @@ def capped_lines(
 
     A line longer than ``cap`` is passed over ``chunk_bytes`` at a time as it
     streams, never held whole: it comes out as its first ``keep`` bytes and its
-    last ``keep`` (its newline among them; ``b"\\n"`` when ``keep`` is 0, ``b""``
-    when the file ends inside it) with its true size, so a caller can tell it by
-    its size, keep what it can of it, and still know where the next line starts.
+    last ``keep`` (its newline among them, none when the file ends inside it, as
+    a short last line comes; ``b"\\n"`` when ``keep`` is 0, ``b""`` when the file
+    ends inside it) with its true size, so a caller can tell it by its size, keep
+    what it can of it, and still know where the next line starts. (A last line
+    cut short, one still being written, is the caller's to tell from a whole one:
+    a long one was given as ``b""``, and a finished last line of a file that ends
+    without a newline was lost: review49c L2.)
     """
     while line := handle.readline(cap + 1):
         if len(line) <= cap:
@@ -209,7 +213,7 @@ def capped_lines(
             size += len(rest)
             ended = rest.endswith(b"\n")
             tail = (tail + rest)[-keep:] if keep else b""
-        yield (head + tail if keep else b"\n") if ended else b"", size
+        yield (head + tail) if keep else (b"\n" if ended else b""), size
 
 
 def subfolders(folder: StrPath) -> list[os.DirEntry[str]]:

@@ -182,6 +182,18 @@ def where_it_stopped(answer: str, limit: int = STOPPED_CHARS) -> str:
     return ""
 
 
+def ends_on_a_next_step(answer: str) -> bool:
+    """Whether ``answer``'s last sentence of prose (a sign-off passed over) says what the agent does next ("Let me
+    check the node's clock.", "I'll rerun the tests.", or progress alone, "Checking the worker."): said last in a
+    chat, the turn never closed, and it is no answer to what came before it (review49c M3)."""
+    for line in reversed(_prose(answer)):
+        sentences = [s for s in _SENTENCE_END.split(line) if not _SIGN_OFF.match(s)]
+        if sentences:
+            last = _INTERJECTION.sub("", sentences[-1], count=1)
+            return bool(_OPENER.match(last)) or _narration(last)
+    return False
+
+
 def _cut_before_code(text: str, limit: int) -> str:
     """``text`` cut between words to ``limit`` characters, and before the inline code the cut fell in: half a
     command, its backtick unclosed, is no command to copy (review45b L2)."""

@@ -28,6 +28,7 @@ from .failures import (
     scan_window,
     what_followed,
 )
+from .fields import KIND_USER
 from .index import Index, Segment, asked_paths, edited_paths, filed_paths, in_project
 from .keys import (
     EDIT_TOOLS,
@@ -45,7 +46,7 @@ from .lines import one_line
 from .model import Message
 from .record import Record
 from .regular_files import open_regular
-from .settled import settled_line, where_it_stopped
+from .settled import ends_on_a_next_step, settled_line, where_it_stopped
 from .topic import summarised_part
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -485,10 +486,8 @@ def _mentions(index: Index, words: tuple[str, ...], limit: int, exclude: frozens
     one of its tool calls printed, with the answer that closed its turn (``Fix.mentioned``): the error as a person
     pasted it, an answer quoted it or a command that did not fail printed it (``kubectl logs … | grep jwt``,
     ``kubectl describe pod``'s ``Exit Code: 137``: "has not come up" was said of those, which ``deja search`` found
-    first, trial48b F3), where no failed command printed it."""
-    from .search import closing_answer
-
-    fixes = []
+    first, trial48b F3), where no failed command printed it. Likeliest to tell the fix first (``_likeliest_first``)."""
+    ranked: list[tuple[tuple[bool, bool, bool], Fix]] = []
     lowered = _lowered(words)
     needles = _word_needles(lowered)
     for segment, meta in _searched_sessions(index, words, limit, exclude) if words else ():
@@ -497,37 +496,83 @@ def _mentions(index: Index, words: tuple[str, ...], limit: int, exclude: frozens
             found = _holding_words(message, lowered) if message is not None else None
             if found is None:
                 continue
-            said, command = found
-            answer = closing_answer(segment, meta, doc, doc + 1)
-            fixes.append(
-                Fix(
-                    session=meta,
-                    timestamp=message.timestamp if message else None,
-                    error=one_line(said, 200),
-                    command=command,
-                    answer=one_line(segment.message(answer).text, 200) if answer is not None else "",
-                    mentioned=True,
-                )
+            said, command, in_code = found
+            answer = _closed_turn_answer(segment, meta, doc)
+            fix = Fix(
+                session=meta,
+                timestamp=message.timestamp if message else None,
+                error=one_line(said, 200),
+                command=command,
+                answer=one_line(answer, 200),
+                mentioned=True,
             )
+            ranked.append(((in_code, not settled_line(answer), bool(command)), fix))
             break
-    return _newest_first(fixes, limit)
+    return _likeliest_first(ranked, limit)
 
 
-def _holding_words(message: Message, lowered: tuple[str, ...]) -> tuple[str, str] | None:
+def _likeliest_first(ranked: list[tuple[tuple[bool, bool, bool], Fix]], limit: int) -> list[Fix]:
+    """The fixes by their rank, then newest first: a code search's match last (the error's text in a test or a
+    handler: no error happened), and before the rest, one whose turn closed on an answer that says what was found or
+    done (``settled_line``), then one pasted or quoted before one a command printed. By date alone, four newer
+    ``rg`` matches and turns with no answer filled the five shown, and the twelve fixes came from the tenth on
+    (review49c M1)."""
+    ranked.sort(key=lambda pair: _when(pair[1]), reverse=True)
+    ranked.sort(key=lambda pair: pair[0])  # (stable: newest first within a rank)
+    return [fix for _, fix in ranked[:limit]]
+
+
+def _closed_turn_answer(segment: Segment, meta: SessionMeta, doc: int) -> str:
+    """The text of the answer that closed the turn of message doc ``doc`` (``search.closing_answer``); "" for none, and
+    for a turn that never closed: the chat ends in it, on the agent's next step ("Let me check the node's clock.",
+    ``ends_on_a_next_step``), which answered nothing (review49c M3)."""
+    from .search import closing_answer
+
+    answer = closing_answer(segment, meta, doc, doc + 1)
+    if answer is None:
+        return ""
+    text = segment.message(answer).text
+    end = meta.first_doc + meta.n_docs
+    if ends_on_a_next_step(text) and all(segment.kind(d) != KIND_USER for d in range(answer + 1, end)):
+        return ""
+    return text
+
+
+def _holding_words(message: Message, lowered: tuple[str, ...]) -> tuple[str, str, bool] | None:
     """Where ``message`` holds every one of ``lowered`` (lowercase words): the line of its text holding them (its text
-    when no one line does), with ""; else the line of a tool call's output holding the most of them
-    (``ErrorMatch.holding``), with the call's command
-    (normalised; "" for a call of no command); None when neither holds them all."""
+    when no one line does), with "" and False; else the line of a tool call's output holding the most of them
+    (``ErrorMatch.holding``), with the call's command (normalised; "" for a call of no command) and whether that
+    line is one of a file's, read or searched (``_code_line``); None when neither holds them all."""
     lines = [ln for ln in message.text.splitlines() if all(w in ln.lower() for w in lowered)]
     if lines or all(w in message.text.lower() for w in lowered):
-        return (lines[0] if lines else message.text), ""
+        return (lines[0] if lines else message.text), "", False
     for call in message.tool_calls:
         output = call.result or ""
         if all(w in output.lower() for w in lowered):
             command = call.args.get("command")
+            command = normalise_command(command) if isinstance(command, str) else ""
             held = ErrorMatch(words=lowered).holding(output.splitlines())
-            return held, normalise_command(command) if isinstance(command, str) else ""
+            return held, command, _code_line(held, command if call.name in SHELL_TOOLS else None)
     return None
+
+
+#: The programs that search files for a text, as a Shell command's first word (``git grep`` as ``git``).
+_SEARCHERS = frozenset({"rg", "grep", "egrep", "fgrep", "ag", "ack", "findstr", "git"})
+
+
+def _code_line(line: str, command: str | None) -> bool:
+    """Whether ``line``, printed by a tool call, is a line of a file rather than an error that happened: a match of
+    a search over files (``tests/test_auth.py:40:    with pytest.raises(…)``, a path with an extension other than a
+    log's, then ``:``) that a Shell ``command`` whose first program searches files printed, or that a tool of its own
+    (``command`` None: Cursor's Grep, Read) printed, or a numbered line such a tool read (``    40|  raise …``). A log
+    grepped (``kubectl logs … | grep jwt``, ``grep -rn jwt logs/``) prints what happened."""
+    import re
+
+    first = os.path.basename(command.split(maxsplit=1)[0]) if command else ""
+    if command is not None and (first not in _SEARCHERS or first == "git" and " grep " not in f"{command} "):
+        return False
+    path_match = re.match(r"\s*[\w./\\~-]*\.(?!(?:log|out|err|txt)\b)[A-Za-z]\w*:(?:\d+[:-])?", line)
+    return bool(path_match) or command is None and bool(re.match(r"\s*\d+\s*\|", line))
 
 
 # --------------------------------------------------------------------------- commands

@@ -126,7 +126,7 @@ def log(message: str) -> None:
     characters escaped (``\\x00``), whatever field of a payload they came in. Its time is local with its offset
     (``+0100``): Cursor may run the hook in another zone (``TZ``) than the shell that reads the log."""
     if not message.isprintable():
-        message = message.translate(_escapes())
+        message = _without_surrogates(message.translate(_escapes()))
     try:
         home = folders.deja_home()
         private_dir(home)
@@ -140,6 +140,23 @@ def log(message: str) -> None:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {message}\n")  # its offset: read in another zone
     except OSError:
         pass
+
+
+def _without_surrogates(message: str) -> str:
+    """``message`` with each byte a path that is not UTF-8 held (``/home/jos\\udce9``, as Python reads it) as
+    ``\\xe9``, as ``folders.not_utf8_root`` shows it, and any other lone surrogate as ``\\udXXX``: no UTF-8 file
+    takes one, and writing one to the log raised out of the hook, which exited 1 with a traceback (review49c H1)."""
+    try:
+        return message.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # (a surrogate that stands for no byte: escaped first, the bytes' ones as above)
+        return _without_surrogates(
+            "".join(c if _a_byte(c) else c.encode("utf-8", "backslashreplace").decode() for c in message)
+        )
+
+
+def _a_byte(character: str) -> bool:
+    """Whether ``character`` is no surrogate, or one standing for a byte that is not UTF-8 (``surrogateescape``)."""
+    return not "\ud800" <= character <= "\udfff" or "\udc80" <= character <= "\udcff"
 
 
 def visible(text: str) -> str:
@@ -521,7 +538,8 @@ class HookCall:
             except IndexUnreadable as exc:
                 from .build_request import request_build  # (no index to read: rare, so not loaded by every hook)
 
-                self.notes.append(f"{exc}; {request_build(self.home)}")
+                # (no build can record a root whose path is not UTF-8: it would fail where nobody reads why)
+                self.notes.append(folders.not_utf8_root_problem() or f"{exc}; {request_build(self.home)}")
                 self._index = False
             else:
                 tool = self.event.lower() in TOOL_EVENTS  # (an agent's pace: many a minute)

@@ -321,8 +321,8 @@ class ProgressBar:
 def check_roots() -> None:
     for name, path in folders.missing_overrides():
         raise Failed(f"{name}={path}: no such folder; point it at an existing folder or unset it")
-    if root := folders.not_utf8_root():
-        raise Failed(f"{root}: {folders.NOT_UTF8_ROOT}: {folders.NOT_UTF8_ROOT_FIX}")
+    if problem := folders.not_utf8_root_problem():
+        raise Failed(problem)
 
 
 def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:

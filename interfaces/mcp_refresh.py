@@ -123,7 +123,11 @@ def _say_failed(home: str, exc: Exception) -> None:
     """One line in Cursor's MCP log for a refresh that failed, as the CLI words it (a traceback with DEJA_DEBUG=1)."""
     import logging
 
-    if isinstance(exc, OSError):
+    from ..core import folders
+
+    if isinstance(exc, UnicodeEncodeError) and (problem := folders.not_utf8_root_problem()):
+        why = problem  # (the record that could not hold the root's path, named by the root)
+    elif isinstance(exc, OSError):
         from pathlib import Path
 
         from ..core.library import not_updated

@@ -46,6 +46,7 @@ from pydantic import Field
 
 from ..core import detached, paths
 from ..core.dates import SINCE_FORMS, parse_since, parse_until
+from ..core.folders import not_utf8_root_problem
 from ..core.keys import readable_path
 from ..core.redaction import PATH_CHARS, echoed
 from .about import version
@@ -250,6 +251,8 @@ class LiveIndex:
         except IndexKeptOut as exc:  # a build would not mend it: the user must fix its permissions, or upgrade deja
             raise ToolError(str(exc)) from None
         except IndexUnreadable:
+            if problem := not_utf8_root_problem():  # no build can record it: "still indexing" for ever
+                raise ToolError(problem) from None
             self._check_writable()
             self._start_build()
             return None

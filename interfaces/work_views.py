@@ -244,10 +244,11 @@ def fix_text(error: str, history: ErrorHistory, command_chars: int | None = None
 
 def _mentions_text(history: ErrorHistory, command_chars: int | None = None) -> str:
     """Sessions whose messages hold the error (pasted, quoted), or whose commands printed it and did not fail
-    (``kubectl logs … | grep jwt``), though no failed command printed it: the answer that closed the turn is shown as
-    what was answered, never as a fix (nothing ran that says it worked)."""
+    (``kubectl logs … | grep jwt``), though no failed command printed it, likeliest to tell the fix first
+    (``work._likeliest_first``): the answer that closed the turn is shown as what was answered, never as a fix
+    (nothing ran that says it worked)."""
     fixes, count = history.fixes, history.sessions
-    shown = "newest first" if count == len(fixes) else f"the newest {len(fixes)}"
+    shown = "likeliest fix first" if count == len(fixes) else f"the {len(fixes)} likeliest to hold the fix"
     plural = "s" if count != 1 else ""
     how = "written or printed" if any(fix.command for fix in fixes) else "written"
     lines = [f"no failed command printed this error; it was {how} in {count} past session{plural}, {shown}:"]

@@ -788,6 +788,24 @@ def test_a_deja_home_that_cannot_hold_an_index_is_a_tool_error(history: History,
     run(history, tmp_path, scenario)
 
 
+def test_a_deja_home_whose_path_is_not_utf8_is_a_tool_error_naming_it(history: History, tmp_path: Path) -> None:
+    """No build can record such a root: every call said "still indexing" for ever while the build it started failed
+    unseen (review49c H1). Each says the CLI's line, and no build starts."""
+    history.deja_home = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/jos\xe9"))
+    expected = (
+        f"{tmp_path}/jos\\xe9: its path is not UTF-8, which deja's index cannot record: give the folder whose name "
+        "shows \\xNN a UTF-8 name, or set DEJA_CURSOR_ROOT, DEJA_CURSOR_CLI_ROOT and DEJA_HOME to folders whose "
+        "paths are UTF-8"
+    )
+
+    async def scenario(session: ClientSession) -> None:
+        for tool, arguments in [("search", {"query": "redis"}), ("recent", {})]:
+            assert await refused(session, tool, **arguments) == f"Error executing tool {tool}: {expected}"
+
+    run(history, tmp_path, scenario)
+    assert not os.path.exists(history.deja_home)  # (nothing made for a build: the check before one made the folder)
+
+
 def test_an_index_a_newer_deja_wrote_is_a_tool_error_and_left_as_it_is(history: History, tmp_path: Path) -> None:
     """Rebuilt here, the newer deja would rebuild it back on its next read (trial49 F9): every call says what to
     do instead, and no build starts."""

@@ -166,3 +166,27 @@ def test_a_refresh_that_fails_says_one_line_naming_the_file_and_no_traceback(tmp
     assert ran.returncode == 0 and ran.stdout == b"done\ndone\n"
     line = f"cannot update the index ({lock}: Is a directory); answering from the index as it stands"
     assert ran.stderr.decode().splitlines() == [line, line], ran.stderr.decode()
+
+
+def test_a_refresh_under_a_root_not_in_utf8_names_the_root(
+    tmp_path: Path, cli_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index built before the root was moved to such a path (or set so since): the refresh fails on the first
+    record holding the path, and said a bare UnicodeEncodeError naming nothing (names49's finding)."""
+    write_transcript(
+        transcript_path(cli_root, str(tmp_path), "c-one"), [user_turn("hello narwhal"), assistant_turn("ok")]
+    )
+    assert subprocess.run([*ENTRY, "index"], capture_output=True).returncode == 0
+    moved = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/caf\xe9"))
+    cli_root.rename(moved)
+    write_transcript(transcript_path(moved, str(tmp_path), "c-two"), [user_turn("hello walrus"), assistant_turn("ok")])
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(moved))
+    ran = subprocess.run(
+        [sys.executable, "-m", "deja.interfaces.mcp_refresh", str(tmp_path / "deja")], capture_output=True, timeout=60
+    )
+    assert ran.returncode == 0 and ran.stdout == b"done\n"
+    assert ran.stderr.decode().splitlines() == [
+        f"{tmp_path}/caf\\xe9: its path is not UTF-8, which deja's index cannot record: give the folder whose name "
+        "shows \\xNN a UTF-8 name, or set DEJA_CURSOR_ROOT, DEJA_CURSOR_CLI_ROOT and DEJA_HOME to folders whose paths "
+        "are UTF-8; answering from the index as it stands"
+    ], ran.stderr.decode()

@@ -17,6 +17,7 @@ import pytest
 from harness import run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.hooks.call import _without_surrogates
 
 CHAT = [user_turn("why does the narwhal worker die"), assistant_turn("Raise the keepalive.")]
 
@@ -103,3 +104,37 @@ def test_a_root_whose_own_path_is_not_utf8_is_one_line_naming_it(
         assert (ran.returncode, ran.stderr) == (1, line), ran.stderr
     doctor = run_deja("doctor", input=b"").stdout.decode("utf-8", "replace")  # (its other lines name the path raw)
     assert f"ERROR  {tmp_path}/jos\\xe9/.cursor: its path is not UTF-8" in doctor
+
+
+def test_hooks_in_a_home_not_in_utf8_exit_0_silent_and_log_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HOME alone set so (deja's home, Cursor's roots below it): each hook wrote the path into hooks.log, which raised
+    out of the hook, so it printed a traceback, exited 1 and left the log empty; and each started a build that
+    failed where nobody read why (review49c H1). Now: nothing on stdout or stderr, exit 0, the one line in the log,
+    no build."""
+    home = _bytes_named(tmp_path, b"jos\xe9")
+    write_transcript(transcript_path(home / ".cursor", str(home / "code"), "c-one"), CHAT)
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "app").mkdir()
+    payload = {"prompt": "narwhal", "conversation_id": "c1", "workspace_roots": [str(tmp_path / "app")]}
+    for command, event in [("hook-prompt", "beforeSubmitPrompt"), ("hook-context", "sessionStart")]:
+        ran = run_deja(command, input=json.dumps(payload | {"hook_event_name": event}).encode())
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b""), ran.stderr.decode("utf-8", "replace")
+    deja_home = home / ".cache" / "deja"
+    logged = (deja_home / "hooks.log").read_text(encoding="utf-8").splitlines()
+    problem = (
+        f"{tmp_path}/jos\\xe9/.config/Cursor/User: its path is not UTF-8, which deja's index cannot record: give "
+        "the folder whose name shows \\xNN a UTF-8 name, or set DEJA_CURSOR_ROOT, DEJA_CURSOR_CLI_ROOT and DEJA_HOME "
+        "to folders whose paths are UTF-8"
+    )
+    assert [line.split(" ", 2)[2] for line in logged] == [
+        f"beforeSubmitPrompt c1: silent: no index to read | {problem} | no session-start block: no index to read",
+        f"sessionStart c1: silent: no index to read | {problem}",
+    ]
+    assert not (deja_home / "index-build.requested").exists()
+
+
+def test_the_hook_log_spells_each_lone_surrogate_in_ascii() -> None:
+    """A byte a path held that is not UTF-8 reads as ``\\xNN``, as deja names such a path everywhere; any other lone
+    surrogate (none of a path's) as its escape: either, written as it was, raised out of the hook."""
+    assert _without_surrogates("home/jos\udce9: caf\u00e9 \ud800") == "home/jos\\xe9: caf\u00e9 \\ud800"
+    assert _without_surrogates("jos\udce9 \udcc3\udca9") == "jos\\xe9 \u00e9"  # (bytes of a UTF-8 \u00e9 read as one)

@@ -64,3 +64,27 @@ def test_a_long_line_whose_cuts_fall_in_two_values_is_passed_over_and_counted(
     problems: Counter[str] = Counter()
     read = transcripts.read_transcript(path, problems=problems)
     assert [m.role for m in read.messages] == ["assistant"] and problems == {transcripts.OVERLONG_LINE: 1}
+
+
+def test_a_long_last_line_with_no_newline_is_read_when_whole_and_left_for_later_when_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file whose last line has no newline (a writer that ends none, a copy) lost that line when it was over the
+    cap, while a short one was read (review49c L2). One still being written, cut short, waits for the next read, as
+    a short one does, and counts as no problem."""
+    monkeypatch.setattr(transcripts, "MAX_LINE_BYTES", 4096)
+    monkeypatch.setattr(transcripts, "OVERLONG_KEPT", 1024)
+    path = write_transcript(
+        tmp_path / "t.jsonl", [user_turn("why does the worker die"), assistant_turn("narwhal " + "x" * 6000 + " tapir")]
+    )
+    whole = path.read_bytes().removesuffix(b"\n")
+    for written, roles in [(whole, ["user", "assistant"]), (whole[:-10], ["user"])]:
+        path.write_bytes(written)
+        problems: Counter[str] = Counter()
+        read = transcripts.read_transcript(path, problems=problems)
+        assert [m.role for m in read.messages] == roles and not problems, (roles, problems)
+        assert read.end == (len(written) if len(roles) == 2 else written.index(b"\n") + 1)
+    assert read.messages[0].text == "why does the worker die"
+    path.write_bytes(whole)
+    answer = transcripts.read_transcript(path).messages[1].text
+    assert answer.startswith("narwhal ") and answer.endswith(" tapir") and " elided …]" in answer, answer[:100]
