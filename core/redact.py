@@ -1798,9 +1798,16 @@ _FLOW_BARE_PAIR = Lazy(globals(), "_FLOW_BARE_PAIR", _FLOW_BARE_NAME + r"[ \t]*[
 _FLOW_NAME_REACH = 128
 #: A value a shell comment gives after the secret-named word a command sets (``wrangler secret put API_KEY # then
 #: typed: T…``, ``gh secret set TOKEN  # value: …``: trial48 F9): such a command prompts for the value, and the comment
-#: says what was typed. The value after the comment's first ``:`` or ``=``, one that looks made (``_commented``): an
-#: ordinary comment after such a word gives none (``token  # type: ignore``, ``MAX_KEY  # default: 4096``).
-_COMMENTED = r"#[^\n:=#]{0,60}?[:=][ \t]*(?P<value>[^\s'\"`]*[^\s'\"`.,;:)])"
+#: says what was typed. The value after the comment's first ``:`` or ``=`` when the words before it say a value was
+#: given (``typed``, ``entered``, ``pasted``, ``value``, ``input``), one that looks made (``_commented``): an ordinary
+#: comment after such a word gives none (``token  # type: ignore``, ``MAX_KEY  # default: 4096``, ``auth_token  #
+#: ticket: JIRA-4821``, ``password  # hash: bcrypt2b12``: review49a M2). The word in the pattern, not asked by
+#: ``_commented``: a comment that names none fails at its ``#`` in the engine (a callback for each of a log's
+#: comments made comment-shaped lines five times dearer: review49a L1).
+_COMMENTED = (
+    r"#[^\n:=#]{0,60}?(?<![^\W_])(?:typed|entered|pasted|value|input)(?![^\W_])[^\n:=#]{0,30}?[:=][ \t]*"
+    r"(?P<value>[^\s'\"`]*[^\s'\"`.,;:)])"
+)
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 

@@ -62,6 +62,8 @@ GLPAT = "".join(("glpat-", "Ab3dEf6hIj9kLm2nOp5q"))
             f"wrangler secret put API_KEY # then typed: {S} (pasted into prompt)",
         ),
         ("gh secret set DB_PASSWORD  # value: Hunter2!x", f"gh secret set DB_PASSWORD  # value: {S}"),
+        ("gh secret set DB_PASSWORD  # value = Hunter2!x", f"gh secret set DB_PASSWORD  # value = {S}"),
+        ("vault kv put secret/db password  # entered: Zq8vN3pLw2Rt", f"vault kv put secret/db password  # entered: {S}"),
         ("export API_KEY=abc123def456 # prod", f"export API_KEY={S} # prod"),
         ("# password: hunter2", f"# password: {S}"),
         # A known prefix's token glued to the word before it.
@@ -124,6 +126,11 @@ KEPT = [
     "password  # TODO: rotate",
     "x = 1  # note: abcDEF123xyz",
     "wrangler secret put API_KEY  # prompts for the value",
+    # review49a M2: a comment that says no value was typed, whatever follows its colon.
+    "access_token  # shape: Xy12abCD",
+    "secret  # id: a8Fj3kLm9Q",
+    "x = cfg.token # legacy id: AbC123xYz",
+    "api_key  # format: sk_abc123def",
     # Words holding a known prefix's letters: no generated value after them.
     "highp_abcdefghijklmnopqrstuvwxyzabcdefghij",
     "the_ghs_notGeneratedButLongEnoughWordsHereXyz",
