@@ -396,6 +396,9 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # Vault's older service token given to ``vault login`` (``_VAULT_LEGACY_TOKEN``; to ``vault token lookup``: a
     # token rule's).
     (("login",), _option_of("vault", "login") + _VAULT_LEGACY_TOKEN),
+    # The GitHub CLI's secret given on its line (``gh secret set NAME --body …``, ``-b …``, ``-b"…"``, ``--body=…``),
+    # its documented way to set one without its prompt (review49a H2); ``gh variable set`` sets no secret.
+    (("secret",), _option_of(r"gh(?:\.exe)?[ \t]+secret[ \t]+set", "-b|--body") + r"(?:=|[ \t]*)"),
 )
 
 

@@ -72,10 +72,11 @@ def withheld(built_with: str) -> str:
 #: S3cret``, ``requirepass S3cret``), ``.netrc``'s ``login``, or its ``machine`` or ``default`` with a ``password``
 #: after it (``NETRC_GATE``), a ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
 #: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
-#: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``: ``redact._PASSWORD_ARGUMENTS``).
+#: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``, ``gh secret set X -b …``:
+#: ``redact._PASSWORD_ARGUMENTS``).
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
                   "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "lftp", "mosquitto_", "net rpc",
-                  "net ads", "net -u", "rpcclient")  # fmt: skip
+                  "net ads", "net -u", "rpcclient", "secret set")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with

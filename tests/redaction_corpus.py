@@ -1606,4 +1606,8 @@ SECRETS: list[Secret] = [
         _join("Dict", "Pa55w0rd"),
         "{{'command': 'mysql', 'args': ['-u', 'root', '-p{secret}']}}",
     ),
+    # fixr49: review49a H2, gh's secret given on its line.
+    Secret(
+        "gh-secret-set-body", "cli-credentials", _join("GhBody", "Pa55w0rd"), "gh secret set DB_PASSWORD -b {secret}"
+    ),
 ]

@@ -66,6 +66,11 @@ GLPAT = "".join(("glpat-", "Ab3dEf6hIj9kLm2nOp5q"))
         ("vault kv put secret/db password  # entered: Zq8vN3pLw2Rt", f"vault kv put secret/db password  # entered: {S}"),
         ("export API_KEY=abc123def456 # prod", f"export API_KEY={S} # prod"),
         ("# password: hunter2", f"# password: {S}"),
+        # review49a H2: gh's secret given on its line, not at its prompt.
+        ("gh secret set DB_PASSWORD -b Zq8vN3pLw2Rt", f"gh secret set DB_PASSWORD -b {R}"),
+        ("gh secret set DB_PASSWORD --body 'Zq8vN3pLw2Rt'", f"gh secret set DB_PASSWORD --body '{R}'"),
+        ('gh secret set DB_PASSWORD -b"Zq8vN3pLw2Rt"', f'gh secret set DB_PASSWORD -b"{R}"'),
+        ("gh secret set HOOK --repo o/r --body=Zq8vN3pLw2Rt", f"gh secret set HOOK --repo o/r --body={R}"),
         # A known prefix's token glued to the word before it.
         (f"tokenghp_{GH36}", "token[redacted:github-token]"),
         (f"xxghp_{GH36}", "xx[redacted:github-token]"),
@@ -113,6 +118,10 @@ KEPT = [
     "aws ecr get-login-password | docker login --username AWS --password-stdin 1234.dkr.ecr.eu-west-1.amazonaws.com",
     "myecho T48ghToken9 | gh auth login --with-token",
     "echo done; gh auth login --with-token",
+    # gh's variable is no secret; a secret from a variable or a file gives no literal.
+    "gh variable set REGION --body eu-west-1",
+    'gh secret set TOKEN --body "$TOKEN"',
+    "gh secret set TOKEN < token.txt",
     # An id beside a key that is no private key's.
     '"access_key_id": "foo123bar456baz"',
     '"kms_key_id": "arn:aws:kms:eu-west-1:123456789012:key/abc"',
