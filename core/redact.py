@@ -502,6 +502,13 @@ _SEVERAL_PASSWORDS = ("keytool", "ldappasswd", "ssh-keygen")
 _STDIN_NEEDLES = ("--with-token", "--password-stdin")
 _STDIN_OPTION = r"--(?:with-token|password-stdin)(?![\w-])"
 _HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_NOT_REDACTED}{_OPTION_VALUE}"
+#: A heredoc's one line before its closing word, fed to the option's command (``docker login --password-stdin <<EOF``,
+#: ``cat <<'EOF' | gh auth login --with-token``, then ``T…`` and ``EOF``: review49a M3); a variable's (``$GH_TOKEN``)
+#: stays, and so does a heredoc of more lines, which gives no one token.
+_HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?)(?P<tag>[A-Za-z_]\w*)(?P=hq)"""
+_HEREDOC_LINE = r"[^\n]*\r?\n[ \t]*(?P<value>[^\s$][^\n]*?)[ \t]*\r?\n[ \t]*(?P=tag)[ \t]*(?=\r?\n|\Z)"
+_HEREDOC_FED = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?{_HEREDOC_OPENS}{_HEREDOC_LINE}"
+_HEREDOC_PIPED = rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}{_HEREDOC_LINE}"
 _PIPED_IN = (
     r"""(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]+"""
     rf"{_NOT_REDACTED}{_OPTION_VALUE}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}"
@@ -1352,6 +1359,8 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule("cli-credentials", _HERE_STRING, _STDIN_NEEDLES, replace=lambda m: _option_value(m, "cli-credentials")),
     Rule("cli-credentials", _PIPED_IN, _STDIN_NEEDLES, replace=_piped_in),
+    Rule("cli-credentials", _HEREDOC_FED, _STDIN_NEEDLES, group="value"),
+    Rule("cli-credentials", _HEREDOC_PIPED, _STDIN_NEEDLES, group="value"),
     *(
         Rule(
             "cli-credentials",

@@ -63,9 +63,22 @@ GLPAT = "".join(("glpat-", "Ab3dEf6hIj9kLm2nOp5q"))
         ),
         ("gh secret set DB_PASSWORD  # value: Hunter2!x", f"gh secret set DB_PASSWORD  # value: {S}"),
         ("gh secret set DB_PASSWORD  # value = Hunter2!x", f"gh secret set DB_PASSWORD  # value = {S}"),
-        ("vault kv put secret/db password  # entered: Zq8vN3pLw2Rt", f"vault kv put secret/db password  # entered: {S}"),
+        (
+            "vault kv put secret/db password  # entered: Zq8vN3pLw2Rt",
+            f"vault kv put secret/db password  # entered: {S}",
+        ),
         ("export API_KEY=abc123def456 # prod", f"export API_KEY={S} # prod"),
         ("# password: hunter2", f"# password: {S}"),
+        # review49a M3: a heredoc of one line fed to the option's command.
+        ("docker login --password-stdin <<EOF\nZq8vN3pLw2Rt\nEOF", f"docker login --password-stdin <<EOF\n{R}\nEOF"),
+        (
+            "cat <<'EOF' | gh auth login --with-token\nT49ghHeredocToken1234\nEOF\necho ok",
+            f"cat <<'EOF' | gh auth login --with-token\n{R}\nEOF\necho ok",
+        ),
+        (
+            "gh auth login --with-token <<-END\n\tT49ghToken9x\n\tEND",
+            f"gh auth login --with-token <<-END\n\t{R}\n\tEND",
+        ),
         # review49a H2: gh's secret given on its line, not at its prompt.
         ("gh secret set DB_PASSWORD -b Zq8vN3pLw2Rt", f"gh secret set DB_PASSWORD -b {R}"),
         ("gh secret set DB_PASSWORD --body 'Zq8vN3pLw2Rt'", f"gh secret set DB_PASSWORD --body '{R}'"),
@@ -118,6 +131,11 @@ KEPT = [
     "aws ecr get-login-password | docker login --username AWS --password-stdin 1234.dkr.ecr.eu-west-1.amazonaws.com",
     "myecho T48ghToken9 | gh auth login --with-token",
     "echo done; gh auth login --with-token",
+    # A heredoc giving a variable, more than one line, or fed to another command.
+    "docker login --password-stdin <<EOF\n$REGISTRY_PASSWORD\nEOF",
+    "docker login --password-stdin <<EOF\nfirst\nsecond\nEOF",
+    "mycat <<EOF | gh auth login --with-token\nT49ghHeredocToken1234\nEOF",
+    "cat <<EOF > notes.txt\nZq8vN3pLw2Rt\nEOF\ngh auth login --with-token < token.txt",
     # gh's variable is no secret; a secret from a variable or a file gives no literal.
     "gh variable set REGION --body eu-west-1",
     'gh secret set TOKEN --body "$TOKEN"',
