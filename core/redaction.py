@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (26: a token or a password given to ``--with-token``/``--password-stdin`` by a here-string or an ``echo`` pipe, a
+#: (27: ``gh secret set NAME --body …``/``-b …``, a heredoc of one line fed to ``--password-stdin``/``--with-token``
+#: (and less: a glued token that is a CamelCase name, a comment's value no word says was typed): fixr49;
+#: 26: a token or a password given to ``--with-token``/``--password-stdin`` by a here-string or an ``echo`` pipe, a
 #: service account's ``private_key_id``, a made value a shell comment gives after a secret-named word, a known prefix's
 #: generated token glued to the word before it, docker's quoted program path, ``'command'``/``"Command"`` beside
 #: ``'args'``/``"Args"``, a listed program's name in capitals (``["SSHPASS", "-p", …]``): red49;
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 26
+RULES_VERSION = 27
 
 
 def enabled() -> bool:
