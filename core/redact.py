@@ -506,7 +506,11 @@ _HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_NOT_REDACTED}{_O
 #: ``cat <<'EOF' | gh auth login --with-token``, then ``T…`` and ``EOF``: review49a M3); a variable's (``$GH_TOKEN``)
 #: stays, and so does a heredoc of more lines, which gives no one token.
 _HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?)(?P<tag>[A-Za-z_]\w*)(?P=hq)"""
-_HEREDOC_LINE = r"[^\n]*\r?\n[ \t]*(?P<value>[^\s$][^\n]*?)[ \t]*\r?\n[ \t]*(?P=tag)[ \t]*(?=\r?\n|\Z)"
+#: (Bounded: the opening line's rest and the value are each read at most once a match is tried, not to a long line's
+#: end from each option on it.)
+_HEREDOC_LINE = (
+    r"[^\n]{0,200}\r?\n[ \t]*(?P<value>[^\s$](?:[^\n]{0,1000}[^\s])?)[ \t]*\r?\n[ \t]*(?P=tag)[ \t]*(?=\r?\n|\Z)"
+)
 _HEREDOC_FED = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?{_HEREDOC_OPENS}{_HEREDOC_LINE}"
 _HEREDOC_PIPED = rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}{_HEREDOC_LINE}"
 _PIPED_IN = (
