@@ -176,18 +176,38 @@ def _machine_made(value: str) -> bool:
 def _generated_run(value: str) -> bool:
     """Whether a token glued to the word before it (``_token``'s ``glued``) is one: a run of 16 letters and digits or
     more in it, and what follows its prefix's first word (``ghp``, ``xoxb``; all of it when it has one run alone:
-    ``AKIA…``) made by a machine (``_machine_made``). A word that holds the prefix's letters (``highp_…``, ``task-Runner2-Config``) has
-    shorter runs or no generated value."""
+    ``AKIA…``) made by a machine (``_machine_made``) and no name of words run together (``_words_run_together``). A word
+    that holds the prefix's letters (``highp_…``, ``task-Runner2-Config``, ``highs_AverageTemperatureByRegion2024``:
+    review49a M1) has shorter runs or no generated value."""
     runs = value.replace("-", " ").replace("_", " ").replace(".", " ").split()
-    return max(map(len, runs), default=0) >= 16 and _machine_made("".join(runs[1:]) or value)
+    after = "".join(runs[1:]) or value
+    return max(map(len, runs), default=0) >= 16 and _machine_made(after) and not _words_run_together(after)
 
 
 def _a_mixed_run(value: str) -> bool:
-    """Whether a run of 16 letters and digits or more in a token holds capitals, small letters and digits: ``sk-``
-    glued to a word (``_token``'s ``glued``), which ends many a word (``task-``, ``disk-``) before a name's words
-    (``isk-ant-api03-someLongCamelName``)."""
+    """Whether a run of 16 letters and digits or more in a token holds capitals, small letters and digits and is no
+    name of words run together (``_words_run_together``): ``sk-`` glued to a word (``_token``'s ``glued``), which ends
+    many a word (``task-``, ``disk-``, ``risk-``, ``kiosk-``) before a name's words (``isk-ant-api03-someLongCamelName``,
+    ``task-PostgresMigration2Runner``: review49a H1)."""
     runs = value.replace("-", " ").replace("_", " ").split()
-    return any(len(run) >= 16 and _mixed(run) for run in runs)
+    return any(len(run) >= 16 and _mixed(run) and not _words_run_together(run) for run in runs)
+
+
+def _words_run_together(run: str) -> bool:
+    """Whether three characters in four of ``run`` or more are in words: a capital or none, then two small letters
+    or more (``PostgresMigration2Runner``, ``Ubuntu2204LtsGen2Image``). A generated value's characters fall in such
+    words about one time in three; a random run of 36 (a GitHub token's) reaches three in four about once in 700, one
+    of 44 once in 2,000 (such a glued token is then kept, as one with no digit is)."""
+    covered = at = 0
+    while at < len(run):
+        start = at + 1 if run[at].isupper() else at
+        end = start
+        while end < len(run) and run[end].islower():
+            end += 1
+        if end - start >= 2:
+            covered += end - at
+        at = max(end, at + 1)
+    return covered * 4 >= len(run) * 3
 
 
 def _decoded(value: str) -> bytes | None:
@@ -376,6 +396,9 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # Vault's older service token given to ``vault login`` (``_VAULT_LEGACY_TOKEN``; to ``vault token lookup``: a
     # token rule's).
     (("login",), _option_of("vault", "login") + _VAULT_LEGACY_TOKEN),
+    # The GitHub CLI's secret given on its line (``gh secret set NAME --body …``, ``-b …``, ``-b"…"``, ``--body=…``),
+    # its documented way to set one without its prompt (review49a H2); ``gh variable set`` sets no secret.
+    (("secret",), _option_of(r"gh(?:\.exe)?[ \t]+secret[ \t]+set", "-b|--body") + r"(?:=|[ \t]*)"),
 )
 
 
@@ -479,6 +502,17 @@ _SEVERAL_PASSWORDS = ("keytool", "ldappasswd", "ssh-keygen")
 _STDIN_NEEDLES = ("--with-token", "--password-stdin")
 _STDIN_OPTION = r"--(?:with-token|password-stdin)(?![\w-])"
 _HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_NOT_REDACTED}{_OPTION_VALUE}"
+#: A heredoc's one line before its closing word, fed to the option's command (``docker login --password-stdin <<EOF``,
+#: ``cat <<'EOF' | gh auth login --with-token``, then ``T…`` and ``EOF``: review49a M3); a variable's (``$GH_TOKEN``)
+#: stays, and so does a heredoc of more lines, which gives no one token.
+_HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?)(?P<tag>[A-Za-z_]\w*)(?P=hq)"""
+#: (Bounded: the opening line's rest and the value are each read at most once a match is tried, not to a long line's
+#: end from each option on it.)
+_HEREDOC_LINE = (
+    r"[^\n]{0,200}\r?\n[ \t]*(?P<value>[^\s$](?:[^\n]{0,1000}[^\s])?)[ \t]*\r?\n[ \t]*(?P=tag)[ \t]*(?=\r?\n|\Z)"
+)
+_HEREDOC_FED = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?{_HEREDOC_OPENS}{_HEREDOC_LINE}"
+_HEREDOC_PIPED = rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}{_HEREDOC_LINE}"
 _PIPED_IN = (
     r"""(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]+"""
     rf"{_NOT_REDACTED}{_OPTION_VALUE}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}"
@@ -1329,6 +1363,8 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule("cli-credentials", _HERE_STRING, _STDIN_NEEDLES, replace=lambda m: _option_value(m, "cli-credentials")),
     Rule("cli-credentials", _PIPED_IN, _STDIN_NEEDLES, replace=_piped_in),
+    Rule("cli-credentials", _HEREDOC_FED, _STDIN_NEEDLES, group="value"),
+    Rule("cli-credentials", _HEREDOC_PIPED, _STDIN_NEEDLES, group="value"),
     *(
         Rule(
             "cli-credentials",
@@ -1778,9 +1814,16 @@ _FLOW_BARE_PAIR = Lazy(globals(), "_FLOW_BARE_PAIR", _FLOW_BARE_NAME + r"[ \t]*[
 _FLOW_NAME_REACH = 128
 #: A value a shell comment gives after the secret-named word a command sets (``wrangler secret put API_KEY # then
 #: typed: T…``, ``gh secret set TOKEN  # value: …``: trial48 F9): such a command prompts for the value, and the comment
-#: says what was typed. The value after the comment's first ``:`` or ``=``, one that looks made (``_commented``): an
-#: ordinary comment after such a word gives none (``token  # type: ignore``, ``MAX_KEY  # default: 4096``).
-_COMMENTED = r"#[^\n:=#]{0,60}?[:=][ \t]*(?P<value>[^\s'\"`]*[^\s'\"`.,;:)])"
+#: says what was typed. The value after the comment's first ``:`` or ``=`` when the words before it say a value was
+#: given (``typed``, ``entered``, ``pasted``, ``value``, ``input``), one that looks made (``_commented``): an ordinary
+#: comment after such a word gives none (``token  # type: ignore``, ``MAX_KEY  # default: 4096``, ``auth_token  #
+#: ticket: JIRA-4821``, ``password  # hash: bcrypt2b12``: review49a M2). The word in the pattern, not asked by
+#: ``_commented``: a comment that names none fails at its ``#`` in the engine (a callback for each of a log's
+#: comments made comment-shaped lines five times dearer: review49a L1).
+_COMMENTED = (
+    r"#[^\n:=#]{0,60}?(?<![^\W_])(?:typed|entered|pasted|value|input)(?![^\W_])[^\n:=#]{0,30}?[:=][ \t]*"
+    r"(?P<value>[^\s'\"`]*[^\s'\"`.,;:)])"
+)
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (26: a token or a password given to ``--with-token``/``--password-stdin`` by a here-string or an ``echo`` pipe, a
+#: (27: ``gh secret set NAME --body …``/``-b …``, a heredoc of one line fed to ``--password-stdin``/``--with-token``
+#: (and less: a glued token that is a CamelCase name, a comment's value no word says was typed): fixr49;
+#: 26: a token or a password given to ``--with-token``/``--password-stdin`` by a here-string or an ``echo`` pipe, a
 #: service account's ``private_key_id``, a made value a shell comment gives after a secret-named word, a known prefix's
 #: generated token glued to the word before it, docker's quoted program path, ``'command'``/``"Command"`` beside
 #: ``'args'``/``"Args"``, a listed program's name in capitals (``["SSHPASS", "-p", …]``): red49;
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 26
+RULES_VERSION = 27
 
 
 def enabled() -> bool:
@@ -72,10 +74,11 @@ def withheld(built_with: str) -> str:
 #: S3cret``, ``requirepass S3cret``), ``.netrc``'s ``login``, or its ``machine`` or ``default`` with a ``password``
 #: after it (``NETRC_GATE``), a ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
 #: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
-#: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``: ``redact._PASSWORD_ARGUMENTS``).
+#: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``, ``gh secret set X -b …``:
+#: ``redact._PASSWORD_ARGUMENTS``).
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
                   "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "lftp", "mosquitto_", "net rpc",
-                  "net ads", "net -u", "rpcclient")  # fmt: skip
+                  "net ads", "net -u", "rpcclient", "secret set")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with

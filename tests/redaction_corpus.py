@@ -1606,4 +1606,14 @@ SECRETS: list[Secret] = [
         _join("Dict", "Pa55w0rd"),
         "{{'command': 'mysql', 'args': ['-u', 'root', '-p{secret}']}}",
     ),
+    # fixr49: review49a M3, a heredoc fed to --password-stdin; H2, gh's secret given on its line.
+    Secret(
+        "password-stdin-heredoc",
+        "cli-credentials",
+        _join("Heredoc", "Pa55w0rd"),
+        "docker login -u ci --password-stdin reg.io <<EOF\n{secret}\nEOF\necho done",
+    ),
+    Secret(
+        "gh-secret-set-body", "cli-credentials", _join("GhBody", "Pa55w0rd"), "gh secret set DB_PASSWORD -b {secret}"
+    ),
 ]

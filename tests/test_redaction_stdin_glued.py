@@ -62,8 +62,28 @@ GLPAT = "".join(("glpat-", "Ab3dEf6hIj9kLm2nOp5q"))
             f"wrangler secret put API_KEY # then typed: {S} (pasted into prompt)",
         ),
         ("gh secret set DB_PASSWORD  # value: Hunter2!x", f"gh secret set DB_PASSWORD  # value: {S}"),
+        ("gh secret set DB_PASSWORD  # value = Hunter2!x", f"gh secret set DB_PASSWORD  # value = {S}"),
+        (
+            "vault kv put secret/db password  # entered: Zq8vN3pLw2Rt",
+            f"vault kv put secret/db password  # entered: {S}",
+        ),
         ("export API_KEY=abc123def456 # prod", f"export API_KEY={S} # prod"),
         ("# password: hunter2", f"# password: {S}"),
+        # review49a M3: a heredoc of one line fed to the option's command.
+        ("docker login --password-stdin <<EOF\nZq8vN3pLw2Rt\nEOF", f"docker login --password-stdin <<EOF\n{R}\nEOF"),
+        (
+            "cat <<'EOF' | gh auth login --with-token\nT49ghHeredocToken1234\nEOF\necho ok",
+            f"cat <<'EOF' | gh auth login --with-token\n{R}\nEOF\necho ok",
+        ),
+        (
+            "gh auth login --with-token <<-END\n\tT49ghToken9x\n\tEND",
+            f"gh auth login --with-token <<-END\n\t{R}\n\tEND",
+        ),
+        # review49a H2: gh's secret given on its line, not at its prompt.
+        ("gh secret set DB_PASSWORD -b Zq8vN3pLw2Rt", f"gh secret set DB_PASSWORD -b {R}"),
+        ("gh secret set DB_PASSWORD --body 'Zq8vN3pLw2Rt'", f"gh secret set DB_PASSWORD --body '{R}'"),
+        ('gh secret set DB_PASSWORD -b"Zq8vN3pLw2Rt"', f'gh secret set DB_PASSWORD -b"{R}"'),
+        ("gh secret set HOOK --repo o/r --body=Zq8vN3pLw2Rt", f"gh secret set HOOK --repo o/r --body={R}"),
         # A known prefix's token glued to the word before it.
         (f"tokenghp_{GH36}", "token[redacted:github-token]"),
         (f"xxghp_{GH36}", "xx[redacted:github-token]"),
@@ -111,6 +131,15 @@ KEPT = [
     "aws ecr get-login-password | docker login --username AWS --password-stdin 1234.dkr.ecr.eu-west-1.amazonaws.com",
     "myecho T48ghToken9 | gh auth login --with-token",
     "echo done; gh auth login --with-token",
+    # A heredoc giving a variable, more than one line, or fed to another command.
+    "docker login --password-stdin <<EOF\n$REGISTRY_PASSWORD\nEOF",
+    "docker login --password-stdin <<EOF\nfirst\nsecond\nEOF",
+    "mycat <<EOF | gh auth login --with-token\nT49ghHeredocToken1234\nEOF",
+    "cat <<EOF > notes.txt\nZq8vN3pLw2Rt\nEOF\ngh auth login --with-token < token.txt",
+    # gh's variable is no secret; a secret from a variable or a file gives no literal.
+    "gh variable set REGION --body eu-west-1",
+    'gh secret set TOKEN --body "$TOKEN"',
+    "gh secret set TOKEN < token.txt",
     # An id beside a key that is no private key's.
     '"access_key_id": "foo123bar456baz"',
     '"kms_key_id": "arn:aws:kms:eu-west-1:123456789012:key/abc"',
@@ -124,6 +153,11 @@ KEPT = [
     "password  # TODO: rotate",
     "x = 1  # note: abcDEF123xyz",
     "wrangler secret put API_KEY  # prompts for the value",
+    # review49a M2: a comment that says no value was typed, whatever follows its colon.
+    "access_token  # shape: Xy12abCD",
+    "secret  # id: a8Fj3kLm9Q",
+    "x = cfg.token # legacy id: AbC123xYz",
+    "api_key  # format: sk_abc123def",
     # Words holding a known prefix's letters: no generated value after them.
     "highp_abcdefghijklmnopqrstuvwxyzabcdefghij",
     "the_ghs_notGeneratedButLongEnoughWordsHereXyz",

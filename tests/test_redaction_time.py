@@ -231,6 +231,13 @@ def test_a_long_run_of_sshpass_options_is_redacted_in_time_linear_in_its_size(tm
         '["SSHPASS", "-p", "x", ',
         '["C:/Tools/MYSQL.EXE", "-px", ',
         '"C:\\Docker\\docker.exe" login -p x ',
+        # fixr49: a heredoc fed to the option, gh's secret on its line, a glued name's words.
+        "--with-token <<E ",
+        "--password-stdin <<E\nx\n",
+        "--password-stdin <<E\nx \t x \t ",
+        "cat <<E | gh auth login --with-token ",
+        "gh secret set x -b ",
+        "xtask-Ab1Cd2Ef3Gh4Ij5Kl6",
     ],
 )
 def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_linear_in_its_size(
