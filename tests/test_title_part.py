@@ -116,6 +116,32 @@ def test_a_chat_whose_first_turn_is_its_titles_keeps_its_first_ask_and_last_answ
     assert f"\ntask: {LOGIN}\nsettled: {WORKED}\n" in wip, wip
 
 
+PARAPHRASED = "f5f5f500-0000-4000-8000-000000000007"
+SYMPTOM = "after signing in users land on /signin again and again, the session cookie seems dropped"
+SAMESITE = "The cookie is set with SameSite=Strict on the callback; Lax fixes it. Changed auth/session.py."
+PARAPHRASED_TURNS = [
+    (SYMPTOM, [SAMESITE]),
+    ("now add a regression test for the login redirect", ["Added tests/test_login_redirect.py."]),
+    ("and update the changelog for the login redirect", ["Added a line under 2.3.1."]),
+]
+
+
+def test_a_title_that_rewords_the_first_ask_does_not_move_the_summary_onto_the_chores_after_it(
+    fake_home: Path,
+) -> None:
+    """Cursor's title "Fix login redirect loop" rewords the problem, and the chores after the fix repeat its words:
+    the summary is still the problem and its fix, not "now add a regression test …" / "Added a line under 2.3.1."
+    (review49b H1)."""
+    project = fake_home / "code" / "web"
+    project.mkdir(parents=True)
+    _titled_chat(fake_home, project, PARAPHRASED, "Fix login redirect loop", PARAPHRASED_TURNS)
+    assert run_deja("index").returncode == 0
+    block = _recent_sessions(project)
+    assert f"  asked: {SYMPTOM}\n  concluded: {SAMESITE}\n" in block, block
+    wip = run_deja("wip", cwd=project).stdout
+    assert f"\ntask: {SYMPTOM}\nsettled: {SAMESITE}\n" in wip, wip
+
+
 LOCKED = "fatal: Unable to create '/repo/.git/index.lock': File exists."
 COMMIT = "git commit -am 'fix: circular import'"
 
