@@ -56,9 +56,7 @@ def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
     said = words[first][0] | words[first][1]
     last = first
     while (
-        last + 1 < len(bounds)
-        and not chores[last + 1]
-        and (first == 0 or _follows_on(*words[last + 1], wanted, said))
+        last + 1 < len(bounds) and not chores[last + 1] and (first == 0 or _follows_on(*words[last + 1], wanted, said))
     ):
         last += 1
         said |= words[last][0] | words[last][1]

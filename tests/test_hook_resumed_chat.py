@@ -298,7 +298,10 @@ def test_a_sentence_after_a_key_is_written_not_pasted(fake_home: Path) -> None:
 
 @pytest.mark.parametrize(
     "ask",
-    ["status: 502\nwhy does nginx return this right after every deploy?", "python: 3.12\nwhich numpy version supports it?"],
+    [
+        "status: 502\nwhy does nginx return this right after every deploy?",
+        "python: 3.12\nwhich numpy version supports it?",
+    ],
     ids=["status code", "version"],
 )
 def test_a_number_or_version_before_a_question_is_kept_as_its_subject(fake_home: Path, ask: str) -> None:
