@@ -31,6 +31,8 @@ FOLLOW_WORDS = 2
 CHORE_WORDS = frozenset(terms("changelog commit bump lint readme typo"))
 #: The verbs that make an ask naming a test one for writing it (:func:`_is_chore`).
 TEST_WRITING = frozenset(terms("add write"))
+#: How many words a chore's ask names at most (:func:`_is_chore`): one asking for more is about the work.
+CHORE_TERMS = 8
 
 
 def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
@@ -51,7 +53,7 @@ def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
         return None
     bounds = list(zip(asks, [*asks[1:], len(messages)], strict=True))
     words = [_words(messages[start:end]) for start, end in bounds]
-    chores = [_is_chore(asked) for asked, _ in words]
+    chores = [_is_chore(asked, wanted) for asked, _ in words]
     first = _anchor(words, chores, wanted)
     said = words[first][0] | words[first][1]
     last = first
@@ -85,11 +87,16 @@ def _follows_on(asked: set[str], answered: set[str], wanted: set[str], said: set
     return bool((asked | answered) & wanted) or len(asked & said) >= FOLLOW_WORDS
 
 
-def _is_chore(asked: set[str]) -> bool:
-    """Whether an ask is for one of the routine steps that close (or open) a piece of work, not the work: it names
-    one of ``CHORE_WORDS`` ("update the changelog", "commit it", "fix the lint errors"), or asks to add or write a test
-    ("now add a regression test for the login redirect"; "the checkout test still fails" is the work)."""
-    return bool(asked & CHORE_WORDS) or ("test" in asked and bool(asked & TEST_WRITING))
+def _is_chore(asked: set[str], wanted: set[str]) -> bool:
+    """Whether an ask is for one of the routine steps that close (or open) a piece of work, not the work: a short one
+    (``CHORE_TERMS`` words at most) that names one of ``CHORE_WORDS`` ("update the changelog", "commit it", "fix the
+    lint errors") or asks to add or write a test ("now add a regression test for the login redirect"; "the checkout
+    test still fails" is the work, and so is a longer ask that names a commit: "since commit 3f2a the importer drops
+    rows whose supplier id has a leading zero"). A word of the title (``wanted``) names the work, not a chore: under
+    "Recover commits after rebase", "my last 3 commits are gone from the branch" is the problem."""
+    own = asked - wanted
+    chore = bool(own & CHORE_WORDS) or ("test" in own and bool(own & TEST_WRITING))
+    return chore and len(asked) <= CHORE_TERMS
 
 
 def _words(turn: list[Message]) -> tuple[set[str], set[str]]:

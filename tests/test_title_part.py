@@ -142,6 +142,25 @@ def test_a_title_that_rewords_the_first_ask_does_not_move_the_summary_onto_the_c
     assert f"\ntask: {SYMPTOM}\nsettled: {SAMESITE}\n" in wip, wip
 
 
+REBASE = "I messed up an interactive rebase and my last 3 commits are gone from the branch"
+RECOVERED = "Recovered: `git reflog` showed the commit before the rebase; `git reset --hard 9f8e7d6` put them back."
+
+
+def test_a_title_word_that_names_a_chore_elsewhere_is_the_work(fake_home: Path) -> None:
+    """Under "Recover commits after rebase", "my last 3 commits are gone" is the problem, not a commit chore: the
+    summary is it and its fix, not the README chore before it nor the changelog after it."""
+    project = fake_home / "code" / "web"
+    project.mkdir(parents=True)
+    turns = [
+        ("update the README section on local setup, it still mentions python 3.9", ["Updated README.md."]),
+        (REBASE, ["They are still in the reflog.", RECOVERED]),
+        ("ok, also bump the version in the changelog", [CHANGELOG]),
+    ]
+    _titled_chat(fake_home, project, PARAPHRASED, "Recover commits after rebase", turns)
+    assert run_deja("index").returncode == 0
+    assert f"  asked: {REBASE}\n  concluded: {RECOVERED}\n" in _recent_sessions(project)
+
+
 LOCKED = "fatal: Unable to create '/repo/.git/index.lock': File exists."
 COMMIT = "git commit -am 'fix: circular import'"
 
