@@ -31,6 +31,8 @@ FOLLOW_WORDS = 2
 CHORE_WORDS = frozenset(terms("changelog commit bump lint readme typo"))
 #: The verbs that make an ask naming a test one for writing it (:func:`_is_chore`).
 TEST_WRITING = frozenset(terms("add write"))
+#: How an ask that starts another topic than the one before it opens (:func:`_new_topic`).
+NEW_TOPIC = ("unrelated", "different question", "another question", "separate question", "side question", "off topic", "off-topic", "new question", "new topic")  # fmt: skip
 #: How many words a chore's ask names at most (:func:`_is_chore`): one asking for more is about the work.
 CHORE_TERMS = 8
 
@@ -43,8 +45,9 @@ def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
     after "users land on /signin again and again", titled "Fix login redirect loop"), and the best-named turn was then
     a chore (review49b H1). A part begun later runs on through the turns that follow on from it (:func:`_follows_on`);
     one begun at the first turn through every turn (a follow-up that names no title word, "that didn't work, still
-    401", is part of the work). Either ends before a chore (:func:`_is_chore`): what the chat concluded is the work's
-    answer, not "Added a line under 2.3.1.".
+    401", is part of the work). Either ends before a chore (:func:`_is_chore`), or an ask that says it starts
+    another topic (:func:`_new_topic`): what the chat concluded is the work's answer, not "Added a line under 2.3.1."
+    nor the answer to "unrelated: how do I rename a git branch?" (review49b M3).
 
     A turn is a user's ask with text and the messages up to the next such ask."""
     wanted = set(terms(title))
@@ -55,11 +58,10 @@ def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
     words = [_words(messages[start:end]) for start, end in bounds]
     chores = [_is_chore(asked, wanted) for asked, _ in words]
     first = _anchor(words, chores, wanted)
+    ends = [chore or _new_topic(messages[start].text) for chore, (start, _) in zip(chores, bounds, strict=True)]
     said = words[first][0] | words[first][1]
     last = first
-    while (
-        last + 1 < len(bounds) and not chores[last + 1] and (first == 0 or _follows_on(*words[last + 1], wanted, said))
-    ):
+    while last + 1 < len(bounds) and not ends[last + 1] and (first == 0 or _follows_on(*words[last + 1], wanted, said)):
         last += 1
         said |= words[last][0] | words[last][1]
     return None if first == 0 and last + 1 == len(bounds) else (bounds[first][0], bounds[last][1])
@@ -97,6 +99,12 @@ def _is_chore(asked: set[str], wanted: set[str]) -> bool:
     own = asked - wanted
     chore = bool(own & CHORE_WORDS) or ("test" in own and bool(own & TEST_WRITING))
     return chore and len(asked) <= CHORE_TERMS
+
+
+def _new_topic(ask: str) -> bool:
+    """Whether ``ask`` opens by saying it is about something else (``NEW_TOPIC``: "unrelated: how do I rename a git
+    branch?", "different question: …")."""
+    return ask.lstrip().lower().startswith(NEW_TOPIC)
 
 
 def _words(turn: list[Message]) -> tuple[set[str], set[str]]:

@@ -187,3 +187,23 @@ def test_a_failure_in_a_chore_after_the_titles_part_is_not_concluded_by_that_par
     said = failure_hook(project, "git commit -m wip", LOCKED)
     assert "What followed: a destructive step (not shown), then `git commit -am" in said, said
     assert "Concluded" not in said and FIXED not in said, said
+
+
+DOCKER = "docker build cache is not reused in CI, every build reinstalls node_modules"
+CACHED = "Copy package.json and the lockfile before the sources so the npm ci layer is cached."
+
+
+def test_a_chat_that_goes_on_to_an_unrelated_question_concludes_on_its_titles_answer(fake_home: Path) -> None:
+    """An ask that says it is about something else ends the title's part: the summary is not concluded by the
+    answer to "unrelated: how do I rename a git branch …" (review49b M3)."""
+    project = fake_home / "code" / "app"
+    project.mkdir(parents=True)
+    turns = [
+        (DOCKER, [CACHED]),
+        ("unrelated: how do I rename a git branch locally and on the remote?", ["git branch -m old new, then push."]),
+    ]
+    _titled_chat(fake_home, project, PARAPHRASED, "Docker build cache in CI", turns)
+    assert run_deja("index").returncode == 0
+    assert f"  asked: {DOCKER}\n  concluded: {CACHED}\n" in _recent_sessions(project)
+    ctx = run_deja("ctx", PARAPHRASED).stdout
+    assert f"## Decisions and findings\n- {CACHED}\n\n" in ctx, ctx
