@@ -29,7 +29,7 @@ ASK_WEIGHT = 2
 FOLLOW_WORDS = 2
 #: Words of an ask for a chore (:func:`_is_chore`), stemmed as the index stems them.
 CHORE_WORDS = frozenset(terms("changelog commit bump lint readme typo"))
-#: The verbs that make an ask naming a test one for writing it (:func:`_is_chore`).
+#: The verbs that make an ask naming a test one for writing it (:func:`_writes_test`).
 TEST_WRITING = frozenset(terms("add write"))
 #: How an ask that starts another topic than the one before it opens (:func:`_new_topic`).
 NEW_TOPIC = ("unrelated", "different question", "another question", "separate question", "side question", "off topic", "off-topic", "new question", "new topic")  # fmt: skip
@@ -57,7 +57,9 @@ def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
     bounds = list(zip(asks, [*asks[1:], len(messages)], strict=True))
     words = [_words(messages[start:end]) for start, end in bounds]
     chores = [_is_chore(asked, wanted) for asked, _ in words]
-    first = _anchor(words, chores, wanted)
+    first = _anchor(
+        words, [chore or _writes_test(asked, wanted) for chore, (asked, _) in zip(chores, words, strict=True)], wanted
+    )
     ends = [chore or _new_topic(messages[start].text) for chore, (start, _) in zip(chores, bounds, strict=True)]
     said = words[first][0] | words[first][1]
     last = first
@@ -70,7 +72,8 @@ def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
 def _anchor(words: list[tuple[set[str], set[str]]], chores: list[bool], wanted: set[str]) -> int:
     """The turn the title's part begins at: the first (0) when its ask names a title word at all, or no turn names
     the title (an ask one of its words, or answers two: a title word in an ask weighs ``ASK_WEIGHT``), or the first
-    turn holds half as many of them as the turn holding most or more; else the first turn not a chore that holds half
+    turn holds half as many of them as the turn holding most or more; else the first turn not a chore (nor a test's
+    writing, :func:`_writes_test`) that holds half
     as many as that one or more (a chat opened on "first, fix the lint errors ruff reports" under the title "Circular
     import between models and schemas")."""
     scores = [ASK_WEIGHT * len(asked & wanted) + len((answered - asked) & wanted) for asked, answered in words]
@@ -92,13 +95,19 @@ def _follows_on(asked: set[str], answered: set[str], wanted: set[str], said: set
 def _is_chore(asked: set[str], wanted: set[str]) -> bool:
     """Whether an ask is for one of the routine steps that close (or open) a piece of work, not the work: a short one
     (``CHORE_TERMS`` words at most) that names one of ``CHORE_WORDS`` ("update the changelog", "commit it", "fix the
-    lint errors") or asks to add or write a test ("now add a regression test for the login redirect"; "the checkout
-    test still fails" is the work, and so is a longer ask that names a commit: "since commit 3f2a the importer drops
-    rows whose supplier id has a leading zero"). A word of the title (``wanted``) names the work, not a chore: under
-    "Recover commits after rebase", "my last 3 commits are gone from the branch" is the problem."""
+    lint errors"; a longer ask that names a commit is about the work: "since commit 3f2a the importer drops rows whose
+    supplier id has a leading zero"). A word of the title (``wanted``) names the work, not a chore: under "Recover
+    commits after rebase", "my last 3 commits are gone from the branch" is the problem."""
+    return bool((asked - wanted) & CHORE_WORDS) and len(asked) <= CHORE_TERMS
+
+
+def _writes_test(asked: set[str], wanted: set[str]) -> bool:
+    """Whether a short ask (as :func:`_is_chore`'s) asks to add or write a test ("now add a regression test for the
+    login redirect"; "the checkout test still fails" is the work). Such a turn does not begin the title's part, whose
+    words it repeats, but goes on with it: its answer often says what the work came to ("Added tests/test_cache.py
+    covering two locales; the cache key now includes the locale.")."""
     own = asked - wanted
-    chore = bool(own & CHORE_WORDS) or ("test" in own and bool(own & TEST_WRITING))
-    return chore and len(asked) <= CHORE_TERMS
+    return "test" in own and bool(own & TEST_WRITING) and len(asked) <= CHORE_TERMS
 
 
 def _new_topic(ask: str) -> bool:

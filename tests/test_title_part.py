@@ -119,9 +119,10 @@ def test_a_chat_whose_first_turn_is_its_titles_keeps_its_first_ask_and_last_answ
 PARAPHRASED = "f5f5f500-0000-4000-8000-000000000007"
 SYMPTOM = "after signing in users land on /signin again and again, the session cookie seems dropped"
 SAMESITE = "The cookie is set with SameSite=Strict on the callback; Lax fixes it. Changed auth/session.py."
+TESTED = "Added tests/test_login_redirect.py: one redirect to /home with the cookie set SameSite=Lax."
 PARAPHRASED_TURNS = [
     (SYMPTOM, [SAMESITE]),
-    ("now add a regression test for the login redirect", ["Added tests/test_login_redirect.py."]),
+    ("now add a regression test for the login redirect", [TESTED]),
     ("and update the changelog for the login redirect", ["Added a line under 2.3.1."]),
 ]
 
@@ -130,16 +131,18 @@ def test_a_title_that_rewords_the_first_ask_does_not_move_the_summary_onto_the_c
     fake_home: Path,
 ) -> None:
     """Cursor's title "Fix login redirect loop" rewords the problem, and the chores after the fix repeat its words:
-    the summary is still the problem and its fix, not "now add a regression test …" / "Added a line under 2.3.1."
-    (review49b H1)."""
+    the summary is still the problem, concluded by the test that checks its fix (whose answer says what the work came
+    to), not "now add a regression test …" / "Added a line under 2.3.1." (review49b H1)."""
     project = fake_home / "code" / "web"
     project.mkdir(parents=True)
     _titled_chat(fake_home, project, PARAPHRASED, "Fix login redirect loop", PARAPHRASED_TURNS)
     assert run_deja("index").returncode == 0
     block = _recent_sessions(project)
-    assert f"  asked: {SYMPTOM}\n  concluded: {SAMESITE}\n" in block, block
+    assert f"  asked: {SYMPTOM}\n  concluded: {TESTED}\n" in block, block
     wip = run_deja("wip", cwd=project).stdout
-    assert f"\ntask: {SYMPTOM}\nsettled: {SAMESITE}\n" in wip, wip
+    assert f"\ntask: {SYMPTOM}\nsettled: {TESTED}\n" in wip, wip
+    ctx = run_deja("ctx", PARAPHRASED).stdout
+    assert f"## Decisions and findings\n- {SAMESITE}\n- {TESTED}\n\n" in ctx, ctx
 
 
 REBASE = "I messed up an interactive rebase and my last 3 commits are gone from the branch"
