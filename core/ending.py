@@ -85,19 +85,25 @@ def failed_at_end(segment: Segment, meta: SessionMeta) -> str:
 
 
 def _ran_a_command(segment: Segment, meta: SessionMeta, last: int) -> bool:
-    """Whether message doc ``last`` ran a Shell command, from the doc rows alone: a session's field docs follow its
-    other docs, in message order, up to the next session's first doc, and share their message's span."""
-    ordinal = segment.doc(last).ordinal
-    first_docs = segment.session_columns()[4]
-    end = first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs
+    """Whether message doc ``last`` ran a Shell command, from the doc rows alone (:func:`_field_docs`: a message's
+    fields share its span)."""
     start = segment.position(last)
-    for doc in range(end - 1, meta.first_doc + meta.messages - 1, -1):
+    for doc in reversed(_field_docs(segment, meta)):
         kind = segment.kind(doc)
         if kind == KIND_COMMAND and segment.position(doc) == start:
             return True
         if kind not in MESSAGE_KINDS and kind != KIND_TITLE and segment.position(doc) < start:
             return False  # past the last message's fields
     return False
+
+
+def _field_docs(segment: Segment, meta: SessionMeta) -> range:
+    """The docs of the session's fields (commands, edits, tool output), from the doc rows alone: they follow its
+    message docs, in message order, up to the next session's first doc."""
+    after = meta.first_doc + meta.messages
+    ordinal = segment.doc(after - 1).ordinal
+    first_docs = segment.session_columns()[4]
+    return range(after, first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs)
 
 
 def is_answer(message: Message) -> bool:
@@ -153,7 +159,12 @@ def unfinished(segment: Segment, meta: SessionMeta) -> bool:
 
 def settled_question(segment: Segment, meta: SessionMeta) -> bool:
     """Whether the session was a question settled by an answer: it holds messages (an editor chat whose messages
-    Cursor keeps elsewhere says nothing of how it ended), edited nothing and did not stop unfinished
-    (:func:`unfinished`). "How do I profile memory in python" answered today is no work in progress beside yesterday's
-    export whose test run failed (trial48b F8)."""
-    return meta.messages > 0 and not meta.files and not unfinished(segment, meta)
+    Cursor keeps elsewhere says nothing of how it ended), edited nothing, ran no command, did not stop unfinished
+    (:func:`unfinished`) and its last answer asks the user nothing. "How do I profile memory in python" answered today
+    is no work in progress beside yesterday's export whose test run failed (trial48b F8); today's investigation that
+    ran the failing test and ended "Want me to make that change?" is (review49b M2)."""
+    if meta.messages <= 0 or meta.files or unfinished(segment, meta):
+        return False
+    if any(segment.kind(doc) == KIND_COMMAND for doc in _field_docs(segment, meta)):
+        return False
+    return not segment.messages_at([meta.first_doc + meta.messages - 1])[0].text.rstrip().endswith("?")

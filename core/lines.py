@@ -48,9 +48,10 @@ def one_line(text: str, limit: int = 80, words: bool = False) -> str:
 def first_line(ask: str, limit: int = 80) -> str:
     """A chat's title from its first ``ask`` (``one_line``), or where that line was pasted its own words
     (:func:`own_words`): every new chat's session-start block heads a session with its title, and a pasted log's
-    first line carried its values there (review47k)."""
-    pasted = next(pasted_blocks(ask), ("", False))[1]
-    return own_words(ask, limit) if pasted else one_line(ask, limit)
+    first line carried its values there (review47k). A first line that only sets a number or a version
+    (``status: 502``) is followed by the question about it (review49b L3)."""
+    line, pasted = next(pasted_blocks(ask), ("", False))
+    return own_words(ask, limit) if pasted or _one_value(line) else one_line(ask, limit)
 
 
 def own_words(ask: str, chars: int) -> str:
@@ -250,11 +251,29 @@ def one_setting(line: str) -> bool:
     """Whether ``line`` sets a config's key to one value (``host: db.internal``, ``timeout: 30``,
     ``DATABASE_URL=postgres://…``): a config's line (:func:`config_line`) whose value is one word. A lone one before a
     question titled the chat with its value, and the question was left out (review48g); a sentence after a key
-    (``fix: the login loops``) is several words."""
-    if not config_line(line):
-        return False
-    value = line.partition("=")[2] if assigned_name(line) else line.removeprefix("- ").partition(":")[2]
-    return len(value.split()) == 1
+    (``fix: the login loops``) is several words, and a number or a version (``status: 502``, ``python: 3.12``) is
+    what the question after it is about, not a value to leave out (review49b L3)."""
+    return _one_value(line) and not _numbered(_value(line).strip())
+
+
+def _one_value(line: str) -> bool:
+    """Whether ``line`` is a config's line (:func:`config_line`) whose value is one word."""
+    return config_line(line) and len(_value(line).split()) == 1
+
+
+def _value(line: str) -> str:
+    """The value of a config's line: after ``=`` in ``NAME=value``, else after ``:`` (a YAML list's item too)."""
+    return line.partition("=")[2] if assigned_name(line) else line.removeprefix("- ").partition(":")[2]
+
+
+def _numbered(value: str) -> bool:
+    """Whether ``value`` is a short number or version: up to ``NUMBER_CHARS`` digits and dots, perhaps after a ``v``
+    (``502``, ``3.12``, ``v1.4.0``; a long run of digits may be a PIN or a token)."""
+    return len(value) <= NUMBER_CHARS and all(part.isdigit() for part in value.removeprefix("v").split("."))
+
+
+#: How long a number or version may be that a setting's line keeps in an ask's own words (:func:`one_setting`).
+NUMBER_CHARS = 12
 
 
 def logged(line: str) -> bool:

@@ -27,15 +27,27 @@ ASK_WEIGHT = 2
 #: How many words of the part before it a turn's ask must name to go on with it when it names no title word: one
 #: is chance ("write a short summary for the PR" after "write a regex …"), two are a follow-up (:func:`_follows_on`).
 FOLLOW_WORDS = 2
+#: Words of an ask for a chore (:func:`_is_chore`), stemmed as the index stems them.
+CHORE_WORDS = frozenset(terms("changelog commit bump lint readme typo"))
+#: The verbs that make an ask naming a test one for writing it (:func:`_writes_test`).
+TEST_WRITING = frozenset(terms("add write"))
+#: How an ask that starts another topic than the one before it opens (:func:`_new_topic`).
+NEW_TOPIC = ("unrelated", "different question", "another question", "separate question", "side question", "off topic", "off-topic", "new question", "new topic")  # fmt: skip
+#: How many words a chore's ask names at most (:func:`_is_chore`): one asking for more is about the work.
+CHORE_TERMS = 8
 
 
 def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
-    """``(first, end)``, the positions in ``messages`` of the turns about the chat's title: from the ask whose turn
-    holds the most of the title's words (its ask weighing ``ASK_WEIGHT``; the earliest on a tie) through the turns
-    that follow on from it (:func:`_follows_on`); None when that ask is the first, or no ask names a title word and
-    no turn's answers two, or the first turn holds half as many of them as that turn or more (both weighed so): a
-    chat begun on its title's topic is one topic, whatever a follow-up repeats of the title ("the flaky checkout test
-    still fails").
+    """``(first, end)``, the positions in ``messages`` of the turns about the chat's title; None for a chat read whole.
+
+    It begins at the first turn that names the title well (:func:`_anchor`), not the one naming it most: by its
+    second turn a user names the problem as Cursor's title does ("now add a regression test for the login redirect"
+    after "users land on /signin again and again", titled "Fix login redirect loop"), and the best-named turn was then
+    a chore (review49b H1). A part begun later runs on through the turns that follow on from it (:func:`_follows_on`);
+    one begun at the first turn through every turn (a follow-up that names no title word, "that didn't work, still
+    401", is part of the work). Either ends before a chore (:func:`_is_chore`), or an ask that says it starts
+    another topic (:func:`_new_topic`): what the chat concluded is the work's answer, not "Added a line under 2.3.1."
+    nor the answer to "unrelated: how do I rename a git branch?" (review49b M3).
 
     A turn is a user's ask with text and the messages up to the next such ask."""
     wanted = set(terms(title))
@@ -44,16 +56,32 @@ def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
         return None
     bounds = list(zip(asks, [*asks[1:], len(messages)], strict=True))
     words = [_words(messages[start:end]) for start, end in bounds]
-    scores = [ASK_WEIGHT * len(asked & wanted) + len((answered - asked) & wanted) for asked, answered in words]
-    best = max(range(len(bounds)), key=lambda turn: (scores[turn], -turn))
-    if best == 0 or scores[best] < ASK_WEIGHT or 2 * scores[0] >= scores[best]:
-        return None
-    said = words[best][0] | words[best][1]
-    last = best
-    while last + 1 < len(bounds) and _follows_on(*words[last + 1], wanted, said):
+    chores = [_is_chore(asked, wanted) for asked, _ in words]
+    first = _anchor(
+        words, [chore or _writes_test(asked, wanted) for chore, (asked, _) in zip(chores, words, strict=True)], wanted
+    )
+    ends = [chore or _new_topic(messages[start].text) for chore, (start, _) in zip(chores, bounds, strict=True)]
+    said = words[first][0] | words[first][1]
+    last = first
+    while last + 1 < len(bounds) and not ends[last + 1] and (first == 0 or _follows_on(*words[last + 1], wanted, said)):
         last += 1
         said |= words[last][0] | words[last][1]
-    return bounds[best][0], bounds[last][1]
+    return None if first == 0 and last + 1 == len(bounds) else (bounds[first][0], bounds[last][1])
+
+
+def _anchor(words: list[tuple[set[str], set[str]]], chores: list[bool], wanted: set[str]) -> int:
+    """The turn the title's part begins at: the first (0) when its ask names a title word at all, or no turn names
+    the title (an ask one of its words, or answers two: a title word in an ask weighs ``ASK_WEIGHT``), or the first
+    turn holds half as many of them as the turn holding most or more; else the first turn not a chore (nor a test's
+    writing, :func:`_writes_test`) that holds half
+    as many as that one or more (a chat opened on "first, fix the lint errors ruff reports" under the title "Circular
+    import between models and schemas")."""
+    scores = [ASK_WEIGHT * len(asked & wanted) + len((answered - asked) & wanted) for asked, answered in words]
+    top = max(scores)
+    if (words[0][0] & wanted and not chores[0]) or top < ASK_WEIGHT or 2 * scores[0] >= top:
+        return 0
+    well = [not chore and score >= ASK_WEIGHT and 2 * score >= top for chore, score in zip(chores, scores, strict=True)]
+    return next((turn for turn in range(1, len(scores)) if well[turn]), 0)
 
 
 def _follows_on(asked: set[str], answered: set[str], wanted: set[str], said: set[str]) -> bool:
@@ -62,6 +90,30 @@ def _follows_on(asked: set[str], answered: set[str], wanted: set[str], said: set
     api.shop.local that nginx answered). "ok, also bump the version in the changelog" names neither: the part ended
     before it."""
     return bool((asked | answered) & wanted) or len(asked & said) >= FOLLOW_WORDS
+
+
+def _is_chore(asked: set[str], wanted: set[str]) -> bool:
+    """Whether an ask is for one of the routine steps that close (or open) a piece of work, not the work: a short one
+    (``CHORE_TERMS`` words at most) that names one of ``CHORE_WORDS`` ("update the changelog", "commit it", "fix the
+    lint errors"; a longer ask that names a commit is about the work: "since commit 3f2a the importer drops rows whose
+    supplier id has a leading zero"). A word of the title (``wanted``) names the work, not a chore: under "Recover
+    commits after rebase", "my last 3 commits are gone from the branch" is the problem."""
+    return bool((asked - wanted) & CHORE_WORDS) and len(asked) <= CHORE_TERMS
+
+
+def _writes_test(asked: set[str], wanted: set[str]) -> bool:
+    """Whether a short ask (as :func:`_is_chore`'s) asks to add or write a test ("now add a regression test for the
+    login redirect"; "the checkout test still fails" is the work). Such a turn does not begin the title's part, whose
+    words it repeats, but goes on with it: its answer often says what the work came to ("Added tests/test_cache.py
+    covering two locales; the cache key now includes the locale.")."""
+    own = asked - wanted
+    return "test" in own and bool(own & TEST_WRITING) and len(asked) <= CHORE_TERMS
+
+
+def _new_topic(ask: str) -> bool:
+    """Whether ``ask`` opens by saying it is about something else (``NEW_TOPIC``: "unrelated: how do I rename a git
+    branch?", "different question: …")."""
+    return ask.lstrip().lower().startswith(NEW_TOPIC)
 
 
 def _words(turn: list[Message]) -> tuple[set[str], set[str]]:

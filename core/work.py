@@ -863,12 +863,15 @@ REVERT_READ = 3
 
 
 def reverted_later(index: Index, meta: SessionMeta) -> tuple[SessionMeta, str] | None:
-    """A session of ``meta``'s project begun after it was last updated whose words say "revert" and name at least two
-    of its title's words (all of a title of one), and the first line of it that says "revert"; None for none.
+    """A session of ``meta``'s project begun after it was last updated that says it reverted, or asks to revert,
+    something in a message naming at least two of ``meta``'s title's words (all of a title of one), and its line that
+    says so (:func:`_reverts`); None for none.
 
     A fix a later session undid ("redis memory keeps climbing since we raised max_connections. revert that";
     ``git revert``) came first, unmarked, for "how did we finally fix …" (trial48b F4): ``deja ctx`` names the later
-    session, which a person reads before taking the fix. It is no proof of a revert, only that one was spoken of."""
+    session, which a person reads before taking the fix. It is no proof of a revert, only that one was spoken of:
+    not "No, nothing to revert", "should we revert anything?", nor "revert the css change" in a chat that names the
+    fix's words elsewhere (review49b M1)."""
     from .search import Filters, search
     from .text import terms
 
@@ -886,10 +889,26 @@ def reverted_later(index: Index, meta: SessionMeta) -> tuple[SessionMeta, str] |
             continue
         segment = index.segments[hit.best[0]]
         later = segment.session(segment.doc(hit.best[1]).ordinal)
-        texts = [m.text for m in segment.messages(later)]
-        if len(wanted & set(terms(" ".join(texts)))) < min(2, len(wanted)):
-            continue
-        said = next((line for text in texts for line in text.splitlines() if "revert" in line.lower()), "")
-        if said:
-            return later, one_line(said, 200)
+        for message in segment.messages(later):
+            if len(wanted & set(terms(message.text))) < min(2, len(wanted)):
+                continue
+            if said := next((line for line in message.text.splitlines() if _reverts(line)), ""):
+                return later, one_line(said, 200)
     return None
+
+
+def _reverts(line: str) -> bool:
+    """Whether a sentence of ``line`` says a revert was done or is to be done ("reverted max_connections to 50",
+    "revert that and find the cause", ``git revert 3f2a1c9``): one naming ``revert…``, not a question and not negated
+    (``NEGATIONS``)."""
+    for sentence in line.replace("? ", "?\n").replace(". ", ".\n").replace("! ", "!\n").splitlines():
+        words = [word.strip(",.;:!?()`'\"").lower() for word in sentence.split()]
+        if not any(word.startswith("revert") for word in words) or sentence.rstrip().endswith("?"):
+            continue
+        if not any(word in NEGATIONS or word.endswith("n't") for word in words):
+            return True
+    return False
+
+
+#: The words that make a sentence naming a revert say there was none ("No, nothing to revert").
+NEGATIONS = frozenset({"no", "not", "nothing", "never", "none", "without", "cannot"})

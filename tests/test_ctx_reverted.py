@@ -54,3 +54,37 @@ def test_ctx_marks_no_session_nothing_later_speaks_of_reverting(fake_home: Path)
         ctx = run_deja("ctx", chat).stdout
         assert "Reverted later?" not in ctx, ctx
         assert json.loads(run_deja("ctx", chat, "--json").stdout)["reverted_later"] is None
+
+
+#: Later chats that speak of reverting without reverting the fix (review49b M1): one asks whether to and is told no,
+#: the other reverts a css change in a chat that names the fix's words (the api's logs, the sale) elsewhere.
+NO_REVERTS = {
+    "negated": [
+        (
+            "the redis connections graph looks flat since the sale, good. should we revert anything before the release?",
+            "No, nothing to revert: the max_connections change holds.",
+        )
+    ],
+    "unrelated line": [
+        ("add a sale banner to the api docs page", "Added it."),
+        ("the logs show the banner twice, revert the css change", "Reverted the css change."),
+    ],
+}
+
+
+def test_ctx_marks_no_fix_a_later_session_only_asks_about_or_reverts_something_else(fake_home: Path) -> None:
+    project = fake_home / "code" / "shop-api"
+    project.mkdir(parents=True)
+    days, ask, answer = CHATS[BUMP]
+    chats = {
+        BUMP: (days, [(ask, answer)]),
+        REVERT: (3, NO_REVERTS["negated"]),
+        OTHER: (2, NO_REVERTS["unrelated line"]),
+    }
+    for chat, (age, turns) in chats.items():
+        when = NOW - timedelta(days=age)
+        records = [record for ask, answer in turns for record in (user_turn(ask, when), assistant_turn(answer), turn_ended())]  # fmt: skip
+        write_transcript(transcript_path(fake_home / ".cursor", str(project), chat), records)
+    assert run_deja("index").returncode == 0
+    ctx = run_deja("ctx", BUMP).stdout
+    assert "Raised max_connections from 50 to 200." in ctx and "Reverted later?" not in ctx, ctx

@@ -294,3 +294,22 @@ def test_a_sentence_after_a_key_is_written_not_pasted(fake_home: Path) -> None:
     block = _session_start(project)
     assert '- "fix: the login loops after the tangerine redirect" (shop, ' in block, block
     assert "  asked: fix: the login loops after the tangerine redirect it started today\n" in block, block
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "status: 502\nwhy does nginx return this right after every deploy?",
+        "python: 3.12\nwhich numpy version supports it?",
+    ],
+    ids=["status code", "version"],
+)
+def test_a_number_or_version_before_a_question_is_kept_as_its_subject(fake_home: Path, ask: str) -> None:
+    """``status: 502`` is what the question after it is about, no value to leave out: the title and ``asked:`` read
+    ``status: 502 why does nginx …``, not ``status: … why does nginx …`` (review49b L3)."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    index_chat(fake_home, project, CHAT, [user_turn(ask, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()])
+    block = _session_start(project)
+    words = " ".join(ask.split())
+    assert f'- "{words}" (shop, ' in block and f"  asked: {words}\n" in block, block

@@ -116,6 +116,54 @@ def test_a_chat_whose_first_turn_is_its_titles_keeps_its_first_ask_and_last_answ
     assert f"\ntask: {LOGIN}\nsettled: {WORKED}\n" in wip, wip
 
 
+PARAPHRASED = "f5f5f500-0000-4000-8000-000000000007"
+SYMPTOM = "after signing in users land on /signin again and again, the session cookie seems dropped"
+SAMESITE = "The cookie is set with SameSite=Strict on the callback; Lax fixes it. Changed auth/session.py."
+TESTED = "Added tests/test_login_redirect.py: one redirect to /home with the cookie set SameSite=Lax."
+PARAPHRASED_TURNS = [
+    (SYMPTOM, [SAMESITE]),
+    ("now add a regression test for the login redirect", [TESTED]),
+    ("and update the changelog for the login redirect", ["Added a line under 2.3.1."]),
+]
+
+
+def test_a_title_that_rewords_the_first_ask_does_not_move_the_summary_onto_the_chores_after_it(
+    fake_home: Path,
+) -> None:
+    """Cursor's title "Fix login redirect loop" rewords the problem, and the chores after the fix repeat its words:
+    the summary is still the problem, concluded by the test that checks its fix (whose answer says what the work came
+    to), not "now add a regression test …" / "Added a line under 2.3.1." (review49b H1)."""
+    project = fake_home / "code" / "web"
+    project.mkdir(parents=True)
+    _titled_chat(fake_home, project, PARAPHRASED, "Fix login redirect loop", PARAPHRASED_TURNS)
+    assert run_deja("index").returncode == 0
+    block = _recent_sessions(project)
+    assert f"  asked: {SYMPTOM}\n  concluded: {TESTED}\n" in block, block
+    wip = run_deja("wip", cwd=project).stdout
+    assert f"\ntask: {SYMPTOM}\nsettled: {TESTED}\n" in wip, wip
+    ctx = run_deja("ctx", PARAPHRASED).stdout
+    assert f"## Decisions and findings\n- {SAMESITE}\n- {TESTED}\n\n" in ctx, ctx
+
+
+REBASE = "I messed up an interactive rebase and my last 3 commits are gone from the branch"
+RECOVERED = "Recovered: `git reflog` showed the commit before the rebase; `git reset --hard 9f8e7d6` put them back."
+
+
+def test_a_title_word_that_names_a_chore_elsewhere_is_the_work(fake_home: Path) -> None:
+    """Under "Recover commits after rebase", "my last 3 commits are gone" is the problem, not a commit chore: the
+    summary is it and its fix, not the README chore before it nor the changelog after it."""
+    project = fake_home / "code" / "web"
+    project.mkdir(parents=True)
+    turns = [
+        ("update the README section on local setup, it still mentions python 3.9", ["Updated README.md."]),
+        (REBASE, ["They are still in the reflog.", RECOVERED]),
+        ("ok, also bump the version in the changelog", [CHANGELOG]),
+    ]
+    _titled_chat(fake_home, project, PARAPHRASED, "Recover commits after rebase", turns)
+    assert run_deja("index").returncode == 0
+    assert f"  asked: {REBASE}\n  concluded: {RECOVERED}\n" in _recent_sessions(project)
+
+
 LOCKED = "fatal: Unable to create '/repo/.git/index.lock': File exists."
 COMMIT = "git commit -am 'fix: circular import'"
 
@@ -142,3 +190,23 @@ def test_a_failure_in_a_chore_after_the_titles_part_is_not_concluded_by_that_par
     said = failure_hook(project, "git commit -m wip", LOCKED)
     assert "What followed: a destructive step (not shown), then `git commit -am" in said, said
     assert "Concluded" not in said and FIXED not in said, said
+
+
+DOCKER = "docker build cache is not reused in CI, every build reinstalls node_modules"
+CACHED = "Copy package.json and the lockfile before the sources so the npm ci layer is cached."
+
+
+def test_a_chat_that_goes_on_to_an_unrelated_question_concludes_on_its_titles_answer(fake_home: Path) -> None:
+    """An ask that says it is about something else ends the title's part: the summary is not concluded by the
+    answer to "unrelated: how do I rename a git branch …" (review49b M3)."""
+    project = fake_home / "code" / "app"
+    project.mkdir(parents=True)
+    turns = [
+        (DOCKER, [CACHED]),
+        ("unrelated: how do I rename a git branch locally and on the remote?", ["git branch -m old new, then push."]),
+    ]
+    _titled_chat(fake_home, project, PARAPHRASED, "Docker build cache in CI", turns)
+    assert run_deja("index").returncode == 0
+    assert f"  asked: {DOCKER}\n  concluded: {CACHED}\n" in _recent_sessions(project)
+    ctx = run_deja("ctx", PARAPHRASED).stdout
+    assert f"## Decisions and findings\n- {CACHED}\n\n" in ctx, ctx

@@ -76,3 +76,24 @@ def test_wip_gives_the_newest_session_when_the_unfinished_work_is_days_older(fak
     wip = run_deja("wip", cwd=project).stdout
     assert wip.startswith("last session here: How do I profile memory in python  ("), wip
     assert "newer, a settled question" not in wip and "Parquet" not in wip, wip
+
+
+DIAGNOSIS = "f8f8f800-0000-4000-8000-000000000010"
+OFFER = "The cause: CI runs with LC_ALL=C and float math rounds the price; use Decimal in cart.total(). Want me to make that change?"  # fmt: skip
+
+
+def test_wip_gives_todays_investigation_that_ran_commands_and_ends_on_an_offer(fake_home: Path) -> None:
+    """A read-only investigation (the failing test run, ``git log``, no edit) ending "Want me to make that change?"
+    is today's work in progress, not a question settled to pass over for older failed work (review49b M2)."""
+    project = _history(fake_home, timedelta(days=1))
+    _chat(project, DIAGNOSIS, "Checkout test fails on CI", NOW + timedelta(minutes=5), [
+        store_user_message("why does test_checkout fail on CI but not locally?", NOW + timedelta(minutes=5)),
+        *store_shell("t2", "pytest tests/test_checkout.py -q", "1 failed: AssertionError: 19.99 != 20.0", 1,
+                     text="Running it."),
+        *store_shell("t3", "git log -3 --oneline", "abc fix rounding", 0, text="Checking recent changes."),
+        store_assistant_message(OFFER),
+    ])  # fmt: skip
+    assert run_deja("index").returncode == 0
+    wip = run_deja("wip", cwd=project).stdout
+    assert wip.startswith("last session here: Checkout test fails on CI  ("), wip
+    assert "newer, a settled question" not in wip and "Parquet" not in wip, wip
