@@ -67,7 +67,7 @@ from ..core.readers import (
     survey_chats,
 )
 from ..core.readers.chatstore import UNREADABLE_STORE
-from ..core.readers.unreadable import move_away, unlisted_folders, why_unreadable
+from ..core.readers.unreadable import CURSOR_MENDS, MID_WRITE, move_away, unlisted_folders, why_unreadable
 from ..core.regular_files import forbidden, not_utf8_finding, readable_command
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
@@ -557,6 +557,8 @@ def _unreadable_store(store: Store, dropped: Callable[[str], str]) -> Finding:
             "nothing to do while Cursor is at work: the index keeps what it read; if it stays locked, close Cursor "
             "and run `deja index`",
         )
+    if why == MID_WRITE:  # (Cursor rolls the journal back when it next opens it: never moved away, review49d M1)
+        return Finding("warn", "history", f"{store.path} cannot be read: {MID_WRITE}", CURSOR_MENDS)
     # (``deja index``'s way out, which no read mends)
     return Finding(
         "error", "history", f"deja cannot read {store.path} ({why})", _move_away(store.path, dropped(store.path))

@@ -30,6 +30,7 @@ from ..readers import composer_fingerprints
 from ..readers.chatstore import UNREADABLE_STORE
 from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
 from ..readers.ide import CHANGED_WHILE_READ, listed_only
+from ..readers.vscdb import MID_WRITE_DATABASE
 from ..regular_files import blocked, gone, open_regular
 from . import glance
 
@@ -40,7 +41,7 @@ _READS_FRAME = struct.Struct("<I")
 
 #: A database-level failure: the database was there but could not be read this time.
 UNREADABLE_DATABASE = "ide: unreadable database"
-DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", UNREADABLE_DATABASE})
+DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", UNREADABLE_DATABASE, MID_WRITE_DATABASE})
 #: What a walk reports of a whole store it could not read this time. A walk tries every such store again (a refresh
 #: of some chats only the editor's databases), so only its own count is true: a released lock clears it.
 THIS_TIME_FAILURES = DATABASE_FAILURES | {UNREADABLE_STORE, UNREADABLE_TRANSCRIPT}
