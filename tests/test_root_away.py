@@ -44,6 +44,7 @@ def test_a_cursor_folder_not_there_this_time_keeps_its_sessions_and_says_so(fake
     assert len(_sessions()) == 3
     doctor = run_deja("doctor")
     assert f"{disk / 'cursor'} cannot be read this time" in doctor.stdout, doctor.stdout
+    assert "if you removed it on purpose, `deja index --full`" in doctor.stdout, doctor.stdout
     (fake_home / "unmounted").rename(disk)
     back = run_deja("index")
     assert back.returncode == 0 and back.stderr == "" and len(_sessions()) == 3, back.stderr
