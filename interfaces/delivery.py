@@ -291,17 +291,15 @@ def log_unwritable(home: Path | None = None) -> tuple[str, str] | None:
 def _log_without_room(path: Path) -> tuple[str, str] | None:
     """hooks.log on a disk with no room left: the hooks' appends fail (they never stop on it), and an empty log,
     which a hook made and could not write its line to, read as "no deja hook has run" (trial49 F12). None while the
-    disk has room and the log holds a line, or is one a rotation left."""
+    disk has room: an empty log there is one a person emptied (``: > hooks.log``), or a rotation left, and "free
+    space" would send them after a disk that is not full (review49d L3)."""
     try:
         found = os.statvfs(path)
-        empty = os.path.getsize(path) == 0
     except OSError:
         return None
-    full = found.f_bavail * found.f_frsize < _ROOM_FOR_A_LINE
-    if not (full or empty):
+    if found.f_bavail * found.f_frsize >= _ROOM_FOR_A_LINE:
         return None
-    why = os.strerror(errno.ENOSPC) if full else "it is empty: a hook made it, and its line was not written"
-    said = f"{path} could not be written ({why}): the hooks' decisions since are missing from it"
+    said = f"{path} could not be written ({os.strerror(errno.ENOSPC)}): the hooks' decisions since are missing from it"
     return said, f"free space on the disk that holds {path.parent}; the next hook writes its line"
 
 

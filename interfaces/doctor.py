@@ -67,7 +67,7 @@ from ..core.readers import (
     survey_chats,
 )
 from ..core.readers.chatstore import UNREADABLE_STORE
-from ..core.readers.unreadable import move_away, unlisted_folders, why_unreadable
+from ..core.readers.unreadable import CURSOR_MENDS, MID_WRITE, move_away, unlisted_folders, why_unreadable
 from ..core.regular_files import forbidden, not_utf8_finding, readable_command
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
@@ -510,13 +510,12 @@ def _out_of_sight(files: list[str]) -> list[Finding]:
 
 
 def _roots_away(kept: dict[str, int]) -> list[Finding]:
-    """Cursor folders not there this time whose sessions the index keeps, in ``deja index``'s words (trial49 F8)."""
+    """Cursor folders not there this time whose sessions the index keeps, in ``deja index``'s words (trial49 F8),
+    and both ways out: one removed on purpose is dropped by a rebuild, or doctor warns of it forever (review49d L1)."""
     from .fastpath import root_away
 
-    return [
-        Finding("warn", "history", root_away(root, count), "mount the disk it is on, or put the folder back")
-        for root, count in kept.items()
-    ]
+    fix = "mount the disk it is on, or put the folder back; if you removed it on purpose, `deja index --full`"
+    return [Finding("warn", "history", root_away(root, count), fix) for root, count in kept.items()]
 
 
 def _root_too_deep(ide_root: Path) -> list[Finding]:
@@ -557,6 +556,8 @@ def _unreadable_store(store: Store, dropped: Callable[[str], str]) -> Finding:
             "nothing to do while Cursor is at work: the index keeps what it read; if it stays locked, close Cursor "
             "and run `deja index`",
         )
+    if why == MID_WRITE:  # (Cursor rolls the journal back when it next opens it: never moved away, review49d M1)
+        return Finding("warn", "history", f"{store.path} cannot be read: {MID_WRITE}", CURSOR_MENDS)
     # (``deja index``'s way out, which no read mends)
     return Finding(
         "error", "history", f"deja cannot read {store.path} ({why})", _move_away(store.path, dropped(store.path))

@@ -817,9 +817,13 @@ def _not_rebuilt(result: RefreshResult, data: dict[str, object] | None) -> None:
     if result.outside_roots:
         raise Failed(_outside_roots(result.outside_roots))
     it, them = ("they", "them") if result.unreadable_kept != 1 else ("it", "it")
+    from ..core.readers.unreadable import CURSOR_MENDS, MID_WRITE
+
     why = _why_first(result)
     # (what was read: of a store beside a transcript, not its session; a damaged file is never read: review47f L2)
     wait = "" if why == "damaged" else f"; run it again once {it} can be read"
+    if why == MID_WRITE:
+        wait = f"; {CURSOR_MENDS}: run it again then"
     raise Failed(
         f"the index was not rebuilt: {_unreadable_named(result, why)} could not be read this time, and a rebuild "
         f"would lose what was read from {them} before, which is kept as it was{wait}{_way_out(result, why)}"
@@ -962,6 +966,8 @@ def _report_unreadable(result: RefreshResult) -> str:
     if not result.unreadable_kept:
         return ""
     it_is, them, their = ("they are", "them", "their") if result.unreadable_kept != 1 else ("it is", "it", "its")
+    from ..core.readers.unreadable import CURSOR_MENDS, MID_WRITE
+
     why = _why_first(result)
     named = _unreadable_named(result, why)
     if result.uncarried:
@@ -981,6 +987,9 @@ def _report_unreadable(result: RefreshResult) -> str:
         return ""
     if why == "damaged":  # waiting never mends it: "read by the next deja index" would be said run after run
         echo(f"{named} could not be read this time: {_damaged_kept(result, them)}", err=True)
+        return ""
+    if why == MID_WRITE:  # nor does waiting: Cursor rolls its journal back, a read-only reader cannot (review49d M1)
+        echo(f"{named} could not be read this time: {_read_before(result, them)}; {CURSOR_MENDS}", err=True)
         return ""
     if why == "permission denied":  # nor does it mend this: only a chmod by the file's owner does (trial16 F2)
         echo(f"{named} could not be read: {_read_before(result, them)}; {_make_readable(result)}", err=True)

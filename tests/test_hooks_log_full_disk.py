@@ -51,3 +51,18 @@ def test_hooks_log_on_a_full_disk_says_the_log_could_not_be_written(fake_home: P
         f"note: {home}/hooks.log could not be written (No space left on device): the hooks' decisions since are "
         f"missing from it; fix: free space on the disk that holds {home}; the next hook writes its line\n"
     )
+
+
+def test_a_hooks_log_emptied_by_hand_on_a_disk_with_room_is_no_full_disk(fake_home: Path, tmp_path: Path) -> None:
+    """``: > hooks.log`` on a disk with room: `deja hooks log` sends no one to free space (review49d L3: any empty
+    log was said to be one a full disk left)."""
+    home = tmp_path / "deja"
+    home.mkdir()
+    (home / "hooks.log").write_bytes(b"")
+    env = {**os.environ, "DEJA_HOME": str(home)}
+    ran = subprocess.run(
+        [sys.executable, "-m", "deja.interfaces.entry", "hooks", "log"], env=env, capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "could not be written" not in ran.stderr and "free space" not in ran.stderr, ran.stderr
+    assert "no deja hook has run" in ran.stdout, ran.stdout

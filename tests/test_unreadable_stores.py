@@ -6,6 +6,9 @@ Locks are real (``BEGIN EXCLUSIVE`` held by another connection), damage is real
 
 from __future__ import annotations
 
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -179,14 +182,13 @@ def test_a_garbled_editor_database_keeps_its_chats_and_a_deleted_one_drops_them(
 
 
 def test_an_editor_database_with_overwritten_pages_is_named_damaged_not_waited_for(sample: Sample) -> None:
-    """Pages past the first overwritten (its schema reads, its tables do not: SQLite says "malformed"): `deja index`
-    and a refused `--full` name it damaged and give the `mv` doctor gives, never "read again" or "once it can be
-    read", which no run mends; what was read from it is kept (trial49 F5)."""
+    """A table's own page overwritten (its schema and its unique key's index read, its rows do not: SQLite says
+    "malformed"): `deja index` and a refused `--full` name it damaged and give the `mv` doctor gives, never "read
+    again" or "once it can be read", which no run mends; what was read from it is kept (trial49 F5). A count of the
+    table reads only its index, so the verdict is the refresh's own read's (review49d H1)."""
     first = index()
     db = sample.history.ide_root / "globalStorage" / "state.vscdb"
-    with db.open("r+b") as file:
-        file.seek(4096)
-        file.write(b"\x00garbage" * 2000)
+    _overwrite_data_page(db, "cursorDiskKV")
     out, err = index_text()
     assert "0 removed" in out and err.startswith(f"{db} (damaged) could not be read this time: what was read"), err
     assert f"move it away (mv {db} {db}.damaged)" in err and "read again" not in err
@@ -199,6 +201,59 @@ def test_an_editor_database_with_overwritten_pages_is_named_damaged_not_waited_f
 
 
 NOT_REBUILT = "deja: the index was not rebuilt: "
+
+
+def _overwrite_data_page(db: Path, table: str) -> None:
+    """Garble the cells of ``table``'s root page (a leaf: the sample's tables are small), past its page header,
+    leaving every other page, its unique key's index among them, as it was."""
+    with sqlite3.connect(db) as conn:
+        (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+        (index_root,) = conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", (table,)
+        ).fetchone()
+    conn.close()
+    assert root != index_root
+    with db.open("r+b") as file:
+        file.seek((root - 1) * page_size + 100)
+        file.write(b"\x00garbage" * ((page_size - 200) // 8))
+
+
+def _crash_mid_write(db: Path) -> None:
+    """A writer killed mid-transaction after spilling pages into the file: a hot rollback journal beside it, as a
+    Cursor crash or a power cut leaves one (Cursor's state.vscdb is in rollback mode)."""
+    crash = (
+        "import os, sqlite3, sys\n"
+        "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "c.execute('PRAGMA cache_size=2')\n"
+        "c.execute('BEGIN')\n"
+        "for i in range(3000):\n"
+        "    c.execute('INSERT INTO ItemTable(key, value) VALUES (?, ?)', (f'zz{i}', 'x' * 500))\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", crash, str(db)], check=True)
+    assert Path(f"{db}-journal").stat().st_size > 0
+
+
+def test_an_editor_database_a_crash_left_mid_write_is_never_moved_away(sample: Sample) -> None:
+    """A hot journal beside Cursor's state.vscdb: deja opens it read-only and cannot roll it back; Cursor does when it
+    next opens it. `deja index`, a refused `--full` and doctor say so, and never advise moving Cursor's own file
+    away, which would throw its state away (review49d M1); once rolled back it reads again."""
+    first = index()
+    db = sample.history.ide_root / "globalStorage" / "state.vscdb"
+    _crash_mid_write(db)
+    out, err = index_text()
+    assert "0 removed" in out and err.startswith(f"{db} (left mid-write by Cursor) could not be read this time"), err
+    assert "open Cursor once and it repairs it; deja reads it after" in err
+    ran = run_deja("index", "--full")
+    assert ran.returncode == 1 and "open Cursor once and it repairs it" in ran.stderr, ran.stderr
+    doctor = run_deja("doctor")
+    assert f"{db} cannot be read: left mid-write by Cursor" in doctor.stdout, doctor.stdout
+    for said in (err, ran.stderr, doctor.stdout):
+        assert "mv " not in said and "damaged" not in said
+    sqlite3.connect(db).execute("SELECT count(*) FROM ItemTable").fetchone()  # (Cursor opening it: rolled back)
+    assert index()["sessions"] == first["sessions"]
+    assert shown(WEB_COMPOSER)[0] == "why is the footer missing on mobile?"
 
 
 def test_a_full_rebuild_that_cannot_read_the_editor_database_keeps_the_index(sample: Sample) -> None:

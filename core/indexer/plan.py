@@ -30,6 +30,7 @@ from ..readers import composer_fingerprints
 from ..readers.chatstore import UNREADABLE_STORE
 from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
 from ..readers.ide import CHANGED_WHILE_READ, listed_only
+from ..readers.vscdb import MID_WRITE_DATABASE
 from ..regular_files import blocked, gone, open_regular
 from . import glance
 
@@ -40,7 +41,7 @@ _READS_FRAME = struct.Struct("<I")
 
 #: A database-level failure: the database was there but could not be read this time.
 UNREADABLE_DATABASE = "ide: unreadable database"
-DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", UNREADABLE_DATABASE})
+DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", UNREADABLE_DATABASE, MID_WRITE_DATABASE})
 #: What a walk reports of a whole store it could not read this time. A walk tries every such store again (a refresh
 #: of some chats only the editor's databases), so only its own count is true: a released lock clears it.
 THIS_TIME_FAILURES = DATABASE_FAILURES | {UNREADABLE_STORE, UNREADABLE_TRANSCRIPT}
@@ -179,6 +180,8 @@ class _IdePlan(msgspec.Struct):
     unreadable_files: list[str] = []
     #: Those of them never read before.
     unreadable_new: int = 0
+    #: The databases on record below a root away this time (``roots_away``) -> that root.
+    away: dict[str, str] = {}
 
 
 def stat_sig(path: str | Path) -> Sig | None:
@@ -341,8 +344,12 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
                 plan.owners.setdefault(cid, db)
         for cid in before.keys() - now.keys():
             dropped.setdefault(cid, set()).add(db)
-    for db in state.ide.keys() - set(current) - respelt.keys():
-        if not gone(db):  # out of sight, or there but not a file it can read (a FIFO, a folder above at mode 000)
+    vanished = state.ide.keys() - set(current) - respelt.keys()
+    plan.away = _below_roots({db: db for db in vanished}, roots_away()) if vanished else {}
+    for db in vanished:
+        if db in plan.away:  # (its folder away this time: kept as recorded, said as ``roots_away`` says it)
+            plan.unseen[db] = state.ide[db]
+        elif not gone(db):  # out of sight, or there but not a file it can read (a FIFO, a folder above at mode 000)
             plan.unseen[db] = state.ide[db]
             if not os.path.isfile(db):
                 plan.unreadable += 1
@@ -522,12 +529,27 @@ def _cli_changes(
     return found, changed, missing.keys() - kept.keys(), kept
 
 
+#: The folders of a cursor-agent root and of the editor's ``User`` folder that hold its chats: one a link to
+#: nowhere is away as a whole root would be (review49d M2: ``~/.cursor/projects`` alone on a disk not mounted).
+_CLI_FOLDERS = ("projects", "chats", "acp-sessions")
+_IDE_FOLDERS = ("globalStorage", "workspaceStorage")
+
+
 def roots_away() -> list[str]:
-    """The cursor-agent roots (``paths.cli_roots``) that are no folder this user may list this time: a link to a
-    disk not mounted, a folder gone or at mode 000. Sessions read from one are kept as they were: a whole root
-    that cannot be read this time is no history deleted (the trust rule), and ``deja index --full`` rebuilds without
-    them."""
-    return [str(root) for root in paths.cli_roots() if not _listable(str(root))]
+    """The cursor-agent roots (``paths.cli_roots``) and the editor's ``User`` folder that are no folder this user may
+    list this time (a link to a disk not mounted, a folder gone or at mode 000), and the chat folders in one that is
+    (``_CLI_FOLDERS``, ``_IDE_FOLDERS``) that are a link leading to none. Sessions read from one are kept as they
+    were: a whole root that cannot be read this time is no history deleted (the trust rule), and
+    ``deja index --full`` rebuilds without them."""
+    roots = [(str(root), _CLI_FOLDERS) for root in paths.cli_roots()]
+    return [away for root, inner in [*roots, (str(paths.ide_user_root()), _IDE_FOLDERS)] for away in _away(root, inner)]
+
+
+def _away(root: str, inner: tuple[str, ...]) -> list[str]:
+    if not _listable(root):
+        return [root]
+    links = [os.path.join(root, name) for name in inner]
+    return [link for link in links if os.path.islink(link) and not _listable(link)]
 
 
 def _listable(folder: str) -> bool:
@@ -541,7 +563,7 @@ def _listable(folder: str) -> bool:
 def _held_by_roots_away(missing: dict[str, CliState]) -> dict[str, int]:
     """Of the chats on record not found now (``missing``), those read from below a root away this time
     (``roots_away``), taken out of ``missing``; each such root -> how many."""
-    below = _below_roots(missing, roots_away())
+    below = _below_roots({sid: _source(cli) for sid, cli in missing.items()}, roots_away())
     for sid in below:
         del missing[sid]
     return dict(Counter(below.values()))
@@ -551,16 +573,15 @@ def sessions_in_roots_away(book: Bookkeeping) -> dict[str, int]:
     """Each root away this time (``roots_away``) -> how many sessions on record were read from below it: doctor
     says what a refresh says of them."""
     away = roots_away()
-    chats = {sid: chat.cli for sid, chat in book.items() if chat.where is not None and chat.cli} if away else {}
+    chats = {sid: source_of(chat) for sid, chat in book.items() if chat.where is not None} if away else {}
     return dict(Counter(_below_roots(chats, away).values()))
 
 
-def _below_roots(chats: dict[str, CliState], roots: list[str]) -> dict[str, str]:
-    """Of ``chats``, each read from below one of ``roots`` -> that root."""
+def _below_roots(sources: dict[str, str], roots: list[str]) -> dict[str, str]:
+    """Of ``sources`` (chat, or database, -> the file read), each read from below one of ``roots`` -> that root."""
     prefixes = [(root, os.path.join(root, "")) for root in roots]
     below: dict[str, str] = {}
-    for sid, cli in chats.items():
-        source = _source(cli)
+    for sid, source in sources.items():
         root = next((root for root, prefix in prefixes if source.startswith(prefix)), None)
         if root is not None:
             below[sid] = root
@@ -685,6 +706,9 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     plan = Plan(
         {}, {}, {}, set(), ide.dbs, owners, 0, unread_chats=blocked, ide_unseen=ide.unseen, unsearchable=unsearchable
     )
+    if ide.away:  # (the editor's chats kept, counted by root as a refresh counts cursor-agent ones)
+        held = (root for _, chat in book.items() if chat.where is not None and (root := ide.away.get(source_of(chat))))
+        away.update(Counter(held))
     plan.roots_away = away
     plan.note_unreadable(
         [*ide.unreadable_files, *(_source(kept) for kept in cli_blocked.values())], new=ide.unreadable_new

@@ -33,7 +33,7 @@ from ..regular_files import read_regular, subfolders
 from . import jsonvalue
 from .conversation import Child, canonical_args, normalise_tool_name, store_conversation
 from .pairing import Pass, call_target, pair_calls, target_of, whole_call
-from .vscdb import read_whole
+from .vscdb import note_failed_read, read_whole
 
 UNREADABLE_STORE = "unreadable store.db"
 MALFORMED_ROOT = "malformed store root"
@@ -220,7 +220,10 @@ def read_store(store_db: Path, problems: Counter[str] | None = None) -> StoreCha
 
     try:
         found = read_whole(store_db, read, _BUSY_TIMEOUT_SECONDS)
-    except (sqlite3.Error, OSError, ValueError):
+    except sqlite3.Error as error:
+        note_failed_read(store_db, error)
+        found = None
+    except (OSError, ValueError):
         found = None
     if found is None:
         problems[UNREADABLE_STORE] += 1

@@ -136,7 +136,7 @@ def read_ide_database(
         if not db.conn.still_whole():  # sessions already given: the next refresh's prints see the change
             problems[CHANGED_WHILE_READ] += 1
     except sqlite3.Error as error:
-        count_database_error(error, problems)
+        count_database_error(error, problems, db.path)
     finally:
         db.conn.close()
 
@@ -167,7 +167,7 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
             if db.conn.still_whole():
                 return prints
         except sqlite3.Error as error:
-            count_database_error(error, problems)
+            count_database_error(error, problems, path)
             return {}
         finally:
             db.conn.close()
@@ -197,7 +197,7 @@ def chat_census(path: Path, subagents: bool, problems: Problems | None = None) -
     try:
         return _census(db, subagents)
     except sqlite3.Error as error:
-        count_database_error(error, problems)
+        count_database_error(error, problems, db.path)
         return ChatCensus(set(), 0)
     finally:
         db.conn.close()
@@ -261,13 +261,13 @@ def _open(path: Path, problems: Problems, projects: Projects) -> _Db | None:
     try:
         conn = connect_read_only(path)
     except sqlite3.Error as error:
-        count_database_error(error, problems)
+        count_database_error(error, problems, path)
         return None
     try:
         tables = table_names(conn)
     except sqlite3.Error as error:
         conn.close()
-        count_database_error(error, problems)
+        count_database_error(error, problems, path)
         return None
     if not tables & {"cursorDiskKV", "ItemTable"}:
         conn.close()

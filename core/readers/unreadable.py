@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from ..regular_files import forbidden, open_regular, readable_command, utf8_named
-from .vscdb import is_damaged, is_locked, read_whole, table_names
+from .vscdb import MID_WRITE, failed_read, read_whole, table_names, verdict
 
 TYPE_CHECKING = False  # typing's own, without importing typing (the session-end hook imports this module)
 if TYPE_CHECKING:
@@ -25,9 +25,14 @@ _LOCK_WAIT_SECONDS = 0.2
 
 def why_unreadable(path: str) -> str:
     """ "permission denied" (mode 000, another user's file, a folder above it this user may not search), "locked",
-    "damaged" or "not readable" (a FIFO in its place); "" when it reads now."""
+    "damaged", ``MID_WRITE`` (a hot journal beside it) or "not readable" (a FIFO in its place); "" when it reads now.
+
+    A refresh of this process that failed to read ``path`` said why (``failed_read``): damage it met stays so, and
+    a journal Cursor left stays until Cursor opens the file, whatever a second look meets (review49d H1)."""
     if forbidden(path):
         return "permission denied"
+    if (said := failed_read(path)) in ("damaged", MID_WRITE):
+        return said
     try:
         if path.endswith(".jsonl"):
             with open_regular(path) as transcript:
@@ -35,20 +40,24 @@ def why_unreadable(path: str) -> str:
             return ""
         read_whole(Path(path), _walk_tables, _LOCK_WAIT_SECONDS)
     except sqlite3.DatabaseError as exc:
-        if is_locked(exc):
-            return "locked"
-        if is_damaged(exc):
-            return "damaged"
+        if said := verdict(exc):
+            return said
         return "not readable" if "unable to open" in str(exc).lower() else "damaged"
     except (OSError, ValueError):
         return "not readable"
     return ""
 
 
+#: What mends a database a Cursor crash left mid-write (``MID_WRITE``): deja opens it read-only and cannot roll its
+#: journal back; Cursor does when it opens it, and moving it away would throw Cursor's state away (review49d M1).
+CURSOR_MENDS = "open Cursor once and it repairs it; deja reads it after"
+
+
 def _walk_tables(db: sqlite3.Connection) -> None:
-    """Every page of every table's tree read (a count walks them): overwritten pages past the first, where the
-    schema lies, read as SQLITE_CORRUPT here as they did to the refresh, which a look at the schema alone took for a
-    file that reads now, to be waited for run after run (trial49 F5). Stops at the first bad page."""
+    """A count of every table, for a second look in a process that did not read the file itself (doctor, the
+    detached ingest): it meets damage to the schema and to the trees it walks, but a table with a unique key is
+    counted from that key's index, not its own pages (review49d H1), so a refresh's own failed read is asked
+    first (``failed_read``). Stops at the first bad page."""
     for name in table_names(db):
         db.execute(f'SELECT count(*) FROM "{name.replace(chr(34), chr(34) * 2)}"').fetchone()
 

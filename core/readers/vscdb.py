@@ -210,6 +210,14 @@ def _connect_shared(path: Path, wanted: float) -> CursorConnection:
 #: are not a sound database (SQLITE_CORRUPT: "malformed", SQLITE_NOTADB): waiting mends the first, never the second.
 _HELD_CODES = frozenset({5, 6})
 _DAMAGED_CODES = frozenset({11, 26})
+#: SQLite's extended codes for a read-only open of a database a crash left a hot rollback journal beside
+#: (SQLITE_READONLY_ROLLBACK, SQLITE_READONLY_RECOVERY): only a writer rolls it back, and Cursor does when it next
+#: opens it; nothing is damaged (review49d M1).
+_MID_WRITE_CODES = frozenset({776, 264})
+#: The problem counted for a database left so.
+MID_WRITE_DATABASE = "ide: left mid-write by Cursor"
+#: What ``failed_read`` says of a database left so.
+MID_WRITE = "left mid-write by Cursor"
 
 
 def is_locked(error: sqlite3.Error) -> bool:
@@ -225,6 +233,37 @@ def is_damaged(error: sqlite3.Error) -> bool:
     """Whether ``error`` is SQLite's for bytes that are no sound database (SQLITE_CORRUPT, SQLITE_NOTADB): overwritten
     pages, a truncated file, another kind of file; no later read mends it (trial49 F5)."""
     return _primary_code(error) in _DAMAGED_CODES
+
+
+def is_mid_write(error: sqlite3.Error) -> bool:
+    """Whether ``error`` is SQLite's for a database a Cursor crash left mid-write (``_MID_WRITE_CODES``)."""
+    return getattr(error, "sqlite_errorcode", None) in _MID_WRITE_CODES
+
+
+def verdict(error: sqlite3.Error) -> str:
+    """Why ``error`` kept a database from being read, in the word a message says: ``MID_WRITE``, "locked",
+    "damaged"; "" for any other error."""
+    if is_mid_write(error):
+        return MID_WRITE
+    if is_locked(error):
+        return "locked"
+    return "damaged" if is_damaged(error) else ""
+
+
+#: The files this process failed to read -> ``verdict`` of the error the read itself got: a second look may not
+#: meet the damage (a count reads a table's unique index, not its pages: review49d H1).
+_FAILED_READS: dict[str, str] = {}
+
+
+def note_failed_read(path: Path | str, error: sqlite3.Error) -> None:
+    """Keep why the read of ``path`` failed, where it failed, for the message that names it (``failed_read``)."""
+    _FAILED_READS[str(path)] = verdict(error)
+
+
+def failed_read(path: str) -> str:
+    """``verdict`` of the error this process's last failed read of ``path`` got; "" when none failed, or for
+    another cause."""
+    return _FAILED_READS.get(path, "")
 
 
 def _primary_code(error: sqlite3.Error) -> int | None:
@@ -442,8 +481,12 @@ def item_value(conn: sqlite3.Connection, key: str) -> bytes | None:
     return row[0] if row else None
 
 
-def count_database_error(error: sqlite3.Error, problems: Counter[str]) -> None:
-    if "not a database" in str(error).lower():
+def count_database_error(error: sqlite3.Error, problems: Counter[str], path: Path) -> None:
+    """Count ``error``, which kept ``path`` from being read, among ``problems``, and keep why (``note_failed_read``)."""
+    note_failed_read(path, error)
+    if is_mid_write(error):
+        problems[MID_WRITE_DATABASE] += 1
+    elif "not a database" in str(error).lower():
         problems["ide: not a database"] += 1
     elif is_locked(error):
         problems["ide: database locked"] += 1
