@@ -33,6 +33,8 @@ CHORE_WORDS = frozenset(terms("changelog commit bump lint readme typo"))
 TEST_WRITING = frozenset(terms("add write"))
 #: How an ask that starts another topic than the one before it opens (:func:`_new_topic`).
 NEW_TOPIC = ("unrelated", "different question", "another question", "separate question", "side question", "off topic", "off-topic", "new question", "new topic")  # fmt: skip
+#: The first words of an ask about the work, not a chore, though it names one of CHORE_WORDS (:func:`_asks_why`).
+QUESTION_OPENERS = frozenset("why how what when where which who did does was".split())  # noqa: SIM905
 #: How many words a chore's ask names at most (:func:`_is_chore`): one asking for more is about the work.
 CHORE_TERMS = 8
 
@@ -56,7 +58,10 @@ def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
         return None
     bounds = list(zip(asks, [*asks[1:], len(messages)], strict=True))
     words = [_words(messages[start:end]) for start, end in bounds]
-    chores = [_is_chore(asked, wanted) for asked, _ in words]
+    chores = [
+        _is_chore(asked, wanted) and not _asks_why(messages[start].text)
+        for (asked, _), (start, _) in zip(words, bounds, strict=True)
+    ]
     first = _anchor(
         words, [chore or _writes_test(asked, wanted) for chore, (asked, _) in zip(chores, words, strict=True)], wanted
     )
@@ -99,6 +104,13 @@ def _is_chore(asked: set[str], wanted: set[str]) -> bool:
     supplier id has a leading zero"). A word of the title (``wanted``) names the work, not a chore: under "Recover
     commits after rebase", "my last 3 commits are gone from the branch" is the problem."""
     return bool((asked - wanted) & CHORE_WORDS) and len(asked) <= CHORE_TERMS
+
+
+def _asks_why(ask: str) -> bool:
+    """Whether ``ask`` opens with a question word (``QUESTION_OPENERS``): "why did this commit break login" asks about
+    the work, where "commit it" is a chore."""
+    first = ask.lstrip().split(maxsplit=1)
+    return bool(first) and first[0].lower().strip(",:?") in QUESTION_OPENERS
 
 
 def _writes_test(asked: set[str], wanted: set[str]) -> bool:

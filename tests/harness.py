@@ -306,6 +306,19 @@ def hook_prompt(env: dict[str, str], prompt: str, project: str, conversation: st
     return json.loads(done.stdout)["additional_context"] if done.stdout.strip() else ""
 
 
+def session_start_block(project: Path, conversation: str = "c-start") -> str:
+    """The "Recent sessions" block the session-start hook gives a new conversation in ``project``."""
+    payload = {
+        "conversation_id": conversation,
+        "hook_event_name": "sessionStart",
+        "cursor_version": "2.4.21",
+        "workspace_roots": [str(project)],
+    }
+    done = run_deja("hook-context", input=json.dumps(payload))
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    return str(json.loads(done.stdout)["additional_context"])
+
+
 def last_hook_decision(env: dict[str, str], command: str = "") -> dict[str, object]:
     """The last decision ``deja hooks log`` recorded (of ``command``, ``hook-prompt`` say, when given: an ingest a
     session-end hook started in the background logs when it is done, which may be after a later hook)."""

@@ -8,13 +8,12 @@ hook's ``user:`` line spent most of its room on a pasted ``.env``.
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from harness import ROUTINE_CHATS, hook_prompt, index_asked_chats, index_chat, run_deja
+from harness import ROUTINE_CHATS, hook_prompt, index_asked_chats, index_chat, run_deja, session_start_block
 from test_wip_resumed_chat import (
     COMPOSE,
     ENV_ASK,
@@ -54,23 +53,11 @@ def _resumed_chat(home: Path) -> Path:
     return project
 
 
-def _session_start(project: Path) -> str:
-    payload = {
-        "conversation_id": "c-start",
-        "hook_event_name": "sessionStart",
-        "cursor_version": "2.4.21",
-        "workspace_roots": [str(project)],
-    }
-    done = run_deja("hook-context", input=json.dumps(payload))
-    assert done.returncode == 0 and not done.stderr, done.stderr
-    return str(json.loads(done.stdout)["additional_context"])
-
-
 def test_a_chat_resumed_days_later_is_listed_with_the_ask_its_last_answer_answers(fake_home: Path) -> None:
     project = _resumed_chat(fake_home)
     began = BEGAN.astimezone()
     expected = f"  asked: {AGAIN}  (chat began {began:%Y-%m-%d}: {FIRST})\n  concluded: {SETTLED}\n"
-    block = _session_start(project)
+    block = session_start_block(project)
     assert expected in block, block
     # a prompt that no sessionStart came before (a resumed cursor-agent chat) carries the same block
     given = hook_prompt(dict(os.environ), "how do I rotate the deploy key?", str(project), "c-prompt")
@@ -83,7 +70,7 @@ def test_a_chat_continued_the_same_day_keeps_its_first_ask(fake_home: Path) -> N
     records = [user_turn(FIRST, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()]
     records += [user_turn(AGAIN, TODAY + timedelta(minutes=30)), assistant_turn(SETTLED), turn_ended()]
     index_chat(fake_home, project, CHAT, records)
-    block = _session_start(project)
+    block = session_start_block(project)
     assert f"  asked: {FIRST}\n  concluded: {SETTLED}\n" in block, block
 
 
@@ -95,7 +82,7 @@ def test_a_chat_resumed_with_its_new_ask_not_answered_yet_pairs_its_last_answer_
     project.mkdir(parents=True)
     records = [user_turn(FIRST, BEGAN), assistant_turn(FIRST_ANSWER), turn_ended(), user_turn(AGAIN, TODAY)]
     index_chat(fake_home, project, CHAT, records)
-    block = _session_start(project)
+    block = session_start_block(project)
     assert f"  asked: {FIRST}\n  concluded: {FIRST_ANSWER}\n" in block, block
 
 
@@ -162,7 +149,7 @@ def test_asked_and_a_recalled_question_are_the_asks_own_words(
     project.mkdir(parents=True)
     records = [user_turn(ask, TODAY), assistant_turn(answer), turn_ended()]
     index_chat(fake_home, project, CHAT, records)
-    block = _session_start(project)
+    block = session_start_block(project)
     assert f"  asked: {words}\n" in block, block
     env = index_asked_chats(tmp_path, str(project), [*ROUTINE_CHATS, ("c-own-words", ask, answer)])
     given = hook_prompt(env, prompt, str(project))
@@ -177,7 +164,7 @@ def test_asked_is_the_question_before_a_pasted_kubeconfig(fake_home: Path) -> No
     project.mkdir(parents=True)
     records = [user_turn(KUBECONFIG, TODAY), assistant_turn("The cluster's CA rotated; fetched a new kubeconfig.")]
     index_chat(fake_home, project, CHAT, [*records, turn_ended()])
-    block = _session_start(project)
+    block = session_start_block(project)
     assert "  asked: kubectl can't connect to the staging cluster. my kubeconfig: apiVersion: …\n" in block, block
     assert "certificate-authority-data" not in block and "6443" not in block, block
 
@@ -190,7 +177,7 @@ def test_asked_gives_a_paste_by_a_line_without_its_values(fake_home: Path, ask: 
     project = fake_home / "code" / "shop"
     project.mkdir(parents=True)
     index_chat(fake_home, project, CHAT, [user_turn(ask, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()])
-    block = _session_start(project)
+    block = session_start_block(project)
     assert f"  asked: {words}\n" in block, block
     assert "tangerine" not in block, block
 
@@ -201,7 +188,7 @@ def test_a_chat_whose_ask_begins_with_a_paste_is_headed_by_its_own_words(fake_ho
     project.mkdir(parents=True)
     log = "2026-12-05 03:00:01 INFO logging in as shop/tangerine\n2026-12-05 03:00:02 ERROR connection reset\n"
     index_chat(fake_home, project, CHAT, [user_turn(f"{log}what stops it", TODAY), assistant_turn(FIRST_ANSWER)])
-    block = _session_start(project)
+    block = session_start_block(project)
     assert '- "2026-12-05 03:00:01 INFO … what stops it" (shop, ' in block, block
     assert "tangerine" not in block, block
 
@@ -230,7 +217,9 @@ def test_a_long_recalled_question_is_shown_where_it_says_what_the_prompt_asks(tm
     assert "stripe webhook signature check fails" in user, user
 
 
-def test_a_password_inside_a_powershell_script_block_reaches_neither_search_nor_session_start(fake_home: Path) -> None:
+def test_a_password_inside_a_powershell_script_block_reaches_neither_search_norsession_start_block(
+    fake_home: Path,
+) -> None:
     """The tool inside ``ForEach-Object { … }`` was read as the cmdlet's argument and its password kept, in ``deja
     search`` and in every new chat's session-start block (review48d H1)."""
     project = fake_home / "code" / "shop"
@@ -238,7 +227,7 @@ def test_a_password_inside_a_powershell_script_block_reaches_neither_search_nor_
     ask = "this hangs: Get-ChildItem *.sql | ForEach-Object { mysql -u root -pQx7vRt2mZk db }"
     index_chat(fake_home, project, CHAT, [user_turn(ask, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()])
     found = run_deja("search", "hangs").stdout
-    block = _session_start(project)
+    block = session_start_block(project)
     assert "ForEach-Object" in found and "ForEach-Object" in block, found + block
     assert "Qx7vRt2mZk" not in found + block, found + block
 
@@ -279,7 +268,7 @@ def test_a_one_line_log_or_setting_or_a_paste_with_a_question_mark_stands_withou
     project = fake_home / "code" / "shop"
     project.mkdir(parents=True)
     index_chat(fake_home, project, CHAT, [user_turn(ask, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()])
-    block = _session_start(project)
+    block = session_start_block(project)
     assert f'- "{words}" (shop, ' in block and f"  asked: {words}\n" in block, block
     assert "tangerine" not in block, block
 
@@ -291,7 +280,7 @@ def test_a_sentence_after_a_key_is_written_not_pasted(fake_home: Path) -> None:
     project.mkdir(parents=True)
     ask = "fix: the login loops after the tangerine redirect\nit started today"
     index_chat(fake_home, project, CHAT, [user_turn(ask, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()])
-    block = _session_start(project)
+    block = session_start_block(project)
     assert '- "fix: the login loops after the tangerine redirect" (shop, ' in block, block
     assert "  asked: fix: the login loops after the tangerine redirect it started today\n" in block, block
 
@@ -310,6 +299,6 @@ def test_a_number_or_version_before_a_question_is_kept_as_its_subject(fake_home:
     project = fake_home / "code" / "shop"
     project.mkdir(parents=True)
     index_chat(fake_home, project, CHAT, [user_turn(ask, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()])
-    block = _session_start(project)
+    block = session_start_block(project)
     words = " ".join(ask.split())
     assert f'- "{words}" (shop, ' in block and f"  asked: {words}\n" in block, block

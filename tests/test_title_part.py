@@ -13,7 +13,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from harness import failure_hook, run_deja, store_shell
+from harness import failure_hook, run_deja, session_start_block, store_shell
 
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -73,20 +73,8 @@ def _indexed(home: Path) -> Path:
     return project
 
 
-def _recent_sessions(project: Path) -> str:
-    payload = {
-        "conversation_id": "c-start",
-        "hook_event_name": "sessionStart",
-        "cursor_version": "2.4.21",
-        "workspace_roots": [str(project)],
-    }
-    done = run_deja("hook-context", input=json.dumps(payload))
-    assert done.returncode == 0 and not done.stderr, done.stderr
-    return str(json.loads(done.stdout)["additional_context"])
-
-
 def test_the_session_start_block_gives_the_ask_and_conclusion_the_title_names(fake_home: Path) -> None:
-    block = _recent_sessions(_indexed(fake_home))
+    block = session_start_block(_indexed(fake_home))
     assert f'"{TITLE}"' in block, block
     assert f"  asked: {IMPORT_ERROR}\n  concluded: {FIXED}\n" in block, block
     assert LINT not in block and "concluded: Added a 0.14.2" not in block, block
@@ -110,7 +98,7 @@ def test_a_chat_whose_first_turn_is_its_titles_keeps_its_first_ask_and_last_answ
     project.mkdir(parents=True)
     _titled_chat(fake_home, project, ONE_TOPIC, "Login returns 401 after deploy", ONE_TOPIC_TURNS)
     assert run_deja("index").returncode == 0
-    block = _recent_sessions(project)
+    block = session_start_block(project)
     assert f"  asked: {LOGIN}\n  concluded: {WORKED}\n" in block, block
     wip = run_deja("wip", cwd=project).stdout
     assert f"\ntask: {LOGIN}\nsettled: {WORKED}\n" in wip, wip
@@ -137,7 +125,7 @@ def test_a_title_that_rewords_the_first_ask_does_not_move_the_summary_onto_the_c
     project.mkdir(parents=True)
     _titled_chat(fake_home, project, PARAPHRASED, "Fix login redirect loop", PARAPHRASED_TURNS)
     assert run_deja("index").returncode == 0
-    block = _recent_sessions(project)
+    block = session_start_block(project)
     assert f"  asked: {SYMPTOM}\n  concluded: {TESTED}\n" in block, block
     wip = run_deja("wip", cwd=project).stdout
     assert f"\ntask: {SYMPTOM}\nsettled: {TESTED}\n" in wip, wip
@@ -161,7 +149,7 @@ def test_a_title_word_that_names_a_chore_elsewhere_is_the_work(fake_home: Path) 
     ]
     _titled_chat(fake_home, project, PARAPHRASED, "Recover commits after rebase", turns)
     assert run_deja("index").returncode == 0
-    assert f"  asked: {REBASE}\n  concluded: {RECOVERED}\n" in _recent_sessions(project)
+    assert f"  asked: {REBASE}\n  concluded: {RECOVERED}\n" in session_start_block(project)
 
 
 LOCKED = "fatal: Unable to create '/repo/.git/index.lock': File exists."
@@ -186,7 +174,7 @@ def test_a_failure_in_a_chore_after_the_titles_part_is_not_concluded_by_that_par
     ]
     write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), LONG), cwd=str(project), messages=store, name=TITLE)  # fmt: skip
     assert run_deja("index").returncode == 0
-    assert f"  asked: {IMPORT_ERROR}\n  concluded: {FIXED}\n" in _recent_sessions(project)
+    assert f"  asked: {IMPORT_ERROR}\n  concluded: {FIXED}\n" in session_start_block(project)
     said = failure_hook(project, "git commit -m wip", LOCKED)
     assert "What followed: a destructive step (not shown), then `git commit -am" in said, said
     assert "Concluded" not in said and FIXED not in said, said
@@ -207,6 +195,25 @@ def test_a_chat_that_goes_on_to_an_unrelated_question_concludes_on_its_titles_an
     ]
     _titled_chat(fake_home, project, PARAPHRASED, "Docker build cache in CI", turns)
     assert run_deja("index").returncode == 0
-    assert f"  asked: {DOCKER}\n  concluded: {CACHED}\n" in _recent_sessions(project)
+    assert f"  asked: {DOCKER}\n  concluded: {CACHED}\n" in session_start_block(project)
     ctx = run_deja("ctx", PARAPHRASED).stdout
     assert f"## Decisions and findings\n- {CACHED}\n\n" in ctx, ctx
+
+
+ZERO = "the importer drops rows whose supplier id has a leading zero"
+ZERO_FIXED = "Fixed: that commit cast supplier_id to int; it is read as text again, so 0042 stays 0042."
+
+
+def test_a_question_naming_a_commit_is_the_work_not_a_chore(fake_home: Path) -> None:
+    """ "why did this commit break it?" is short and names a commit, as "commit it" does, but asks about the work: the
+    summary goes on through its answer, and stops at the changelog chore after it."""
+    project = fake_home / "code" / "importer"
+    project.mkdir(parents=True)
+    turns = [
+        (ZERO, ["The ids lose their zeros somewhere between the CSV and the database."]),
+        ("why did this commit break it?", [ZERO_FIXED]),
+        ("ok, also bump the version in the changelog", [CHANGELOG]),
+    ]
+    _titled_chat(fake_home, project, PARAPHRASED, "Importer drops rows with leading zeros", turns)
+    assert run_deja("index").returncode == 0
+    assert f"  asked: {ZERO}\n  concluded: {ZERO_FIXED}\n" in session_start_block(project)
