@@ -266,11 +266,28 @@ def user_folder(root: str) -> str:
     return user if any(os.path.isdir(os.path.join(user, name)) for name in _STORAGE) else root
 
 
+#: The files and folders in Cursor's folders this process passed over because their names are not UTF-8 (a Latin-1
+#: ``café`` from an old tarball, a stray file): no record deja writes (JSON, msgpack) can hold such a name, and one
+#: name refused the whole index (trial49 F1). ``deja index`` and doctor name them (``not_utf8_shown``).
+not_utf8: set[str] = set()
+
+
+def utf8_named(path: str, name: str) -> bool:
+    """Whether ``name`` (the last part of ``path``) is UTF-8; if not, ``path`` joins ``not_utf8`` and the caller
+    passes it over. Python spells such a name's bytes as lone surrogates, which no encoder of deja's records takes."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        not_utf8.add(path)
+        return False
+    return True
+
+
 def ide_databases(root: str | None = None) -> list[str]:
     """``globalStorage/state.vscdb`` and every ``workspaceStorage/*/state.vscdb`` that is a file, the workspaces
     in the order of their folders' names."""
-    from .regular_files import utf8_named  # (here: the hooks' preloaded modules stay as they are)
-
     root = root or ide_user_root()
     workspaces = os.path.join(root, "workspaceStorage")
     try:
@@ -297,7 +314,7 @@ NOT_UTF8_ROOT_FIX = (
 def not_utf8_root() -> str:
     """The first of the folders every record names a path under (Cursor's roots, deja's home) whose own path is not
     UTF-8 (a Latin-1 ``/home/jos\\xe9``), shown with such bytes as ``\\xNN``; "" when there is none. No record deja
-    writes can hold it, and the walk can pass over no part of it (``regular_files.utf8_named``)."""
+    writes can hold it, and the walk can pass over no part of it (``utf8_named``)."""
     for root in (ide_user_root(), *cli_roots(), deja_home()):
         if not root.isascii():
             try:

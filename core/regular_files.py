@@ -18,6 +18,8 @@ import errno
 import os
 import stat
 
+from .folders import not_utf8, utf8_named
+
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (and collections.abc: it loads collections, which a hook that reads no store never needs)
     from collections.abc import Iterator
@@ -29,10 +31,6 @@ if TYPE_CHECKING:  # (and collections.abc: it loads collections, which a hook th
 CHUNK_BYTES = 1 << 20
 #: The files SQLite opens beside a database: each must be a regular file too, when present.
 SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
-#: The files and folders in Cursor's folders this process passed over because their names are not UTF-8 (a Latin-1
-#: ``café`` from an old tarball, a stray file): no record deja writes (JSON, msgpack) can hold such a name, and one
-#: name refused the whole index (trial49 F1). ``deja index`` and doctor name them (``not_utf8_shown``).
-not_utf8: set[str] = set()
 
 
 class NotRegularFile(OSError):
@@ -224,19 +222,6 @@ def subfolders(folder: StrPath) -> list[os.DirEntry[str]]:
             return sorted((e for e in found if utf8_named(e.path, e.name) and e.is_dir()), key=lambda e: e.name)
     except OSError:
         return []
-
-
-def utf8_named(path: str, name: str) -> bool:
-    """Whether ``name`` (the last part of ``path``) is UTF-8; if not, ``path`` joins ``not_utf8`` and the caller
-    passes it over. Python spells such a name's bytes as lone surrogates, which no encoder of deja's records takes."""
-    if name.isascii():
-        return True
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        not_utf8.add(path)
-        return False
-    return True
 
 
 def not_utf8_shown(path: str) -> str:

@@ -1108,8 +1108,9 @@ def _say_waiting() -> None:
 def index_command(full: bool = False, json: bool = False) -> None:
     """Build the index, or refresh it with what changed since the last run (``deja index``)."""
     from ..core import paths
+    from ..core.folders import not_utf8
     from ..core.indexer import WRITER_WAIT_SECONDS, refresh
-    from ..core.regular_files import not_utf8, not_utf8_finding, not_utf8_shown
+    from ..core.regular_files import not_utf8_finding, not_utf8_shown
 
     collect_from_now()
     check_roots()

@@ -237,7 +237,9 @@ def test_a_transcript_that_cannot_be_reached_is_not_read_again_from_its_store_al
     projects.rename(cli_root / "aside")
     _link_loop(projects)
     result = index()
-    assert (result["sessions"], result["updated"], result["removed"], result["unreadable_kept"]) == (1, 0, 0, 1)
+    # a ``projects`` that leads nowhere is a folder away this time, its sessions kept as read before (fixd49)
+    assert (result["sessions"], result["updated"], result["removed"]) == (1, 0, 0)
+    assert result["roots_away"] == {str(projects): 1}
     assert found("platypus")
 
 

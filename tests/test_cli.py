@@ -40,8 +40,10 @@ def test_index_json_reports_what_it_did(sample: Sample) -> None:
         "unreadable_kept",
         "not_rebuilt",
         "unreadable_folders",
+        "not_utf8",
+        "roots_away",
     }
-    assert data["unreadable_folders"] == []
+    assert (data["unreadable_folders"], data["not_utf8"], data["roots_away"]) == ([], [], {})
     assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (7, 7, 0, 0)
     again = orjson.loads(run_deja("index", "--json").stdout)
     assert (again["added"], again["updated"]) == (0, 0)

@@ -16,12 +16,11 @@ import time
 from itertools import islice
 
 from ..cjson import load_json, load_json_head
-from ..folders import GLOBAL_STORAGE, cli_roots, ide_databases, include_subagents
+from ..folders import GLOBAL_STORAGE, cli_roots, ide_databases, include_subagents, utf8_named
 from ..index.format import FRESHNESS_RECORD, INDEX, WHOLE_STAMP, IndexUnreadable, read_manifest
 from ..index.light import LIGHT
 from ..record import Record
 from ..redaction import mode as redaction_mode
-from ..regular_files import utf8_named
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:  # (and pathlib: a ``deja search`` names the index folder as a string)

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..dates import MONTHS
+from ..folders import utf8_named
 from ..lean_msgspec import msgspec
 from ..model import MAX_MESSAGE_BYTES, Message, ToolCall, cap_text, human_size
 from ..patterns import Lazy
-from ..regular_files import capped_lines, check_regular, open_regular, utf8_named
+from ..regular_files import capped_lines, check_regular, open_regular
 from ..text import user_query
 from . import jsonvalue
 

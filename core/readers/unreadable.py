@@ -11,7 +11,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ..regular_files import forbidden, open_regular, readable_command, utf8_named
+from ..folders import utf8_named
+from ..regular_files import forbidden, open_regular, readable_command
 from .vscdb import MID_WRITE, failed_read, read_whole, table_names, verdict
 
 TYPE_CHECKING = False  # typing's own, without importing typing (the session-end hook imports this module)
