@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -166,7 +167,8 @@ def test_prompt_recall_on_a_real_history_shows_no_companion_the_first_outscores_
     assert given.returncode == 0
     assert "f73a2965" in given.stdout
     log = run_deja("hooks", "log").stdout.splitlines()[-1]
-    assert "recalled f73a2965: scores 4.1 times the next session" in log
+    outscores = re.search(r"recalled f73a2965: scores ([\d.]+) times the next session", log)
+    assert outscores and float(outscores[1]) >= 4, log
     assert "a76419da" not in log and "07210ecf" not in log
     assert "a76419da" not in given.stdout and "07210ecf" not in given.stdout
 
