@@ -175,13 +175,24 @@ def _machine_made(value: str) -> bool:
 
 def _generated_run(value: str) -> bool:
     """Whether a token glued to the word before it (``_token``'s ``glued``) is one: a run of 16 letters and digits or
-    more in it, and what follows its prefix's first word (``ghp``, ``xoxb``; all of it when it has one run alone:
-    ``AKIA…``) made by a machine (``_machine_made``) and no name of words run together (``_words_run_together``). A word
-    that holds the prefix's letters (``highp_…``, ``task-Runner2-Config``, ``highs_AverageTemperatureByRegion2024``:
-    review49a M1) has shorter runs or no generated value."""
-    runs = value.replace("-", " ").replace("_", " ").replace(".", " ").split()
-    after = "".join(runs[1:]) or value
-    return max(map(len, runs), default=0) >= 16 and _machine_made(after) and not _words_run_together(after)
+    more in it, and what follows its prefix's first word (``glpat``, ``xoxb``; all of it when it has one run alone:
+    ``AKIA…``) made by a machine (``_machine_made``). A word that holds the prefix's letters (``highp_…``,
+    ``task-Runner2-Config``) has shorter runs or no generated value. No English word ends in ``glpat-``, ``sk_live_``
+    or ``AKIA``, so a name of words after one is a token still (review49e M1: ``MYTOKEN_glpat-Jupc94tnwlavyfErGPmp``)."""
+    runs = _runs(value)
+    return max(map(len, runs), default=0) >= 16 and _machine_made("".join(runs[1:]) or value)
+
+
+def _runs(value: str) -> list[str]:
+    """The runs of letters and digits in a token, between its ``-``, ``_`` and ``.``."""
+    return value.replace("-", " ").replace("_", " ").replace(".", " ").split()
+
+
+def _generated_not_words(value: str) -> bool:
+    """``_generated_run``, less a name of words run together (``_words_run_together``): for GitHub's ``gh?_``, which
+    ends words (``highs_``, ``laughs_``) before a name's words (``highs_AverageTemperatureByMonthAndRegion2024``:
+    review49a M1)."""
+    return _generated_run(value) and not _words_run_together("".join(_runs(value)[1:]) or value)
 
 
 def _a_mixed_run(value: str) -> bool:
@@ -196,8 +207,9 @@ def _a_mixed_run(value: str) -> bool:
 def _words_run_together(run: str) -> bool:
     """Whether three characters in four of ``run`` or more are in words: a capital or none, then two small letters
     or more (``PostgresMigration2Runner``, ``Ubuntu2204LtsGen2Image``). A generated value's characters fall in such
-    words about one time in three; a random run of 36 (a GitHub token's) reaches three in four about once in 700, one
-    of 44 once in 2,000 (such a glued token is then kept, as one with no digit is)."""
+    words about one time in three; a random run of 36 (a GitHub token's) reaches three in four about once in 650, one
+    of 48 (an OpenAI key's) once in 3,000 (such a glued token is then kept: only after ``sk-`` and ``gh?_``, which end
+    English words)."""
     covered = at = 0
     while at < len(run):
         start = at + 1 if run[at].isupper() else at
@@ -506,10 +518,11 @@ _HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_NOT_REDACTED}{_O
 #: ``cat <<'EOF' | gh auth login --with-token``, then ``T…`` and ``EOF``: review49a M3); a variable's (``$GH_TOKEN``)
 #: stays, and so does a heredoc of more lines, which gives no one token.
 _HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?)(?P<tag>[A-Za-z_]\w*)(?P=hq)"""
-#: (Bounded: the opening line's rest and the value are each read at most once a match is tried, not to a long line's
-#: end from each option on it.)
+#: Blank lines may follow the value before the closing word (review49e L3). (Bounded: the opening line's rest, the
+#: value and the blank lines are each read at most once a match is tried, not to a long line's end from each option.)
 _HEREDOC_LINE = (
-    r"[^\n]{0,200}\r?\n[ \t]*(?P<value>[^\s$](?:[^\n]{0,1000}[^\s])?)[ \t]*\r?\n[ \t]*(?P=tag)[ \t]*(?=\r?\n|\Z)"
+    r"[^\n]{0,200}\r?\n[ \t]*(?P<value>[^\s$](?:[^\n]{0,1000}[^\s])?)[ \t]*\r?\n(?:[ \t]*\r?\n){0,8}"
+    r"[ \t]*(?P=tag)[ \t]*(?=\r?\n|\Z)"
 )
 _HEREDOC_FED = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?{_HEREDOC_OPENS}{_HEREDOC_LINE}"
 _HEREDOC_PIPED = rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}{_HEREDOC_LINE}"
@@ -805,7 +818,8 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         group="body",
     ),
     # A token glued to the word before it (``glued``): one whose value is generated (``_generated_run``), a run of
-    # capitals, small letters and digits after ``sk-``, which ends many a word (``_a_mixed_run``).
+    # capitals, small letters and digits after ``sk-``, which ends many a word (``_a_mixed_run``); a name of words
+    # run together after ``sk-`` or GitHub's ``gh?_`` is no token (``_words_run_together``).
     _token(
         "anthropic-key",
         r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}",
@@ -831,7 +845,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         r"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})",
         "gh",
         "github_pat_",
-        glued=_generated_run,
+        glued=_generated_not_words,
     ),
     _token("gitlab-token", r"gl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}", "gl", glued=_generated_run),
     _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "AIza", glued=_generated_run),
@@ -1813,17 +1827,18 @@ _FLOW_BARE_PAIR = Lazy(globals(), "_FLOW_BARE_PAIR", _FLOW_BARE_NAME + r"[ \t]*[
 #: How far before a value's word its pair's name is looked for: the longest name, its word, blanks.
 _FLOW_NAME_REACH = 128
 #: A value a shell comment gives after the secret-named word a command sets (``wrangler secret put API_KEY # then
-#: typed: T…``, ``gh secret set TOKEN  # value: …``: trial48 F9): such a command prompts for the value, and the comment
-#: says what was typed. The value after the comment's first ``:`` or ``=`` when the words before it say a value was
-#: given (``typed``, ``entered``, ``pasted``, ``value``, ``input``), one that looks made (``_commented``): an ordinary
-#: comment after such a word gives none (``token  # type: ignore``, ``MAX_KEY  # default: 4096``, ``auth_token  #
-#: ticket: JIRA-4821``, ``password  # hash: bcrypt2b12``: review49a M2). The word in the pattern, not asked by
-#: ``_commented``: a comment that names none fails at its ``#`` in the engine (a callback for each of a log's
-#: comments made comment-shaped lines five times dearer: review49a L1).
-_COMMENTED = (
-    r"#[^\n:=#]{0,60}?(?<![^\W_])(?:typed|entered|pasted|value|input)(?![^\W_])[^\n:=#]{0,30}?[:=][ \t]*"
-    r"(?P<value>[^\s'\"`]*[^\s'\"`.,;:)])"
+#: typed: T…``, ``gh secret set TOKEN  # value: …``: trial48 F9), or after a secret-named key (``password = …  #
+#: fallback: Hunter2Pass9``, ``secret  # was: P4ssw0rdXy``: review49e M2): the value after the comment's first ``:`` or
+#: ``=``, one that looks made (``_commented``), unless the word before that ``:`` or ``=`` labels something else
+#: (``_HARMLESS_LABEL``: ``token = None  # type: ignore``, ``MAX_KEY  # default: 4096``, ``auth_token  # ticket:
+#: JIRA-4821``, ``password  # hash: bcrypt2b12``: review49a M2). The label is read in the pattern, not by
+#: ``_commented``: a comment so labelled fails at its ``#`` in the engine, with no callback (review49a L1).
+_HARMLESS_LABEL = (
+    r"[^\n:=#]{0,60}?(?<![^\W_])(?i:ticket|issue|bug|pr|jira|hash|hashed|algorithm|algo|cipher|format|shape|pattern"
+    r"|regex|prefix|type|kind|default|see|ref|docs?|url|link|todo|fixme|note|nb|example|e\.g|eg|id|length|size|version"
+    r"|noqa|nosec|pylint|pragma|mypy|ruff)s?[ \t]*[:=]"
 )
+_COMMENTED = rf"#(?!{_HARMLESS_LABEL})[^\n:=#]{{0,60}}?[:=][ \t]*(?P<value>[^\s'\"`]*[^\s'\"`.,;:)])"
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 

@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (27: ``gh secret set NAME --body …``/``-b …``, a heredoc of one line fed to ``--password-stdin``/``--with-token``
+#: (28: a glued token after a prefix no English word ends in (``MYTOKEN_glpat-…``) though its value reads as words, a
+#: comment's made value after a secret-named word unless its label names something else (``# fallback: …``), a
+#: heredoc's value with blank lines before its closing word: fixr49b;
+#: 27: ``gh secret set NAME --body …``/``-b …``, a heredoc of one line fed to ``--password-stdin``/``--with-token``
 #: (and less: a glued token that is a CamelCase name, a comment's value no word says was typed): fixr49;
 #: 26: a token or a password given to ``--with-token``/``--password-stdin`` by a here-string or an ``echo`` pipe, a
 #: service account's ``private_key_id``, a made value a shell comment gives after a secret-named word, a known prefix's
@@ -40,7 +43,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 27
+RULES_VERSION = 28
 
 
 def enabled() -> bool:

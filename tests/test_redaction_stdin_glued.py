@@ -21,6 +21,9 @@ AKIA = "".join(("AKIA", "Q3EGRT5KL", "7WXB2MZ"))
 SLACK = "-".join(("xoxb", "123456789012", "1234567890123", "Ab3dEf6hIj9kLm2nOp5qRs8t"))
 OPENAI = "".join(("sk-proj-", "T3BlbkFJ", GH36))
 GLPAT = "".join(("glpat-", "Ab3dEf6hIj9kLm2nOp5q"))
+#: review49e M1's random values that read as words run together (3 characters in 4 in words), glued after a name.
+GLPAT_WORDY = "".join(("glpat-", "Jupc94tnwla", "vyfErGPmp"))
+STRIPE_WORDY = "".join(("sk_live_", "MbdKbseui0xa", "ScnIanaJHOQ7"))
 
 
 @pytest.mark.parametrize(
@@ -93,6 +96,22 @@ GLPAT = "".join(("glpat-", "Ab3dEf6hIj9kLm2nOp5q"))
         (f"bot{SLACK}", "bot[redacted:slack-token]"),
         (f"key{OPENAI}", "key[redacted:openai-key]"),
         (f"deploy-{GLPAT}", "deploy-[redacted:gitlab-token]"),
+        # review49e M1: no English word ends in glpat- or sk_live_, so a value that reads as words is a token still.
+        (f"export MYTOKEN_{GLPAT_WORDY}", "export MYTOKEN_[redacted:gitlab-token]"),
+        (f"STRIPE_KEY_{STRIPE_WORDY}", "STRIPE_KEY_[redacted:stripe-key]"),
+        # review49e M2: a comment's label that says what the value was, not what kind of thing it is.
+        (
+            "password = os.environ['PW']  # fallback: Hunter2Pass9",
+            f"password = os.environ['PW']  # fallback: {S}",
+        ),
+        ("secret  # was: P4ssw0rdXy", f"secret  # was: {S}"),
+        ("token  # old: ZmFrZVRva2VuMTIz", f"token  # old: {S}"),
+        ("api_key  # prod key: a8Fj3kLm9QzX2", f"api_key  # prod key: {S}"),
+        # review49e L3: a blank line before the heredoc's closing word.
+        (
+            "docker login -u me --password-stdin <<EOF\nXy7kL9pQ2m\n\nEOF",
+            f"docker login -u me --password-stdin <<EOF\n{R}\n\nEOF",
+        ),
         # review48d's lows: a quoted program path, a command's keys in other spellings.
         (
             '"C:\\Program Files\\Docker\\docker.exe" login -p S3cretPw9x r',
@@ -158,6 +177,10 @@ KEPT = [
     "secret  # id: a8Fj3kLm9Q",
     "x = cfg.token # legacy id: AbC123xYz",
     "api_key  # format: sk_abc123def",
+    # review49e M2: a label naming another thing, in capitals or before a blank, or a linter's code.
+    "password  # Ticket : JIRA-4821",
+    "password = 'x'  # noqa: S105",
+    "secret  # Hash = Argon2id19",
     # Words holding a known prefix's letters: no generated value after them.
     "highp_abcdefghijklmnopqrstuvwxyzabcdefghij",
     "the_ghs_notGeneratedButLongEnoughWordsHereXyz",
