@@ -183,9 +183,10 @@ OFFER_OPENERS = (
     "okay to ",
 )
 #: The first word after an ``OFFER_OPENERS`` that makes it an offer to change something, not to say more.
-CHANGE_VERBS = frozenset(
-    ["add", "apply", "change", "commit", "create", "delete", "edit", "fix", "go", "implement", "make", "patch", "proceed", "push", "remove", "rename", "refactor", "revert", "switch", "update", "write"]  # noqa: SIM905
-)
+CHANGE_VERBS = frozenset({
+    "add", "apply", "change", "commit", "create", "delete", "edit", "fix", "go", "implement", "make", "patch", "proceed",
+    "push", "remove", "rename", "refactor", "revert", "switch", "update", "write",
+})  # fmt: skip
 
 
 def offers_a_change(answer: str) -> bool:
