@@ -159,12 +159,46 @@ def unfinished(segment: Segment, meta: SessionMeta) -> bool:
 
 def settled_question(segment: Segment, meta: SessionMeta) -> bool:
     """Whether the session was a question settled by an answer: it holds messages (an editor chat whose messages
-    Cursor keeps elsewhere says nothing of how it ended), edited nothing, ran no command, did not stop unfinished
-    (:func:`unfinished`) and its last answer asks the user nothing. "How do I profile memory in python" answered today
-    is no work in progress beside yesterday's export whose test run failed (trial48b F8); today's investigation that
-    ran the failing test and ended "Want me to make that change?" is (review49b M2)."""
+    Cursor keeps elsewhere says nothing of how it ended), edited nothing and did not stop unfinished
+    (:func:`unfinished`). "How do I profile memory in python" answered today is no work in progress beside yesterday's
+    export whose test run failed (trial48b F8), though its answer ran ``python --version`` or ends "Would you like a
+    short example?" (review49e H1). An investigation whose commands led to an answer asking leave to make the change
+    (:func:`offers_a_change`: "Want me to make that change?") left its work to do, and is no settled question
+    (review49b M2)."""
     if meta.messages <= 0 or meta.files or unfinished(segment, meta):
         return False
-    if any(segment.kind(doc) == KIND_COMMAND for doc in _field_docs(segment, meta)):
+    if not offers_a_change(segment.messages_at([meta.first_doc + meta.messages - 1])[0].text):
+        return True
+    return not any(segment.kind(doc) == KIND_COMMAND for doc in _field_docs(segment, meta))
+
+
+#: How the last sentence of an answer asking leave to make a change opens (:func:`offers_a_change`).
+OFFER_OPENERS = (
+    "want me to ",
+    "do you want me to ",
+    "would you like me to ",
+    "shall i ",
+    "should i ",
+    "ok to ",
+    "okay to ",
+)
+#: The first word after an ``OFFER_OPENERS`` that makes it an offer to change something, not to say more.
+CHANGE_VERBS = frozenset({
+    "add", "apply", "change", "commit", "create", "delete", "edit", "fix", "go", "implement", "make", "patch", "proceed",
+    "push", "remove", "rename", "refactor", "revert", "switch", "update", "write",
+})  # fmt: skip
+
+
+def offers_a_change(answer: str) -> bool:
+    """Whether ``answer`` ends asking leave to make a change ("Want me to make that change?", "Shall I apply it?"):
+    the work is still to do. An offer to say more ("Would you like a short example?", "Want me to explain the
+    flags?") ends many an answered question and leaves nothing undone."""
+    text = answer.rstrip()
+    if not text.endswith("?"):
         return False
-    return not segment.messages_at([meta.first_doc + meta.messages - 1])[0].text.rstrip().endswith("?")
+    body = text[:-1]
+    cut = max(body.rfind(mark) for mark in (". ", "! ", "? ", "\n"))
+    sentence = " ".join(body[cut + 1 :].lower().split())
+    opener = next((opener for opener in OFFER_OPENERS if sentence.startswith(opener)), "")
+    words = sentence[len(opener) :].split(maxsplit=1)
+    return bool(opener) and bool(words) and words[0] in CHANGE_VERBS

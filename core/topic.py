@@ -29,6 +29,9 @@ ASK_WEIGHT = 2
 FOLLOW_WORDS = 2
 #: Words of an ask for a chore (:func:`_is_chore`), stemmed as the index stems them.
 CHORE_WORDS = frozenset(terms("changelog commit bump lint readme typo"))
+#: Words of an ask to undo work ("still loops. revert that commit", "roll it back"), stemmed: such an ask is the work,
+#: never a chore ("back" is left out: alone it asks to undo nothing).
+UNDO_WORDS = frozenset(terms("revert undo rollback roll"))
 #: The verbs that make an ask naming a test one for writing it (:func:`_writes_test`).
 TEST_WRITING = frozenset(terms("add write"))
 #: How an ask that starts another topic than the one before it opens (:func:`_new_topic`).
@@ -102,8 +105,10 @@ def _is_chore(asked: set[str], wanted: set[str]) -> bool:
     (``CHORE_TERMS`` words at most) that names one of ``CHORE_WORDS`` ("update the changelog", "commit it", "fix the
     lint errors"; a longer ask that names a commit is about the work: "since commit 3f2a the importer drops rows whose
     supplier id has a leading zero"). A word of the title (``wanted``) names the work, not a chore: under "Recover
-    commits after rebase", "my last 3 commits are gone from the branch" is the problem."""
-    return bool((asked - wanted) & CHORE_WORDS) and len(asked) <= CHORE_TERMS
+    commits after rebase", "my last 3 commits are gone from the branch" is the problem. An ask to undo
+    (``UNDO_WORDS``: "still loops. revert that commit") says the work went wrong, and its answer is often the real fix
+    (review49e M4)."""
+    return bool((asked - wanted) & CHORE_WORDS) and len(asked) <= CHORE_TERMS and not asked & UNDO_WORDS
 
 
 def _asks_why(ask: str) -> bool:

@@ -899,16 +899,34 @@ def reverted_later(index: Index, meta: SessionMeta) -> tuple[SessionMeta, str] |
 
 def _reverts(line: str) -> bool:
     """Whether a sentence of ``line`` says a revert was done or is to be done ("reverted max_connections to 50",
-    "revert that and find the cause", ``git revert 3f2a1c9``): one naming ``revert…``, not a question and not negated
-    (``NEGATIONS``)."""
+    "revert it, the pool size fix did not help", ``git revert 3f2a1c9``) or asks for one ("can you revert the
+    max_connections fix?"): one naming ``revert…`` that no negation of the revert itself comes just before
+    (:func:`_negated`: "nothing to revert", "don't revert"), and not a question that only weighs one ("should we
+    revert anything?"). A "not" elsewhere in it is about something else (review49e M3)."""
     for sentence in line.replace("? ", "?\n").replace(". ", ".\n").replace("! ", "!\n").splitlines():
         words = [word.strip(",.;:!?()`'\"").lower() for word in sentence.split()]
-        if not any(word.startswith("revert") for word in words) or sentence.rstrip().endswith("?"):
+        at = [place for place, word in enumerate(words) if word.startswith("revert")]
+        if not at or (sentence.rstrip().endswith("?") and not " ".join(words[:2]).startswith(REQUEST_OPENERS)):
             continue
-        if not any(word in NEGATIONS or word.endswith("n't") for word in words):
+        if not all(_negated(sentence.split()[:place]) for place in at):
             return True
     return False
 
 
-#: The words that make a sentence naming a revert say there was none ("No, nothing to revert").
+def _negated(before: list[str]) -> bool:
+    """Whether the words ``before`` a revert word, up to ``NEGATION_REACH`` of them in its own clause, negate it ("No,
+    nothing to revert", "there is no need to revert", "we did not revert")."""
+    near: list[str] = []
+    for word in reversed(before[-NEGATION_REACH:]):
+        if word.endswith((",", ";", ":")):
+            break
+        near.append(word.strip(",.;:!?()`'\"").lower())
+    return any(word in NEGATIONS or word.endswith("n't") for word in near)
+
+
+#: The words that make a revert word that follows them say there was none ("No, nothing to revert").
 NEGATIONS = frozenset({"no", "not", "nothing", "never", "none", "without", "cannot"})
+#: How many words before a revert word a negation of it may stand ("no need to revert").
+NEGATION_REACH = 3
+#: How a question asking for a revert opens ("can you revert the max_connections fix?").
+REQUEST_OPENERS = ("can you", "could you", "would you", "will you", "please", "pls")

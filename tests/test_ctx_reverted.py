@@ -10,6 +10,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from harness import run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, turn_ended, user_turn, write_transcript
@@ -88,3 +89,23 @@ def test_ctx_marks_no_fix_a_later_session_only_asks_about_or_reverts_something_e
     assert run_deja("index").returncode == 0
     ctx = run_deja("ctx", BUMP).stdout
     assert "Raised max_connections from 50 to 200." in ctx and "Reverted later?" not in ctx, ctx
+
+
+#: A later ask that reverts the fix, worded as a request or with a "not"/"without" about something else (review49e M3).
+REVERT_ASKS = [
+    "can you revert the max_connections fix? redis connections still pile up in the api logs",
+    "revert the max_connections bump, the redis pool size fix did not help the api logs",
+    "We should not have raised max_connections for the redis api logs; revert it",
+]
+
+
+@pytest.mark.parametrize("later_ask", REVERT_ASKS)
+def test_ctx_marks_a_fix_a_later_ask_reverts_however_worded(fake_home: Path, later_ask: str) -> None:
+    project = fake_home / "code" / "shop-api"
+    project.mkdir(parents=True)
+    for chat, days, ask, answer in [(BUMP, *CHATS[BUMP]), (REVERT, 3, later_ask, "Done.")]:
+        records = [user_turn(ask, NOW - timedelta(days=days)), assistant_turn(answer), turn_ended()]
+        write_transcript(transcript_path(fake_home / ".cursor", str(project), chat), records)
+    assert run_deja("index").returncode == 0
+    ctx = run_deja("ctx", BUMP).stdout
+    assert f"`deja show {REVERT}`), says: " in ctx, ctx

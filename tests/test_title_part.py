@@ -217,3 +217,19 @@ def test_a_question_naming_a_commit_is_the_work_not_a_chore(fake_home: Path) -> 
     _titled_chat(fake_home, project, PARAPHRASED, "Importer drops rows with leading zeros", turns)
     assert run_deja("index").returncode == 0
     assert f"  asked: {ZERO}\n  concluded: {ZERO_FIXED}\n" in session_start_block(project)
+
+
+LOOP = "after signing in users are sent back to /signin in a loop"
+MATCHER = "I changed the matcher in middleware.ts so /signin is skipped. Fixed."
+SAMESITE_FIX = "Reverted. The real cause is the session cookie's SameSite=Strict on the callback; with Lax the loop is gone."  # fmt: skip
+
+
+def test_an_ask_to_revert_a_commit_is_the_work_not_a_chore(fake_home: Path) -> None:
+    """ "still loops. revert that commit" is short and names a commit, but undoes a wrong fix: the summary goes on
+    to the answer after it, the real fix, not the first answer that only said "Fixed." (review49e M4)."""
+    project = fake_home / "code" / "web"
+    project.mkdir(parents=True)
+    turns = [(LOOP, [MATCHER]), ("still loops. revert that commit", [SAMESITE_FIX])]
+    _titled_chat(fake_home, project, PARAPHRASED, "Fix login redirect loop", turns)
+    assert run_deja("index").returncode == 0
+    assert f"  asked: {LOOP}\n  concluded: {SAMESITE_FIX}\n" in session_start_block(project)

@@ -10,6 +10,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from harness import run_deja, store_shell
 
 from deja.core.writers.cursor_agent import (
@@ -79,10 +80,11 @@ def test_wip_gives_the_newest_session_when_the_unfinished_work_is_days_older(fak
 
 
 DIAGNOSIS = "f8f8f800-0000-4000-8000-000000000010"
-OFFER = "The cause: CI runs with LC_ALL=C and float math rounds the price; use Decimal in cart.total(). Want me to make that change?"  # fmt: skip
+CAUSE = "The cause: CI runs with LC_ALL=C and float math rounds the price; use Decimal in cart.total()."
 
 
-def test_wip_gives_todays_investigation_that_ran_commands_and_ends_on_an_offer(fake_home: Path) -> None:
+@pytest.mark.parametrize("offer", ["Want me to make that change?", "Shall I apply it?"])
+def test_wip_gives_todays_investigation_that_ran_commands_and_ends_on_an_offer(fake_home: Path, offer: str) -> None:
     """A read-only investigation (the failing test run, ``git log``, no edit) ending "Want me to make that change?"
     is today's work in progress, not a question settled to pass over for older failed work (review49b M2)."""
     project = _history(fake_home, timedelta(days=1))
@@ -91,9 +93,27 @@ def test_wip_gives_todays_investigation_that_ran_commands_and_ends_on_an_offer(f
         *store_shell("t2", "pytest tests/test_checkout.py -q", "1 failed: AssertionError: 19.99 != 20.0", 1,
                      text="Running it."),
         *store_shell("t3", "git log -3 --oneline", "abc fix rounding", 0, text="Checking recent changes."),
-        store_assistant_message(OFFER),
+        store_assistant_message(f"{CAUSE} {offer}"),
     ])  # fmt: skip
     assert run_deja("index").returncode == 0
     wip = run_deja("wip", cwd=project).stdout
     assert wip.startswith("last session here: Checkout test fails on CI  ("), wip
     assert "newer, a settled question" not in wip and "Parquet" not in wip, wip
+
+
+VERSION = "f8f8f800-0000-4000-8000-000000000011"
+
+
+def test_wip_passes_over_a_question_whose_answer_ran_a_command_and_offers_to_say_more(fake_home: Path) -> None:
+    """A question answered after a read-only command (``python --version``), ending on an offer to say more ("Would
+    you like a short example?"), is settled: yesterday's failed export stays the work in progress (review49e H1)."""
+    project = _history(fake_home, timedelta(days=1))
+    _chat(project, VERSION, "Which python version do I have", NOW + timedelta(minutes=5), [
+        store_user_message("which python version does this venv use", NOW + timedelta(minutes=5)),
+        *store_shell("t2", "python --version", "Python 3.12.3", 0, text="Checking."),
+        store_assistant_message("It is Python 3.12.3; 3.13 has a faster GC. Would you like a short example?"),
+    ])  # fmt: skip
+    assert run_deja("index").returncode == 0
+    lines = run_deja("wip", cwd=project).stdout.splitlines()
+    assert lines[0].startswith("last unfinished session here: Parquet export for the pipeline  ("), lines
+    assert any(line.startswith("newer, a settled question: Which python version do I have  (") for line in lines), lines
