@@ -99,11 +99,9 @@ def _ran_a_command(segment: Segment, meta: SessionMeta, last: int) -> bool:
 
 def _field_docs(segment: Segment, meta: SessionMeta) -> range:
     """The docs of the session's fields (commands, edits, tool output), from the doc rows alone: they follow its
-    message docs, in message order, up to the next session's first doc."""
+    message docs, in message order, up to the next session's first doc (``Segment.session_docs``)."""
     after = meta.first_doc + meta.messages
-    ordinal = segment.doc(after - 1).ordinal
-    first_docs = segment.session_columns()[4]
-    return range(after, first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs)
+    return range(after, segment.session_docs(segment.doc(after - 1).ordinal).stop)
 
 
 def is_answer(message: Message) -> bool:

@@ -535,17 +535,15 @@ class _Admitted:
 
     def spans(self, seg_i: int) -> list[tuple[int, int]]:
         """The runs of docs (start, end past it), ascending, of the admitted sessions of segment ``seg_i``: each
-        session's docs run from its first doc to the next session's (``_docs_of``), and every one of them is admitted.
+        session's docs run from its first doc to the next session's (``Segment.session_docs``), and every one of them is admitted.
         Worked out for every segment at once."""
         if self._spans is None:
             segments = self._index.segments
             self._spans = [[] for _ in segments]
             for session in sorted(set(self._docs.values())):
                 seg_i_of, ordinal = _session_pair(session)
-                segment = segments[seg_i_of]
-                first_docs = segment.session_columns()[4]
-                end = first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs
-                self._spans[seg_i_of].append((first_docs[ordinal], end))
+                run = segments[seg_i_of].session_docs(ordinal)
+                self._spans[seg_i_of].append((run.start, run.stop))
         return self._spans[seg_i]
 
     def segment_docs(self, seg_i: int) -> set[int]:
@@ -883,15 +881,15 @@ def _docs_of(
     index: Index, ordinals: Sequence[Iterable[int]], filters: Filters, only: frozenset[_Key] | None
 ) -> dict[int, int]:
     """Every doc (doc key -> session key) of those of each segment's ``ordinals`` the filters admit (``admitted_ordinals``),
-    each session's docs the run from its first doc to the next session's."""
+    each session's docs the run from its first doc to the next session's (``Segment.session_docs``)."""
     docs: dict[int, int] = {}
     bits = _doc_bits(index)
     for seg_i, (segment, named) in enumerate(zip(index.segments, ordinals, strict=True)):
-        first_docs = segment.session_columns()[4]
         for ordinal in admitted_ordinals(segment, seg_i, filters, only, named):
-            end = first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs
-            run = range(seg_i << bits | first_docs[ordinal], seg_i << bits | end)
-            docs.update(dict.fromkeys(run, seg_i << KIND_SHIFT | ordinal))
+            run = segment.session_docs(ordinal)
+            docs.update(
+                dict.fromkeys(range(seg_i << bits | run.start, seg_i << bits | run.stop), seg_i << KIND_SHIFT | ordinal)
+            )
     return docs
 
 

@@ -144,3 +144,16 @@ def test_a_projects_sessions_are_found_once_per_index(index: Index, tmp_path: Pa
     assert search(index, "zebra", filters=filters, now=NOW).hits == []  # the index as it stood
     found = search(Index.open(tmp_path / "deja"), "zebra", filters=filters, now=NOW)
     assert [hit.session_id for hit in found.hits] == [chat_id]
+
+
+def test_each_sessions_docs_run_to_the_next_sessions_first_and_the_last_to_the_segments_end(index: Index) -> None:
+    """``Segment.session_docs``, the one rule a filtered search's admitted runs and the failure hook's last-command
+    check (``ending._field_docs``) read: in order, the sessions' runs tile each segment, each starting at its first
+    message, every doc in it its session's, and the last session's running to the segment's end (the edge where no
+    next session's first doc is there to stop it)."""
+    for segment in index.segments:
+        runs = [segment.session_docs(ordinal) for ordinal in range(segment.ref.sessions)]
+        assert [run.start for run in runs] == [segment.session(ordinal).first_doc for ordinal in range(len(runs))]
+        assert [run.stop for run in runs[:-1]] == [run.start for run in runs[1:]]
+        assert runs[0].start == 0 and runs[-1].stop == segment.ref.docs and runs[-1].stop > runs[-1].start
+        assert all(segment.doc(doc).ordinal == ordinal for ordinal, run in enumerate(runs) for doc in run)

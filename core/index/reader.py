@@ -128,6 +128,8 @@ class Segment:
         #: Each session's project and directory hashes (``sessions.idx``'s bytes 12 to 20 of each row), packed
         #: (``sessions_named``).
         self._hashes: bytes | None = None
+        #: Each session's first doc (``session_columns``' fifth), kept once asked for (``session_docs``).
+        self._first_docs: memoryview[int] | None = None
 
     def _open(self, name: str) -> mmap.mmap | bytes:
         """A file of the segment, mapped, and as long as the manifest says it was written."""
@@ -590,6 +592,18 @@ class Segment:
             rows.cast("d")[3 :: width // 2],
             words[11::width],
         )
+
+    def session_docs(self, ordinal: int) -> range:
+        """Every doc of session ``ordinal``: its messages, then its fields (commands, edits, tool output), up to the
+        next session's first doc, or the segment's end for its last session. The one rule for where a session's docs
+        end, which the failure hook's "last message ran a command" (``ending``) and a filtered search's admitted runs
+        (``search``) both read; the column is kept on the segment, as a filtered search asks for up to 1,024
+        sessions a segment and ``session_columns`` builds its views anew at each call."""
+        first_docs = self._first_docs
+        if first_docs is None:
+            first_docs = self._first_docs = self.session_columns()[4]
+        end = first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else self.ref.docs
+        return range(first_docs[ordinal], end)
 
     def sessions_named(self, name_hash: int, most: int) -> set[int] | None:
         """The ordinals of the sessions whose project or directory hash (``session_keys``) is ``name_hash``, found by
