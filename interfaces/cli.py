@@ -36,6 +36,7 @@ from .fastpath import (
     nothing_indexed,
     noun_for,
     open_index,
+    period_cut,
     plural,
     project_folder,
     quote,
@@ -735,20 +736,14 @@ def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
 
 def _quote_hint(message: str, ctx: typer.Context | None) -> str:
     """For ``deja sessions --since last week`` (or ``--until last tuesday``) typed unquoted (typer reads "week" as an
-    extra argument), the period quoted, as the shell needs it (trial23 F7, review48f L2)."""
-    from ..core.dates import parse_since
-
+    extra argument), the period quoted, as the shell needs it, found as a plain search finds it
+    (``fastpath.period_cut``: trial23 F7, review48f L2)."""
     _, opened, extra = message.partition("unexpected extra argument")
-    words = extra.rpartition("(")[2].rpartition(")")[0]
+    words = extra.rpartition("(")[2].rpartition(")")[0].split()
     if ctx is None or not opened or not words:
         return ""
     for name in ("since", "until"):
-        if given := ctx.params.get(name):
-            period = f"{given} {words}"
-            try:  # (``--since 7d api``: "api" is no part of a period, review42d)
-                parse_since(period)
-            except ValueError:
-                continue
+        if (given := ctx.params.get(name)) and (period := period_cut(given, words)):
             return f": quote a period of several words, `--{name} {quote(period)}`"
     return ""
 

@@ -604,7 +604,7 @@ def _moment(
 ) -> datetime:
     """``--since`` or ``--until`` (``option``) as ``parse`` reads ``given``; a usage error (exit 2) when it is empty,
     as every option of the CLI given empty is (the MCP tools take "" for none), or no time (a moment in the future
-    too: the parser says so), with the period to quote where the shell cut it into ``words`` (``_period_cut``)."""
+    too: the parser says so), with the period to quote where the shell cut it into ``words`` (``period_cut``)."""
     from ..core.dates import SINCE_FORMS
 
     if not given.strip():
@@ -612,15 +612,23 @@ def _moment(
     try:
         return parse(given, "date", now)
     except ValueError as refused:
-        raise Failed(_period_cut(option, given, words) or f"{option} {refused}", code=2) from None
+        period = period_cut(given, words)
+        if not period:
+            raise Failed(f"{option} {refused}", code=2) from None
+        from ..core.redaction import echoed
+
+        said = f"{echoed(given)!r} is not a date: quote a period of several words, `{option} {quote(period)}`"
+        raise Failed(f"{option} {said}", code=2) from None
 
 
-def _period_cut(option: str, given: str, words: Sequence[str]) -> str:
-    """That ``option`` (``--since``, ``--until``) ``given`` is no date, with the period to quote when it and a word or
-    two of ``words`` are one (``3 days ago``, ``last tuesday``; the shell may have put the query's words first:
-    ``deja search deploy --until last tuesday``); "" when none is."""
+def period_cut(given: str, words: Sequence[str]) -> str:
+    """The period that ``given`` (an option's value) and a word or two of ``words`` make, where the shell cut one
+    typed unquoted (``3 days ago``, ``last tuesday``: no period of ``SINCE_FORMS`` has more than three words); the
+    first found, from the first word on, one word before two; "" when none is. The one rule for both places that say
+    to quote it: a plain search's ``--since``/``--until`` (``_moment``; the shell may have put the query's words
+    first: ``deja search deploy --until last tuesday``) and ``deja sessions``' extra arguments (``cli._quote_hint``;
+    ``--since 7d api``: "api" is no part of a period, review42d)."""
     from ..core.dates import parse_since
-    from ..core.redaction import echoed
 
     for first, taken in ((first, taken) for first in range(len(words)) for taken in (1, 2)):
         period = " ".join([given, *words[first : first + taken]])
@@ -628,7 +636,7 @@ def _period_cut(option: str, given: str, words: Sequence[str]) -> str:
             parse_since(period)
         except ValueError:
             continue
-        return f"{option} {echoed(given)!r} is not a date: quote a period of several words, `{option} {quote(period)}`"
+        return period
     return ""
 
 

@@ -201,6 +201,19 @@ def test_a_period_of_several_words_typed_unquoted_is_told_to_be_quoted(home: Pat
     assert "quote" not in run_deja("sessions", "--since", "7d", "api").stderr  # no period: typer's own line
 
 
+def test_sessions_and_search_find_the_same_period_among_other_words(home: Path) -> None:
+    """``deja sessions`` and a plain search find the period to quote by one rule (``fastpath.period_cut``): the given
+    value and one or two of the words after it, other words beside them left out. ``deja sessions`` once offered a
+    period only when every extra word was part of it, so ``--since last week api`` said nothing of quoting; it now
+    says what ``deja search --since last week api`` says (twins50)."""
+    sessions = run_deja("sessions", "--since", "last", "week", "api")
+    assert sessions.returncode == 2
+    assert sessions.stderr.endswith("(week api): quote a period of several words, `--since 'last week'`\n")
+    search = run_deja("search", "--since", "last", "week", "api")
+    assert search.stderr.endswith("quote a period of several words, `--since 'last week'`\n")
+    assert run_deja("sessions", "--since", "3", "days", "ago").stderr.endswith("`--since '3 days ago'`\n")
+
+
 def test_a_period_cut_into_a_searchs_words_is_told_to_be_quoted(home: Path) -> None:
     """``deja search --since last week cache`` takes "week" as a word to search, and "last" was refused with the
     list of periods, "last week" among them: the refusal says to quote it, as ``deja sessions`` does (review42d)."""
