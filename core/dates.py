@@ -13,7 +13,7 @@ from .keys import PREFIX
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from datetime import datetime  # (named in annotations only: the prompt hook loads no datetime for a date key)
 
     #: A period's bounds in epoch seconds for a message written at a time given in days since the epoch.
@@ -326,6 +326,23 @@ def parse_since(value: str, noun: str = "date", now: datetime | None = None) -> 
 
         raise ValueError(f"{echoed(value)} is in the future: give a past {noun} or a span (7d)")
     return moment
+
+
+def period_cut(given: str, words: Sequence[str]) -> str:
+    """The period that ``given`` (an option's value) and a word or two of ``words`` make, where the shell cut one
+    typed unquoted (``3 days ago``, ``last tuesday``: no period of ``SINCE_FORMS`` has more than three words); the
+    first found, from the first word on, one word before two; "" when none is. The one rule for both places that say
+    to quote it: a plain search's ``--since``/``--until`` (``fastpath._moment``; the shell may have put the query's
+    words first: ``deja search deploy --until last tuesday``) and ``deja sessions``' extra arguments
+    (``cli._quote_hint``; ``--since 7d api``: "api" is no part of a period, review42d)."""
+    for first, taken in ((first, taken) for first in range(len(words)) for taken in (1, 2)):
+        period = " ".join([given, *words[first : first + taken]])
+        try:
+            parse_since(period)
+        except ValueError:
+            continue
+        return period
+    return ""
 
 
 def parse_until(value: str, noun: str = "date", now: datetime | None = None) -> datetime:

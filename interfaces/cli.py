@@ -36,7 +36,6 @@ from .fastpath import (
     nothing_indexed,
     noun_for,
     open_index,
-    period_cut,
     plural,
     project_folder,
     quote,
@@ -737,7 +736,9 @@ def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
 def _quote_hint(message: str, ctx: typer.Context | None) -> str:
     """For ``deja sessions --since last week`` (or ``--until last tuesday``) typed unquoted (typer reads "week" as an
     extra argument), the period quoted, as the shell needs it, found as a plain search finds it
-    (``fastpath.period_cut``: trial23 F7, review48f L2)."""
+    (``dates.period_cut``: trial23 F7, review48f L2)."""
+    from ..core.dates import period_cut
+
     _, opened, extra = message.partition("unexpected extra argument")
     words = extra.rpartition("(")[2].rpartition(")")[0].split()
     if ctx is None or not opened or not words:

@@ -604,8 +604,8 @@ def _moment(
 ) -> datetime:
     """``--since`` or ``--until`` (``option``) as ``parse`` reads ``given``; a usage error (exit 2) when it is empty,
     as every option of the CLI given empty is (the MCP tools take "" for none), or no time (a moment in the future
-    too: the parser says so), with the period to quote where the shell cut it into ``words`` (``period_cut``)."""
-    from ..core.dates import SINCE_FORMS
+    too: the parser says so), with the period to quote where the shell cut it into ``words`` (``dates.period_cut``)."""
+    from ..core.dates import SINCE_FORMS, period_cut
 
     if not given.strip():
         raise Failed(f"{option} is empty: give a time, {SINCE_FORMS}", code=2)
@@ -619,25 +619,6 @@ def _moment(
 
         said = f"{echoed(given)!r} is not a date: quote a period of several words, `{option} {quote(period)}`"
         raise Failed(f"{option} {said}", code=2) from None
-
-
-def period_cut(given: str, words: Sequence[str]) -> str:
-    """The period that ``given`` (an option's value) and a word or two of ``words`` make, where the shell cut one
-    typed unquoted (``3 days ago``, ``last tuesday``: no period of ``SINCE_FORMS`` has more than three words); the
-    first found, from the first word on, one word before two; "" when none is. The one rule for both places that say
-    to quote it: a plain search's ``--since``/``--until`` (``_moment``; the shell may have put the query's words
-    first: ``deja search deploy --until last tuesday``) and ``deja sessions``' extra arguments (``cli._quote_hint``;
-    ``--since 7d api``: "api" is no part of a period, review42d)."""
-    from ..core.dates import parse_since
-
-    for first, taken in ((first, taken) for first in range(len(words)) for taken in (1, 2)):
-        period = " ".join([given, *words[first : first + taken]])
-        try:
-            parse_since(period)
-        except ValueError:
-            continue
-        return period
-    return ""
 
 
 def project_above(index: Index, project: str) -> str:

@@ -202,7 +202,7 @@ def test_a_period_of_several_words_typed_unquoted_is_told_to_be_quoted(home: Pat
 
 
 def test_sessions_and_search_find_the_same_period_among_other_words(home: Path) -> None:
-    """``deja sessions`` and a plain search find the period to quote by one rule (``fastpath.period_cut``): the given
+    """``deja sessions`` and a plain search find the period to quote by one rule (``dates.period_cut``): the given
     value and one or two of the words after it, other words beside them left out. ``deja sessions`` once offered a
     period only when every extra word was part of it, so ``--since last week api`` said nothing of quoting; it now
     says what ``deja search --since last week api`` says (twins50)."""
