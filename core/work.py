@@ -28,7 +28,7 @@ from .failures import (
     scan_window,
     what_followed,
 )
-from .fields import KIND_USER
+from .fields import KIND_ASSISTANT, KIND_USER
 from .index import Index, Segment, asked_paths, edited_paths, filed_paths, in_project
 from .keys import (
     EDIT_TOOLS,
@@ -46,7 +46,7 @@ from .lines import one_line
 from .model import Message
 from .record import Record
 from .regular_files import open_regular
-from .settled import ends_on_a_next_step, settled_line, where_it_stopped
+from .settled import ends_on_a_next_step, ends_on_a_question, settled_line, where_it_stopped
 from .topic import summarised_part
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -530,7 +530,9 @@ def _likeliest_first(ranked: list[tuple[tuple[bool, bool, bool], Fix]], limit: i
 def _closed_turn_answer(segment: Segment, meta: SessionMeta, doc: int) -> str:
     """The text of the answer that closed the turn of message doc ``doc`` (``search.closing_answer``); "" for none, and
     for a turn that never closed: the chat ends in it, on the agent's next step ("Let me check the node's clock.",
-    ``ends_on_a_next_step``), which answered nothing (review49c M3)."""
+    ``ends_on_a_next_step``), which answered nothing (review49c M3). A turn closed on a question to the user that says
+    nothing found or done ("Can you share the log?") answered nothing either: its last answer that did say so stands
+    for it, else none (fixn49)."""
     from .search import closing_answer
 
     answer = closing_answer(segment, meta, doc, doc + 1)
@@ -540,7 +542,18 @@ def _closed_turn_answer(segment: Segment, meta: SessionMeta, doc: int) -> str:
     end = meta.first_doc + meta.n_docs
     if ends_on_a_next_step(text) and all(segment.kind(d) != KIND_USER for d in range(answer + 1, end)):
         return ""
+    if ends_on_a_question(text) and not settled_line(text):
+        return _last_settling_answer(segment, doc + 1, answer)
     return text
+
+
+def _last_settling_answer(segment: Segment, first: int, end: int) -> str:
+    """The text of the last assistant message of docs ``first`` to ``end`` (not included) that says what was found or
+    done (``settled_line``); "" for none."""
+    for d in range(end - 1, first - 1, -1):
+        if segment.kind(d) == KIND_ASSISTANT and settled_line(text := segment.message(d).text):
+            return text
+    return ""
 
 
 def _holding_words(message: Message, lowered: tuple[str, ...]) -> tuple[str, str, bool] | None:
