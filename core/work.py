@@ -42,7 +42,7 @@ from .keys import (
     readable_path,
     within,
 )
-from .lines import one_line
+from .lines import POLITE_WORDS, one_line
 from .model import Message
 from .record import Record
 from .regular_files import open_regular
@@ -918,33 +918,51 @@ def reverted_later(index: Index, meta: SessionMeta) -> tuple[SessionMeta, str] |
 def _reverts(line: str) -> bool:
     """Whether a sentence of ``line`` says a revert was done or is to be done ("reverted max_connections to 50",
     "revert it, the pool size fix did not help", ``git revert 3f2a1c9``) or asks for one ("can you revert the
-    max_connections fix?"): one naming ``revert…`` that no negation of the revert itself comes just before
-    (:func:`_negated`: "nothing to revert", "don't revert"), and not a question that only weighs one ("should we
-    revert anything?"). A "not" elsewhere in it is about something else (review49e M3)."""
+    max_connections fix?", "can we revert it?": :func:`_asks_for`): one naming ``revert…`` that no negation of the
+    revert itself comes before (:func:`_negated`: "nothing to revert", "don't revert", "I don't think we need to
+    revert it"), and not a question that only weighs one ("should we revert anything?"). A "not" elsewhere in it is
+    about something else (review49e M3)."""
     for sentence in line.replace("? ", "?\n").replace(". ", ".\n").replace("! ", "!\n").splitlines():
         words = [word.strip(",.;:!?()`'\"").lower() for word in sentence.split()]
         at = [place for place, word in enumerate(words) if word.startswith("revert")]
-        if not at or (sentence.rstrip().endswith("?") and not " ".join(words[:2]).startswith(REQUEST_OPENERS)):
+        if not at or (sentence.rstrip().endswith("?") and not _asks_for(words[: at[0]])):
             continue
         if not all(_negated(sentence.split()[:place]) for place in at):
             return True
     return False
 
 
+def _asks_for(before: list[str]) -> bool:
+    """Whether the words ``before`` a question's revert word ask for it: a polite opening (``lines.POLITE_WORDS``:
+    "can you", "please", "could you just"), which may name who is to do it ("can we revert it?")."""
+    return bool(before) and before[0] in POLITE_WORDS and all(w in POLITE_WORDS or w in ASKED_OF for w in before)
+
+
 def _negated(before: list[str]) -> bool:
-    """Whether the words ``before`` a revert word, up to ``NEGATION_REACH`` of them in its own clause, negate it ("No,
-    nothing to revert", "there is no need to revert", "we did not revert")."""
+    """Whether the words ``before`` a revert word, in its own clause, negate it: a negation up to ``NEGATION_REACH``
+    words before it ("No, nothing to revert", "there is no need to revert", "we did not revert"), or further back
+    with only words of hedging and need between ("I don't think we need to revert it": ``NEGATION_BRIDGE``)."""
     near: list[str] = []
-    for word in reversed(before[-NEGATION_REACH:]):
+    for word in reversed(before):
         if word.endswith((",", ";", ":")):
             break
         near.append(word.strip(",.;:!?()`'\"").lower())
-    return any(word in NEGATIONS or word.endswith("n't") for word in near)
+    for place, word in enumerate(near):
+        if word in NEGATIONS or word.endswith("n't"):
+            if place < NEGATION_REACH or all(w in NEGATION_BRIDGE for w in near[:place]):
+                return True
+    return False
 
 
 #: The words that make a revert word that follows them say there was none ("No, nothing to revert").
 NEGATIONS = frozenset({"no", "not", "nothing", "never", "none", "without", "cannot"})
 #: How many words before a revert word a negation of it may stand ("no need to revert").
 NEGATION_REACH = 3
-#: How a question asking for a revert opens ("can you revert the max_connections fix?").
-REQUEST_OPENERS = ("can you", "could you", "would you", "will you", "please", "pls")
+#: The words a negation reaches a revert word through however many there are: who, hedging and need ("I don't
+#: think we really need to revert it"); past any other word a negation is about something else ("I didn't expect
+#: the tests to pass after reverting it").
+NEGATION_BRIDGE = frozenset(
+    "i we you it think believe really actually need needs have has to should must want any point reason".split()  # noqa: SIM905
+)
+#: Who a polite question may ask to revert besides the one asked (:func:`_asks_for`: "can we revert it?").
+ASKED_OF = frozenset({"we", "just"})
