@@ -947,11 +947,11 @@ def _negated(before: list[str]) -> bool:
         if word.endswith((",", ";", ":")):
             break
         near.append(word.strip(",.;:!?()`'\"").lower())
-    for place, word in enumerate(near):
-        if word in NEGATIONS or word.endswith("n't"):
-            if place < NEGATION_REACH or all(w in NEGATION_BRIDGE for w in near[:place]):
-                return True
-    return False
+    return any(
+        (word in NEGATIONS or word.endswith("n't"))
+        and (place < NEGATION_REACH or all(w in NEGATION_BRIDGE for w in near[:place]))
+        for place, word in enumerate(near)
+    )
 
 
 #: The words that make a revert word that follows them say there was none ("No, nothing to revert").

@@ -104,7 +104,9 @@ def test_a_turn_that_closed_on_a_question_to_the_user_gives_what_it_found_or_non
     asked = "Can you share the output of `timedatectl` on that node?"
     _chat(fake_home, "found-then-asked", 1, [(LOGS, f"ERROR auth: {JWT}")], [found, asked])
     _chat(fake_home, "only-asked", 2, [(LOGS, f"ERROR auth: {JWT}")], ["Would you like me to restart the api pods?"])
-    _chat(fake_home, "fixed-then-offered", 3, [(LOGS, f"ERROR auth: {JWT}")], ["Fixed: chrony. Want me to add a check?"])
+    _chat(
+        fake_home, "fixed-then-offered", 3, [(LOGS, f"ERROR auth: {JWT}")], ["Fixed: chrony. Want me to add a check?"]
+    )
     assert run_deja("index").returncode == 0
     ran = run_deja("fix", JWT)
     assert f"answered after it: {found}" in ran.stdout and "timedatectl" not in ran.stdout, ran.stdout
