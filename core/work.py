@@ -409,8 +409,9 @@ def error_history(
     """
     for match, failures in past_failures(index, scan_window(output), SESSIONS_COUNTED, exclude):
         if failures:
-            fixes = [what_followed(segment, doc, head, match) for segment, doc in failures[:limit]]
-            return ErrorHistory(fixes, len(failures))
+            return ErrorHistory(
+                [what_followed(segment, doc, head, match) for segment, doc in failures[:limit]], len(failures)
+            )
     line = (error_lines(output, limit=1) or [output.strip()])[0]
     fixes: list[Fix] = []
     for said in (line, *shorter_forms(line)):  # (what says more than the stored one: trial49 F11)
