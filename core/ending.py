@@ -180,6 +180,17 @@ OFFER_OPENERS = (
     "ok to ",
     "okay to ",
 )
+#: How a last sentence asking leave opens when it need not be a question ("Let me know if you'd like me to apply it.",
+#: "If you want, I can apply it."), and how one that says "if you want" or the like anywhere in it opens ("I can apply
+#: this if you want?": fixw49b).
+LEAVE_OPENERS = (
+    "let me know if you'd like me to ",
+    "let me know if you want me to ",
+    "if you'd like, i can ",
+    "if you want, i can ",
+    "if you like, i can ",
+)
+IF_YOU_WANT_OPENERS = ("i can ", "i could ")
 #: The first word after an ``OFFER_OPENERS`` that makes it an offer to change something, not to say more.
 CHANGE_VERBS = frozenset({
     "add", "apply", "change", "commit", "create", "delete", "edit", "fix", "go", "implement", "make", "patch", "proceed",
@@ -188,15 +199,19 @@ CHANGE_VERBS = frozenset({
 
 
 def offers_a_change(answer: str) -> bool:
-    """Whether ``answer`` ends asking leave to make a change ("Want me to make that change?", "Shall I apply it?"):
-    the work is still to do. An offer to say more ("Would you like a short example?", "Want me to explain the
-    flags?") ends many an answered question and leaves nothing undone."""
+    """Whether ``answer`` ends asking leave to make a change ("Want me to make that change?", "Shall I apply it?",
+    "Let me know if you'd like me to apply it.", "I can apply this if you want?"): the work is still to do. An offer
+    to say more ("Would you like a short example?", "Want me to explain the flags?") ends many an answered question
+    and leaves nothing undone."""
     text = answer.rstrip()
-    if not text.endswith("?"):
-        return False
-    body = text[:-1]
+    body = text.rstrip("?.!")
     cut = max(body.rfind(mark) for mark in (". ", "! ", "? ", "\n"))
-    sentence = " ".join(body[cut + 1 :].lower().split())
-    opener = next((opener for opener in OFFER_OPENERS if sentence.startswith(opener)), "")
+    sentence = " ".join(body[cut + 1 :].lower().replace("\u2019", "'").split())
+    openers = (
+        (OFFER_OPENERS if text.endswith("?") else ())
+        + LEAVE_OPENERS
+        + (IF_YOU_WANT_OPENERS if " if you " in f"{sentence} " else ())
+    )
+    opener = next((opener for opener in openers if sentence.startswith(opener)), "")
     words = sentence[len(opener) :].split(maxsplit=1)
     return bool(opener) and bool(words) and words[0] in CHANGE_VERBS

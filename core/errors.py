@@ -115,6 +115,31 @@ def error_identity(line: str) -> str:
     return message if _words(message) >= MESSAGE_WORDS else error_signature(line)
 
 
+#: Where an error's message may end and a longer printing of it go on (``shorter_forms``).
+_CLAUSE_ENDS = (", ", "; ", " (", " - ", ": ")
+
+
+def shorter_forms(line: str) -> list[str]:
+    """``line`` cut at the ends of its message's clauses (``_CLAUSE_ENDS``, outside quotes), longest first, where what
+    is kept is still an identity (``MESSAGE_WORDS`` words or more) and says more than what is cut off: the same error
+    as a program that adds less after it printed it. Node's ``Error: ENOSPC: System limit for number of file watchers
+    reached, watch '/x/src'`` is the stored ``…watchers reached`` (trial49 F11), and ``connection to server at
+    "db", port 5432 failed: …`` no bare ``connection to server at "db"``."""
+    if _pytest_error(line):
+        line = line[1:].lstrip(" ")
+    start = printed_by(line)
+    forms: list[str] = []
+    quotes = 0
+    for at in range(start, len(line)):
+        quotes += line[at] in "'\"`"
+        if quotes % 2 or not any(line.startswith(end, at) for end in _CLAUSE_ENDS):
+            continue
+        kept = _words(error_signature(line[start:at]))
+        if kept >= MESSAGE_WORDS and kept > _words(error_signature(line[at:])):
+            forms.append(line[:at])
+    return forms[::-1]
+
+
 def printed_by(line: str) -> int:
     """Where ``PRINTED_BY`` ends, matched at the start of ``line`` (0: it finds nothing)."""
     program = _program_end(line)

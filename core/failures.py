@@ -13,7 +13,7 @@ from itertools import chain
 
 from .destructive import is_destructive
 from .ending import RESUMED_AFTER, apart, resumes, seconds
-from .errors import LINE_CHARS, error_lines, is_word
+from .errors import LINE_CHARS, error_lines, is_word, shorter_forms
 from .fields import KIND_USER
 from .index import Index, Segment, edited_paths, in_project
 from .keys import (
@@ -362,26 +362,39 @@ def past_failures(
 
     A past failure is the same error when it has the same identity (``errors.error_identity``: the message,
     whoever printed it) and printed the names the line quotes (``quoted_names``): ``deja fix`` and the failure hook
-    both ask here, so they agree on what came up before.
+    both ask here, so they agree on what came up before. After every line's own identity come its shorter forms
+    (``errors.shorter_forms``): a line that says more than the stored one (Node's ``…, watch '/x/src'``) is that error.
     A session that failed with it many times (an agent's retries, each call a posting) is one session, found by its
     newest. Sessions in ``exclude`` (the asking conversation) are left out. No session is decoded here but to check
     the quoted names: a caller decodes those it shows (the failure hook, one).
     """
     excluded = _places(index, exclude)
-    for line in error_lines(window):
-        match = ErrorMatch(key=error_key(line), names=tuple(quoted_names(line)))
-        failures: dict[tuple[str, int], tuple[Segment, int]] = {}
-        # (a name's UTF-8 bytes: a lone surrogate's, which no decoded text holds, match no record)
-        needles = [name.encode("utf-8", "surrogatepass") for name in match.names]
-        for _, segment, doc in index.newest(match.key, limit=POSTINGS_READ):
-            where = session_place(segment, doc)
-            if where in excluded or where in failures:
-                continue
-            if not match.names or _quotes(segment.message_holding(doc, needles), match):
-                failures[where] = (segment, doc)
-                if len(failures) >= limit:
-                    break
-        yield match, list(failures.values())
+    lines = error_lines(window)
+    for line in lines:
+        yield _failures_of(index, line, limit, excluded)
+    for line in lines:  # (after every line's own identity: an exact match comes first)
+        for shorter in shorter_forms(line):
+            yield _failures_of(index, shorter, limit, excluded)
+
+
+def _failures_of(
+    index: Index, line: str, limit: int, excluded: set[tuple[str, int]]
+) -> tuple[ErrorMatch, list[tuple[Segment, int]]]:
+    """Which failed calls are the error of ``line``, and the newest failure of each of the ``limit`` newest past
+    sessions not ``excluded`` it came up in (``past_failures``)."""
+    match = ErrorMatch(key=error_key(line), names=tuple(quoted_names(line)))
+    failures: dict[tuple[str, int], tuple[Segment, int]] = {}
+    # (a name's UTF-8 bytes: a lone surrogate's, which no decoded text holds, match no record)
+    needles = [name.encode("utf-8", "surrogatepass") for name in match.names]
+    for _, segment, doc in index.newest(match.key, limit=POSTINGS_READ):
+        where = session_place(segment, doc)
+        if where in excluded or where in failures:
+            continue
+        if not match.names or _quotes(segment.message_holding(doc, needles), match):
+            failures[where] = (segment, doc)
+            if len(failures) >= limit:
+                break
+    return match, list(failures.values())
 
 
 def _quotes(message: Message | None, match: ErrorMatch) -> bool:

@@ -316,6 +316,9 @@ SQL_WORDS = frozenset(
 SENTENCE_WORDS = frozenset(
     "what why how which who should could would does did but i we you my our your me us".split()  # noqa: SIM905
 )
+#: The polite words a request may begin with, before its verb ("can you please add …", "can you revert the fix?"):
+#: the prompt hook's request for work on the code in front of the agent, and ``deja ctx``'s request for a revert.
+POLITE_WORDS = frozenset(["please", "pls", "can", "could", "would", "will", "you", "u", "now"])
 #: How a diff's header lines start, and PowerShell's error position, after which a ``+ Get-Item C:\\x`` line is the
 #: command's: in a run with one, every ``+``/``-`` line is pasted (:func:`pasted_blocks`).
 DIFF_HEADS = ("@@ ", "diff --git ", "+++ ", "--- ", "At line:")

@@ -194,6 +194,14 @@ def ends_on_a_next_step(answer: str) -> bool:
     return False
 
 
+def ends_on_a_question(answer: str) -> bool:
+    """Whether ``answer``'s last sentence of prose asks the user something ("Would you like me to restart it?", "Can
+    you share the log?"): an answer that closes on it, and says nothing found or done (``settled_line``), answered
+    nothing of what came before it."""
+    lines = _prose(answer)
+    return bool(lines) and lines[-1].rstrip("*_ ").endswith("?")
+
+
 def _cut_before_code(text: str, limit: int) -> str:
     """``text`` cut between words to ``limit`` characters, and before the inline code the cut fell in: half a
     command, its backtick unclosed, is no command to copy (review45b L2)."""

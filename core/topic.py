@@ -32,6 +32,9 @@ CHORE_WORDS = frozenset(terms("changelog commit bump lint readme typo"))
 #: Words of an ask to undo work ("still loops. revert that commit", "roll it back"), stemmed: such an ask is the work,
 #: never a chore ("back" is left out: alone it asks to undo nothing).
 UNDO_WORDS = frozenset(terms("revert undo rollback roll"))
+#: Words of an ask for an explanation ("can you commit this and explain the fix?"), stemmed: such an ask is about the
+#: work, whatever chore it also names.
+EXPLAIN_WORDS = frozenset(terms("explain describe"))
 #: The verbs that make an ask naming a test one for writing it (:func:`_writes_test`).
 TEST_WRITING = frozenset(terms("add write"))
 #: How an ask that starts another topic than the one before it opens (:func:`_new_topic`).
@@ -107,8 +110,14 @@ def _is_chore(asked: set[str], wanted: set[str]) -> bool:
     supplier id has a leading zero"). A word of the title (``wanted``) names the work, not a chore: under "Recover
     commits after rebase", "my last 3 commits are gone from the branch" is the problem. An ask to undo
     (``UNDO_WORDS``: "still loops. revert that commit") says the work went wrong, and its answer is often the real fix
-    (review49e M4)."""
-    return bool((asked - wanted) & CHORE_WORDS) and len(asked) <= CHORE_TERMS and not asked & UNDO_WORDS
+    (review49e M4); one that asks for an explanation too (``EXPLAIN_WORDS``: "can you commit this and explain the
+    fix?") is answered by what the work came to (fixw49b)."""
+    return (
+        bool((asked - wanted) & CHORE_WORDS)
+        and len(asked) <= CHORE_TERMS
+        and not asked & UNDO_WORDS
+        and not asked & EXPLAIN_WORDS
+    )
 
 
 def _asks_why(ask: str) -> bool:

@@ -17,7 +17,7 @@ from functools import partial
 
 from .destructive import is_destructive
 from .ending import resumed_ask, stopped_after
-from .errors import error_lines
+from .errors import error_lines, shorter_forms
 from .failures import (
     SESSIONS_COUNTED,
     ErrorMatch,
@@ -28,7 +28,7 @@ from .failures import (
     scan_window,
     what_followed,
 )
-from .fields import KIND_USER
+from .fields import KIND_ASSISTANT, KIND_USER
 from .index import Index, Segment, asked_paths, edited_paths, filed_paths, in_project
 from .keys import (
     EDIT_TOOLS,
@@ -42,11 +42,11 @@ from .keys import (
     readable_path,
     within,
 )
-from .lines import one_line
+from .lines import POLITE_WORDS, one_line
 from .model import Message
 from .record import Record
 from .regular_files import open_regular
-from .settled import ends_on_a_next_step, settled_line, where_it_stopped
+from .settled import ends_on_a_next_step, ends_on_a_question, settled_line, where_it_stopped
 from .topic import summarised_part
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -409,23 +409,29 @@ def error_history(
     """
     for match, failures in past_failures(index, scan_window(output), SESSIONS_COUNTED, exclude):
         if failures:
-            fixes = [what_followed(segment, doc, head, match) for segment, doc in failures[:limit]]
-            return ErrorHistory(fixes, len(failures))
-    words = _error_words(output)
-    fixes = _searched_failures(index, words, SESSIONS_COUNTED, exclude) or _mentions(
-        index, words, SESSIONS_COUNTED, exclude
-    )
+            return ErrorHistory(
+                [what_followed(segment, doc, head, match) for segment, doc in failures[:limit]], len(failures)
+            )
+    line = (error_lines(output, limit=1) or [output.strip()])[0]
+    fixes: list[Fix] = []
+    for said in (line, *shorter_forms(line)):  # (what says more than the stored one: trial49 F11)
+        words = _error_words(said)
+        fixes = _searched_failures(index, words, SESSIONS_COUNTED, exclude) or _mentions(
+            index, words, SESSIONS_COUNTED, exclude
+        )
+        if fixes:
+            break
     return ErrorHistory(fixes[:limit], len(fixes))
 
 
-def _error_words(output: str) -> tuple[str, ...]:
-    """The words (three characters or more, at most twelve) of ``output``'s first error line, as written: what a
-    partial or reworded error is searched for by (``_searched_sessions``), and in lowercase (``_lowered``) looked for
-    in the messages. Searched as written: a search reads ``OOMKilled`` as the camel-case word it is, ``oomkilled``
-    as a word no message holds (trial20 F11: ``deja fix OOMKilled`` said it never came up)."""
+def _error_words(line: str) -> tuple[str, ...]:
+    """The words (three characters or more, at most twelve) of an error's ``line`` (``output``'s first error line),
+    as written: what a partial or reworded error is searched for by (``_searched_sessions``), and in lowercase
+    (``_lowered``) looked for in the messages. Searched as written: a search reads ``OOMKilled`` as the camel-case
+    word it is, ``oomkilled`` as a word no message holds (trial20 F11: ``deja fix OOMKilled`` said it never came
+    up)."""
     import re
 
-    line = (error_lines(output, limit=1) or [output.strip()])[0]
     return tuple(re.findall(r"\w{3,}", line)[:12])
 
 
@@ -525,7 +531,9 @@ def _likeliest_first(ranked: list[tuple[tuple[bool, bool, bool], Fix]], limit: i
 def _closed_turn_answer(segment: Segment, meta: SessionMeta, doc: int) -> str:
     """The text of the answer that closed the turn of message doc ``doc`` (``search.closing_answer``); "" for none, and
     for a turn that never closed: the chat ends in it, on the agent's next step ("Let me check the node's clock.",
-    ``ends_on_a_next_step``), which answered nothing (review49c M3)."""
+    ``ends_on_a_next_step``), which answered nothing (review49c M3). A turn closed on a question to the user that says
+    nothing found or done ("Can you share the log?") answered nothing either: its last answer that did say so stands
+    for it, else none (fixn49)."""
     from .search import closing_answer
 
     answer = closing_answer(segment, meta, doc, doc + 1)
@@ -535,7 +543,18 @@ def _closed_turn_answer(segment: Segment, meta: SessionMeta, doc: int) -> str:
     end = meta.first_doc + meta.n_docs
     if ends_on_a_next_step(text) and all(segment.kind(d) != KIND_USER for d in range(answer + 1, end)):
         return ""
+    if ends_on_a_question(text) and not settled_line(text):
+        return _last_settling_answer(segment, doc + 1, answer)
     return text
+
+
+def _last_settling_answer(segment: Segment, first: int, end: int) -> str:
+    """The text of the last assistant message of docs ``first`` to ``end`` (not included) that says what was found or
+    done (``settled_line``); "" for none."""
+    for d in range(end - 1, first - 1, -1):
+        if segment.kind(d) == KIND_ASSISTANT and settled_line(text := segment.message(d).text):
+            return text
+    return ""
 
 
 def _holding_words(message: Message, lowered: tuple[str, ...]) -> tuple[str, str, bool] | None:
@@ -900,33 +919,51 @@ def reverted_later(index: Index, meta: SessionMeta) -> tuple[SessionMeta, str] |
 def _reverts(line: str) -> bool:
     """Whether a sentence of ``line`` says a revert was done or is to be done ("reverted max_connections to 50",
     "revert it, the pool size fix did not help", ``git revert 3f2a1c9``) or asks for one ("can you revert the
-    max_connections fix?"): one naming ``revert…`` that no negation of the revert itself comes just before
-    (:func:`_negated`: "nothing to revert", "don't revert"), and not a question that only weighs one ("should we
-    revert anything?"). A "not" elsewhere in it is about something else (review49e M3)."""
+    max_connections fix?", "can we revert it?": :func:`_asks_for`): one naming ``revert…`` that no negation of the
+    revert itself comes before (:func:`_negated`: "nothing to revert", "don't revert", "I don't think we need to
+    revert it"), and not a question that only weighs one ("should we revert anything?"). A "not" elsewhere in it is
+    about something else (review49e M3)."""
     for sentence in line.replace("? ", "?\n").replace(". ", ".\n").replace("! ", "!\n").splitlines():
         words = [word.strip(",.;:!?()`'\"").lower() for word in sentence.split()]
         at = [place for place, word in enumerate(words) if word.startswith("revert")]
-        if not at or (sentence.rstrip().endswith("?") and not " ".join(words[:2]).startswith(REQUEST_OPENERS)):
+        if not at or (sentence.rstrip().endswith("?") and not _asks_for(words[: at[0]])):
             continue
         if not all(_negated(sentence.split()[:place]) for place in at):
             return True
     return False
 
 
+def _asks_for(before: list[str]) -> bool:
+    """Whether the words ``before`` a question's revert word ask for it: a polite opening (``lines.POLITE_WORDS``:
+    "can you", "please", "could you just"), which may name who is to do it ("can we revert it?")."""
+    return bool(before) and before[0] in POLITE_WORDS and all(w in POLITE_WORDS or w in ASKED_OF for w in before)
+
+
 def _negated(before: list[str]) -> bool:
-    """Whether the words ``before`` a revert word, up to ``NEGATION_REACH`` of them in its own clause, negate it ("No,
-    nothing to revert", "there is no need to revert", "we did not revert")."""
+    """Whether the words ``before`` a revert word, in its own clause, negate it: a negation up to ``NEGATION_REACH``
+    words before it ("No, nothing to revert", "there is no need to revert", "we did not revert"), or further back
+    with only words of hedging and need between ("I don't think we need to revert it": ``NEGATION_BRIDGE``)."""
     near: list[str] = []
-    for word in reversed(before[-NEGATION_REACH:]):
+    for word in reversed(before):
         if word.endswith((",", ";", ":")):
             break
         near.append(word.strip(",.;:!?()`'\"").lower())
-    return any(word in NEGATIONS or word.endswith("n't") for word in near)
+    return any(
+        (word in NEGATIONS or word.endswith("n't"))
+        and (place < NEGATION_REACH or all(w in NEGATION_BRIDGE for w in near[:place]))
+        for place, word in enumerate(near)
+    )
 
 
 #: The words that make a revert word that follows them say there was none ("No, nothing to revert").
 NEGATIONS = frozenset({"no", "not", "nothing", "never", "none", "without", "cannot"})
 #: How many words before a revert word a negation of it may stand ("no need to revert").
 NEGATION_REACH = 3
-#: How a question asking for a revert opens ("can you revert the max_connections fix?").
-REQUEST_OPENERS = ("can you", "could you", "would you", "will you", "please", "pls")
+#: The words a negation reaches a revert word through however many there are: who, hedging and need ("I don't
+#: think we really need to revert it"); past any other word a negation is about something else ("I didn't expect
+#: the tests to pass after reverting it").
+NEGATION_BRIDGE = frozenset(
+    "i we you it think believe really actually need needs have has to should must want any point reason".split()  # noqa: SIM905
+)
+#: Who a polite question may ask to revert besides the one asked (:func:`_asks_for`: "can we revert it?").
+ASKED_OF = frozenset({"we", "just"})

@@ -11,7 +11,7 @@ mentions is not answered by sessions that share its everyday words.
 from __future__ import annotations
 
 from ..core.dates import MONTHS, split_dates
-from ..core.lines import SAME_AS, log_prefix, same_turn_as
+from ..core.lines import POLITE_WORDS, SAME_AS, log_prefix, same_turn_as
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import STOPWORDS, ascii_bytes, ascii_spaces, letter_runs, terms, with_spaces
@@ -206,8 +206,6 @@ SHARED_PAST_WORDS = frozenset(
 #: The beginnings of the words of a failure or an error ("failing", "errors", "crashed", "timeout", "refused", "reset
 #: by peer"): a request to fix one may be answered by how it was fixed before (review48e H1).
 FAILURE_STEMS = ("fail", "error", "exception", "crash", "broke", "timeout", "timed", "refused", "reset", "flaky")
-#: The polite words a request may begin with, before its verb ("can you please add …").
-POLITE_WORDS = frozenset(["please", "pls", "can", "could", "would", "will", "you", "u", "now"])
 #: What ends a sentence, between two words (``_names``: the next word's capital is no name's).
 _SENTENCE_ENDS = frozenset(".!?:\n")
 #: What joins a name's letters (``_words``), and what marks one as an identifier besides a digit (``_identifier``).

@@ -96,6 +96,7 @@ REVERT_ASKS = [
     "can you revert the max_connections fix? redis connections still pile up in the api logs",
     "revert the max_connections bump, the redis pool size fix did not help the api logs",
     "We should not have raised max_connections for the redis api logs; revert it",
+    "can we revert the max_connections fix? redis connections still pile up in the api logs",  # (fixw49b)
 ]
 
 
@@ -109,3 +110,23 @@ def test_ctx_marks_a_fix_a_later_ask_reverts_however_worded(fake_home: Path, lat
     assert run_deja("index").returncode == 0
     ctx = run_deja("ctx", BUMP).stdout
     assert f"`deja show {REVERT}`), says: " in ctx, ctx
+
+
+@pytest.mark.parametrize(
+    "later_ask",
+    [
+        "I don't think we need to revert the max_connections fix, the redis api logs look calm",
+        "we do not really need to revert the max_connections change for the redis api logs",
+    ],
+)
+def test_ctx_marks_no_fix_a_later_ask_says_need_not_be_reverted(fake_home: Path, later_ask: str) -> None:
+    """A negation more than three words before "revert", with only hedging and need between, still says no revert is
+    wanted (fixw49b: "I don't think we need to revert it" was a revert)."""
+    project = fake_home / "code" / "shop-api"
+    project.mkdir(parents=True)
+    for chat, days, ask, answer in [(BUMP, *CHATS[BUMP]), (REVERT, 3, later_ask, "Agreed, it holds.")]:
+        records = [user_turn(ask, NOW - timedelta(days=days)), assistant_turn(answer), turn_ended()]
+        write_transcript(transcript_path(fake_home / ".cursor", str(project), chat), records)
+    assert run_deja("index").returncode == 0
+    ctx = run_deja("ctx", BUMP).stdout
+    assert "Raised max_connections from 50 to 200." in ctx and "Reverted later?" not in ctx, ctx

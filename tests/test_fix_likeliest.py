@@ -97,6 +97,28 @@ def test_a_chat_that_ended_on_the_agents_next_step_gives_no_answer(fake_home: Pa
     }
 
 
+def test_a_turn_that_closed_on_a_question_to_the_user_gives_what_it_found_or_none(fake_home: Path) -> None:
+    """A closing question to the user ("Can you share…?", "Would you like me to…?") answered nothing: the turn's last
+    answer that said what was found stands for it, and a turn of questions alone gives none (fixn49)."""
+    found = "The tokens look issued in the future: the node's clock is 40 s ahead."
+    asked = "Can you share the output of `timedatectl` on that node?"
+    _chat(fake_home, "found-then-asked", 1, [(LOGS, f"ERROR auth: {JWT}")], [found, asked])
+    _chat(fake_home, "only-asked", 2, [(LOGS, f"ERROR auth: {JWT}")], ["Would you like me to restart the api pods?"])
+    _chat(
+        fake_home, "fixed-then-offered", 3, [(LOGS, f"ERROR auth: {JWT}")], ["Fixed: chrony. Want me to add a check?"]
+    )
+    assert run_deja("index").returncode == 0
+    ran = run_deja("fix", JWT)
+    assert f"answered after it: {found}" in ran.stdout and "timedatectl" not in ran.stdout, ran.stdout
+    assert "restart the api pods" not in ran.stdout, ran.stdout
+    occurrences = json.loads(run_deja("fix", JWT, "--json").stdout)["occurrences"]
+    assert {entry["session"]["id"]: entry["answer"] for entry in occurrences} == {
+        "found-then-asked": found,
+        "fixed-then-offered": "Fixed: chrony. Want me to add a check?",
+        "only-asked": "",
+    }
+
+
 @pytest.mark.parametrize(
     ("line", "command", "of_a_file"),
     [

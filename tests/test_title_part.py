@@ -233,3 +233,15 @@ def test_an_ask_to_revert_a_commit_is_the_work_not_a_chore(fake_home: Path) -> N
     _titled_chat(fake_home, project, PARAPHRASED, "Fix login redirect loop", turns)
     assert run_deja("index").returncode == 0
     assert f"  asked: {LOOP}\n  concluded: {SAMESITE_FIX}\n" in session_start_block(project)
+
+
+def test_an_ask_to_commit_and_explain_is_the_work_not_a_chore(fake_home: Path) -> None:
+    """ "can you commit this and explain the fix?" names a commit, but asks what the fix was too: its answer says what
+    the work came to, and the summary concludes with it (fixw49b)."""
+    project = fake_home / "code" / "web"
+    project.mkdir(parents=True)
+    explained = "Committed as 4e1f2a0. The loop came from the session cookie's SameSite=Strict; Lax ends it."
+    turns = [(LOOP, [MATCHER]), ("can you commit this and explain the fix?", [explained])]
+    _titled_chat(fake_home, project, PARAPHRASED, "Fix login redirect loop", turns)
+    assert run_deja("index").returncode == 0
+    assert f"  asked: {LOOP}\n  concluded: {explained}\n" in session_start_block(project)

@@ -83,10 +83,20 @@ DIAGNOSIS = "f8f8f800-0000-4000-8000-000000000010"
 CAUSE = "The cause: CI runs with LC_ALL=C and float math rounds the price; use Decimal in cart.total()."
 
 
-@pytest.mark.parametrize("offer", ["Want me to make that change?", "Shall I apply it?"])
+@pytest.mark.parametrize(
+    "offer",
+    [
+        "Want me to make that change?",
+        "Shall I apply it?",
+        "I can apply this if you want?",  # (fixw49b: worded otherwise, or not as a question)
+        "Let me know if you'd like me to apply it.",
+        "If you want, I can push the fix.",
+    ],
+)
 def test_wip_gives_todays_investigation_that_ran_commands_and_ends_on_an_offer(fake_home: Path, offer: str) -> None:
     """A read-only investigation (the failing test run, ``git log``, no edit) ending "Want me to make that change?"
-    is today's work in progress, not a question settled to pass over for older failed work (review49b M2)."""
+    (or "I can apply this if you want?", fixw49b) is today's work in progress, not a question settled to pass over
+    for older failed work (review49b M2)."""
     project = _history(fake_home, timedelta(days=1))
     _chat(project, DIAGNOSIS, "Checkout test fails on CI", NOW + timedelta(minutes=5), [
         store_user_message("why does test_checkout fail on CI but not locally?", NOW + timedelta(minutes=5)),
