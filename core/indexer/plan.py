@@ -261,11 +261,13 @@ def _store_unchanged(recorded: list[Sig | None], chat_dir: str | None) -> bool:
     if len(recorded) != len(glance.STORE_FILES):
         return False
     for was, name in zip(recorded, glance.STORE_FILES, strict=True):
-        now = glance.stat_sig(chat_dir + name)
-        if now is None or was is None:
-            if now is not was:
+        try:  # (``glance.stat_sig`` inline: its call and the tuple it makes cost more than the comparison)
+            now = os.stat(chat_dir + name)
+        except OSError:
+            if was is not None:
                 return False
-        elif was.size != now[0] or was.mtime_ns != now[1]:
+            continue
+        if was is None or was.size != now.st_size or was.mtime_ns != now.st_mtime_ns:
             return False
     return True
 
@@ -520,7 +522,8 @@ def _cli_changes(
     if targets is None:
         roots = paths.cli_roots()
         prefixes = root_prefixes(roots)
-        missing = {sid: r.cli for sid, r in recorded.items() if r.cli and sid not in found}
+        # (the chats not found, by a difference of key sets: a comprehension over every record cost ~0.3 µs a chat)
+        missing = {sid: cli for sid in recorded.keys() - found.keys() if (cli := recorded[sid].cli)}
         missing = {sid: cli for sid, cli in missing.items() if not out_of_sight(cli, roots, prefixes)}
     else:
         missing = {sid: r.cli for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
