@@ -27,7 +27,6 @@ from __future__ import annotations
 import heapq
 import os
 from collections.abc import Iterable
-from operator import itemgetter
 from pathlib import Path
 
 from .. import paths
@@ -98,19 +97,18 @@ def snapshot_folders(roots: Iterable[str]) -> dict[str, FolderState]:
     return folders
 
 
+def _recency(state: CliState) -> int:
+    """The newest modification time of the chat's files (asked of every chat on a walk: a loop, not a generator)."""
+    newest = state.sig.mtime_ns
+    for sig in state.store_sig:
+        if sig is not None and sig.mtime_ns > newest:
+            newest = sig.mtime_ns
+    return newest
+
+
 def _hottest(chats: Iterable[tuple[str, CliState]]) -> dict[str, CliState]:
-    """The ``HOT_CHATS`` most recent, by the newest modification time of each chat's files (as ``sorted``'s first
-    ones, ties in order), holding no more than them. A walk asks it of every chat: each one's time is taken in this
-    loop and the heap keyed by ``itemgetter``, with no Python function called per chat (a lambda and a helper
-    each were two thirds of it)."""
-    timed = []
-    for sid, state in chats:
-        newest = state.sig.mtime_ns
-        for sig in state.store_sig:
-            if sig is not None and sig.mtime_ns > newest:
-                newest = sig.mtime_ns
-        timed.append((newest, sid, state))
-    return {sid: state for _, sid, state in heapq.nlargest(HOT_CHATS, timed, key=itemgetter(0))}
+    """The ``HOT_CHATS`` most recent (as ``sorted``'s first ones, ties in order), holding no more than them."""
+    return dict(heapq.nlargest(HOT_CHATS, chats, key=lambda item: _recency(item[1])))
 
 
 def _subagent_folders(hot: dict[str, CliState]) -> dict[str, FolderState]:
