@@ -370,22 +370,29 @@ tools.live._warm_search()
 ENGINE_MARKER = "deja-bench: the warm-up's engine"
 
 
+#: Processes ``deja_imports`` runs: each module's least self time of them (``-X importtime`` times the wall).
+IMPORT_ROUNDS = 5
+
+
 def deja_imports(env: dict[str, str]) -> dict[str, list[tuple[str, float]]]:
     """``python -X importtime`` of what ``deja mcp`` imports, one part after the other in one thread
-    (``IMPORTS_IN_ONE_THREAD``): deja's own modules, slowest first (ms), for the part before the tools/list answer
-    (``server``) and for the engine its warm-up loads beside the handshake (``engine``)."""
+    (``IMPORTS_IN_ONE_THREAD``): deja's own modules, slowest first, each at its least self time (ms) of
+    ``IMPORT_ROUNDS`` processes, for the part before the tools/list answer (``server``) and for the engine its
+    warm-up loads beside the handshake (``engine``)."""
     code = IMPORTS_IN_ONE_THREAD.format(marker=ENGINE_MARKER)
-    done = subprocess.run([user_python(), "-X", "importtime", "-c", code], env=env, capture_output=True, check=True)
-    parts: dict[str, list[tuple[str, float]]] = {"server": [], "engine": []}
-    part = "server"
-    for line in done.stderr.decode().splitlines():
-        if line == ENGINE_MARKER:
-            part = "engine"
-            continue
-        fields = line.split("|")
-        if len(fields) == 3 and fields[2].strip().startswith(("deja", "__editable__")):
-            parts[part].append((fields[2].strip(), int(fields[0].split(":")[1]) / 1000))
-    return {name: sorted(found, key=lambda item: -item[1]) for name, found in parts.items()}
+    parts: dict[str, dict[str, float]] = {"server": {}, "engine": {}}
+    for _ in range(IMPORT_ROUNDS):
+        done = subprocess.run([user_python(), "-X", "importtime", "-c", code], env=env, capture_output=True, check=True)
+        part = "server"
+        for line in done.stderr.decode().splitlines():
+            if line == ENGINE_MARKER:
+                part = "engine"
+                continue
+            fields = line.split("|")
+            if len(fields) == 3 and fields[2].strip().startswith(("deja", "__editable__")):
+                module, ms = fields[2].strip(), int(fields[0].split(":")[1]) / 1000
+                parts[part][module] = min(ms, parts[part].get(module, ms))
+    return {name: sorted(found.items(), key=lambda item: -item[1]) for name, found in parts.items()}
 
 
 #: The first search of a fresh server, sent this many seconds after its tools/list answer (None: no tools/list asked,
@@ -810,7 +817,7 @@ def print_startup(
     }
     for part, found in imports.items():
         total = sum(ms for _, ms in found)
-        print(f"{said[part]} (python -X importtime in one thread, self times): {total:.1f} ms")
+        print(f"{said[part]} (python -X importtime in one thread, least self times of {IMPORT_ROUNDS}): {total:.1f} ms")
         for module, ms in found[:8]:
             print(f"  {ms:7.1f} ms  {module}")
 
