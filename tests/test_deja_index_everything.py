@@ -8,6 +8,7 @@ said nothing for minutes. F5: ``deja mcp`` with its stdin closed ended in a trac
 
 from __future__ import annotations
 
+import os
 import select
 import shlex
 import subprocess
@@ -24,7 +25,14 @@ from harness import ENTRY, index_chats, run_deja
 from deja.core.index import index_dir
 from deja.core.indexer import LOCK_NAME, freshness
 from deja.core.indexer.lock import WriterLock
-from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
 from deja.interfaces.fastpath import _say_waiting
 
 CHATS = {"cold": ["how do we rotate keys?", "With kms."], "hot": ["hello", "hi"]}
@@ -50,6 +58,29 @@ def test_deja_index_reads_a_turn_appended_to_an_old_chat_right_after_a_walk(
     assert ran.returncode == 0, ran.stderr
     assert orjson.loads(ran.stdout)["updated"] == 1
     assert "narwhal" in run_deja("search", "narwhal").stdout
+
+
+@pytest.mark.parametrize("changed", ["store.db", "meta.json"])
+def test_deja_index_reads_an_old_chat_whose_folder_alone_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: str
+) -> None:
+    """The walk compares each chat folder's files with its record one by one (``plan._store_unchanged``): a chat
+    whose transcript is as it was and whose ``store.db`` or ``meta.json`` was written since is read again."""
+    folder = chat_dir_for(tmp_path / "cli", "/work/shop", "cold")
+    write_chat_store(folder, cwd="/work/shop", messages=["how do we rotate keys?"], name="Key rotation")
+    index_chats(tmp_path, monkeypatch, CHATS)
+    _as_in_a_big_history(tmp_path)
+    if changed == "store.db":
+        (folder / "store.db").unlink()
+        write_chat_store(folder, cwd="/work/shop", messages=["how do we rotate keys?"], name="Narwhal certificates")
+    else:
+        later = (folder / "meta.json").stat().st_mtime_ns + 5_000_000_000
+        os.utime(folder / "meta.json", ns=(later, later))
+    ran = run_deja("index", "--json")
+    assert ran.returncode == 0, ran.stderr
+    assert orjson.loads(ran.stdout)["updated"] == 1
+    if changed == "store.db":
+        assert "Narwhal certificates" in run_deja("sessions").stdout
 
 
 def test_a_transcript_emptied_for_a_moment_keeps_its_session_until_it_is_written_again(

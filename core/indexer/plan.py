@@ -261,11 +261,13 @@ def _store_unchanged(recorded: list[Sig | None], chat_dir: str | None) -> bool:
     if len(recorded) != len(glance.STORE_FILES):
         return False
     for was, name in zip(recorded, glance.STORE_FILES, strict=True):
-        now = glance.stat_sig(chat_dir + name)
-        if now is None or was is None:
-            if now is not was:
+        try:  # (``glance.stat_sig`` inline: its call and the tuple it makes cost more than the comparison)
+            now = os.stat(chat_dir + name)
+        except OSError:
+            if was is not None:
                 return False
-        elif was.size != now[0] or was.mtime_ns != now[1]:
+            continue
+        if was is None or was.size != now.st_size or was.mtime_ns != now.st_mtime_ns:
             return False
     return True
 
