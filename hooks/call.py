@@ -6,7 +6,7 @@ import os
 import time
 
 from ..core import config, folders
-from ..core.cjson import dump_json, load_json
+from ..core.cjson import dump_json, load_host_json
 from ..core.digests import blake2b
 from ..core.lines import to_word
 from ..core.private import open_private, private_dir, remove
@@ -442,7 +442,7 @@ class HookCall:
         """The call, or None when stdin holds no JSON object; a byte in it that is not UTF-8 noted in the log."""
         text = stdin_text(raw)
         try:
-            payload = load_json(text) if text else None
+            payload = load_host_json(text) if text else None
         except ValueError:
             return None
         if not isinstance(payload, dict):
@@ -516,7 +516,7 @@ class HookCall:
         value = self.payload.get("tool_input")
         if isinstance(value, str):
             try:
-                value = load_json(value)
+                value = load_host_json(value)
             except ValueError:
                 return {}
         return value if isinstance(value, dict) else {}
@@ -755,7 +755,7 @@ def transcript_prompt(path: str) -> str:
         if b'"user"' not in line:
             continue
         try:
-            record = load_json(line)
+            record = load_host_json(line.decode("utf-8", "replace"))
             message = record.get("message") if isinstance(record, dict) else None
             if not isinstance(message, dict) or (record.get("role") or message.get("role")) != "user":
                 continue
