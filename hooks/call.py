@@ -127,10 +127,11 @@ def log(message: str) -> None:
     (``+0100``): Cursor may run the hook in another zone (``TZ``) than the shell that reads the log."""
     if not message.isprintable():
         message = _without_surrogates(message.translate(_escapes()))
+    home = path = ""
     try:
         home = folders.deja_home()
-        private_dir(home)
         path = os.path.join(home, "hooks.log")
+        private_dir(home)
         try:
             if os.stat(path).st_size > LOG_LIMIT:
                 os.replace(path, os.path.join(home, "hooks.log.1"))
@@ -138,8 +139,29 @@ def log(message: str) -> None:
             pass
         with open_private(path, "a", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {message}\n")  # its offset: read in another zone
-    except OSError:
-        pass
+    except OSError as exc:
+        _say_unlogged(home, path, exc)
+
+
+#: Whether this process said on stderr that its hooks.log cannot be written (``_say_unlogged``).
+_UNLOGGED: list[bool] = []
+
+
+def _say_unlogged(home: str, path: str, exc: OSError) -> None:
+    """Say once, on stderr, that ``path`` (hooks.log) cannot be written and what lets it be: on a read-only HOME every
+    hook was silent, its log its only word (drift49). Cursor keeps a hook's stderr in its own Hooks output, never in
+    the model's context, and reads only stdout and the exit code, both as they are; so the answer is still given."""
+    if _UNLOGGED or not path:
+        return
+    _UNLOGGED.append(True)
+    import sys
+
+    from ..core.private import home_fix
+
+    why = exc.strerror or str(exc)
+    fix = home_fix(home, os.path.dirname(exc.filename) if isinstance(exc.filename, str) else home, why)
+    line = f"deja: cannot write {path}: {why}; this hook answered but could not log it: {fix}"
+    sys.stderr.write(_without_surrogates(line) + "\n")
 
 
 def _without_surrogates(message: str) -> str:

@@ -472,8 +472,12 @@ def _delivery_problems(delivery: Delivery) -> list[Finding]:
                     "delivery",
                     f"deja's {event.event} hook wrote to stderr {_count(event.stderr_runs, 'time')} (last "
                     f"{when(event.last_stderr_at)}): {event.last_stderr}",
-                    "deja install cursor-auto  (deja's hooks write nothing there: it is Python's, as the hook could "
-                    "not start, so it gave nothing; if deja itself is gone, reinstall it by the README's first steps)",
+                    # (deja's own line, "deja: cannot write …hooks.log", is its only one there: the hook answered)
+                    "what that line says: the hook answered, but could not write its hooks.log"
+                    if event.last_stderr.startswith("deja: ")
+                    else "deja install cursor-auto  (deja's hooks write nothing else there: it is Python's, as the "
+                    "hook could not start, so it gave nothing; if deja itself is gone, reinstall it by the README's "
+                    "first steps)",
                 )
             )
     return found
