@@ -832,6 +832,8 @@ CATCH_UP_SECONDS = 30
 #: A tool call's hook waits this long instead: an agent makes many a minute, and a catch-up each 30 s while it works
 #: cost a process start and the cheap check each time (review41b M3).
 TOOL_CATCH_UP_SECONDS = 600
+#: How often a hook says that a catch-up cannot run, a Cursor root's path not UTF-8 (``request_catch_up``).
+NOT_UTF8_SPAN = 3600
 #: The folder of the claims that make one hook, of those that fire at once, the one that starts the catch-up.
 CATCH_UP_CLAIMS = "catch-up"
 
@@ -854,13 +856,18 @@ def request_catch_up(home: str, seconds: int) -> str:
     if now - looked < seconds:
         return ""
     folder = os.path.join(home, "hooks", CATCH_UP_CLAIMS)
-    claim = f"{now // seconds:.0f}"
+    # A root whose path is not UTF-8 fails every catch-up the same way, in a process whose failure nobody reads: none
+    # is started, and one hook an hour says why instead (names49: one failed silently every 30 s).
+    problem = folders.not_utf8_root_problem()
+    claim = f"x{now // NOT_UTF8_SPAN:.0f}" if problem else f"{now // seconds:.0f}"
     try:
         private_dir(folder)
         os.close(os.open(os.path.join(folder, claim), CLAIM_FLAGS, 0o600))
         for name in os.listdir(folder):  # (the spans before: one file, most often)
             if name != claim:
                 remove(os.path.join(folder, name))
+        if problem:
+            return f"no background catch-up: {problem}"
         from ..core import detached
 
         pid = detached.start_catch_up()

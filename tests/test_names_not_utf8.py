@@ -138,3 +138,31 @@ def test_the_hook_log_spells_each_lone_surrogate_in_ascii() -> None:
     surrogate (none of a path's) as its escape: either, written as it was, raised out of the hook."""
     assert _without_surrogates("home/jos\udce9: caf\u00e9 \ud800") == "home/jos\\xe9: caf\u00e9 \\ud800"
     assert _without_surrogates("jos\udce9 \udcc3\udca9") == "jos\\xe9 \u00e9"  # (bytes of a UTF-8 \u00e9 read as one)
+
+
+def test_a_root_renamed_not_utf8_after_the_index_was_built_starts_no_catch_up_and_says_so_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index built, then the Cursor folder's path not UTF-8: every 30 s a hook started a catch-up that failed the
+    same way where nobody read why (names49). Now the hooks answer from the index as it stands, start none, and one
+    of them says why, once."""
+    cli = tmp_path / "cli"
+    write_transcript(transcript_path(cli, str(tmp_path / "app"), "c-one"), CHAT)
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    assert run_deja("index").returncode == 0
+    renamed = _bytes_named(tmp_path, b"cli\xe9")
+    cli.rename(renamed)
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(renamed))
+    index = tmp_path / "deja" / "index"
+    for name in os.listdir(index):  # last checked an hour ago: a catch-up is due
+        os.utime(index / name, (os.stat(index / name).st_atime, os.stat(index / name).st_mtime - 3600))
+    payload = {"prompt": "narwhal", "conversation_id": "c1", "workspace_roots": [str(tmp_path / "app")]}
+    for _ in range(2):
+        ran = run_deja("hook-prompt", input=json.dumps(payload | {"hook_event_name": "beforeSubmitPrompt"}).encode())
+        assert (ran.returncode, ran.stderr) == (0, b""), ran.stderr.decode("utf-8", "replace")
+    logged = (tmp_path / "deja" / "hooks.log").read_text(encoding="utf-8")
+    said = f"no background catch-up: {tmp_path}/cli\\xe9: its path is not UTF-8"
+    assert logged.count(said) == 1 and "catching up" not in logged, logged
