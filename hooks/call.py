@@ -126,7 +126,9 @@ def log(message: str) -> None:
     characters escaped (``\\x00``), whatever field of a payload they came in. Its time is local with its offset
     (``+0100``): Cursor may run the hook in another zone (``TZ``) than the shell that reads the log."""
     if not message.isprintable():
-        message = _without_surrogates(message.translate(_escapes()))
+        from ..core.escapes import surrogates_escaped  # (a line that is all printable, most, loads none)
+
+        message = surrogates_escaped(message.translate(_escapes()))
     home = path = ""
     try:
         home = folders.deja_home()
@@ -156,29 +158,13 @@ def _say_unlogged(home: str, path: str, exc: OSError) -> None:
     _UNLOGGED.append(True)
     import sys
 
+    from ..core.escapes import surrogates_escaped
     from ..core.private import home_fix
 
     why = exc.strerror or str(exc)
     fix = home_fix(home, os.path.dirname(exc.filename) if isinstance(exc.filename, str) else home, why)
     line = f"deja: cannot write {path}: {why}; this hook answered but could not log it: {fix}"
-    sys.stderr.write(_without_surrogates(line) + "\n")
-
-
-def _without_surrogates(message: str) -> str:
-    """``message`` with each byte a path that is not UTF-8 held (``/home/jos\\udce9``, as Python reads it) as
-    ``\\xe9``, as ``folders.not_utf8_root`` shows it, and any other lone surrogate as ``\\udXXX``: no UTF-8 file
-    takes one, and writing one to the log raised out of the hook, which exited 1 with a traceback (review49c H1)."""
-    try:
-        return message.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # (a surrogate that stands for no byte: escaped first, the bytes' ones as above)
-        return _without_surrogates(
-            "".join(c if _a_byte(c) else c.encode("utf-8", "backslashreplace").decode() for c in message)
-        )
-
-
-def _a_byte(character: str) -> bool:
-    """Whether ``character`` is no surrogate, or one standing for a byte that is not UTF-8 (``surrogateescape``)."""
-    return not "\ud800" <= character <= "\udfff" or "\udc80" <= character <= "\udcff"
+    sys.stderr.write(surrogates_escaped(line) + "\n")
 
 
 def visible(text: str) -> str:

@@ -25,10 +25,11 @@ from collections import Counter
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..core import config, folders, paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
+from ..core.escapes import surrogates_escaped
 from ..core.index import (
     MANIFEST,
     Index,
@@ -985,7 +986,19 @@ def _signal_rank(signal: str) -> tuple[int, str]:
 
 def report_json(report: Report) -> dict:
     """The report as JSON-ready data; times stay datetimes, which ``emit_json`` writes as ISO 8601 with an offset."""
-    return msgspec.to_builtins(report, builtin_types=(datetime,))
+    return _bytes_shown(msgspec.to_builtins(report, builtin_types=(datetime,)))
+
+
+def _bytes_shown(value: Any) -> Any:
+    """``value`` with each path's byte that is not UTF-8 shown as ``\\xNN`` (``surrogates_escaped``), as ``deja
+    index`` names such a root: doctor wrote the byte itself, which no UTF-8 reader of its output takes (names49)."""
+    if isinstance(value, str):
+        return value if value.isascii() else surrogates_escaped(value)
+    if isinstance(value, dict):
+        return {key: _bytes_shown(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_bytes_shown(item) for item in value]
+    return value
 
 
 def report_text(report: Report, width: int | None = None) -> str:
@@ -1049,7 +1062,7 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += _problem_lines(report, "delivery")
 
     lines += ["", _verdict(report)]
-    return "\n".join(line for text in lines for line in _wrap(text, width))
+    return _bytes_shown("\n".join(line for text in lines for line in _wrap(text, width)))
 
 
 def _verdict(report: Report) -> str:
