@@ -517,10 +517,14 @@ def _out_of_sight(files: list[str]) -> list[Finding]:
 def _roots_away(kept: dict[str, int]) -> list[Finding]:
     """Cursor folders not there this time whose sessions the index keeps, in ``deja index``'s words (trial49 F8),
     and both ways out: one removed on purpose is dropped by a rebuild, or doctor warns of it forever (review49d L1)."""
-    from .fastpath import root_away
+    from .fastpath import root_away, root_unlistable
 
     fix = "mount the disk it is on, or put the folder back; if you removed it on purpose, `deja index --full`"
-    return [Finding("warn", "history", root_away(root, count), fix) for root, count in kept.items()]
+    return [
+        Finding("warn", "history", root_away(root, count), fix)
+        for root, count in kept.items()
+        if not root_unlistable(root)  # (one there that may not be listed is among the folders it may not list)
+    ]
 
 
 def _root_too_deep(ide_root: Path) -> list[Finding]:
