@@ -67,7 +67,7 @@ from ..core.readers import (
     slug_folders,
     survey_chats,
 )
-from ..core.readers.chatstore import UNREADABLE_STORE
+from ..core.readers.chatstore import UNREADABLE_STORE, read_store
 from ..core.readers.unreadable import CURSOR_MENDS, MID_WRITE, move_away, unlisted_folders, why_unreadable
 from ..core.regular_files import forbidden, not_utf8_finding, readable_command
 from .about import upgrade_command, version
@@ -575,13 +575,19 @@ def _unreadable_store(store: Store, dropped: Callable[[str], str]) -> Finding:
 
 def _damaged_chat_stores(unread: dict[str, str], cli_roots: list[Path]) -> list[str]:
     """The chats' stores the index could not read (``State.unread``) that read as damaged now: no later read mends
-    them, so each gets the way out ``deja index`` gives, not the wait for a lock it does not hold (trial47 F4)."""
+    them, so each gets the way out ``deja index`` gives, not the wait for a lock it does not hold (trial47 F4).
+
+    Each is read as a refresh reads it (``read_store``), whose failed read ``why_unreadable`` trusts: a count of its
+    tables reads a unique key's index, not the table's pages, so a store damaged only there was named by ``deja
+    index`` and not here (fixd49)."""
     ids = [sid for sid, why in unread.items() if why == UNREADABLE_STORE]
     if not ids:
         return []
     chat_dirs = find_all_chat_dirs(cli_roots)
-    stores = [str(chat_dirs[sid] / STORE_DB) for sid in ids if sid in chat_dirs]
-    return sorted(store for store in stores if why_unreadable(store) == "damaged")
+    stores = [chat_dirs[sid] / STORE_DB for sid in ids if sid in chat_dirs]
+    for store in stores:
+        read_store(store)
+    return sorted(str(store) for store in stores if why_unreadable(str(store)) == "damaged")
 
 
 def _damaged_chat_store_problems(damaged: list[str], dropped: Callable[[str], str]) -> list[Finding]:
