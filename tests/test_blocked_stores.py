@@ -346,5 +346,7 @@ def test_a_cli_root_at_mode_000_is_said_to_be_unreadable_with_its_chmod_not_not_
         f"deja may not list {cli_root} (permission denied): the chats in it are not indexed (the index keeps what it "
         f"read from it before); make it readable: chmod -R u+rX {cli_root}, then `deja index`\n"
     )
-    assert f"deja may not read {cli_root}: permission denied" in doctor and f"chmod -R u+rX {cli_root}" in doctor, doctor
+    assert f"deja may not read {cli_root}: permission denied" in doctor and f"chmod -R u+rX {cli_root}" in doctor, (
+        doctor
+    )
     assert "not there" not in doctor and "mount the disk" not in doctor

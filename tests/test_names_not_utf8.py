@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from harness import run_deja
 
-from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.core.escapes import surrogates_escaped
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 CHAT = [user_turn("why does the narwhal worker die"), assistant_turn("Raise the keepalive.")]
 

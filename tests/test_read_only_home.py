@@ -80,7 +80,9 @@ def test_a_hook_on_a_read_only_home_still_answers_and_says_once_why_it_cannot_lo
     project = "/work/app"
     asked = [*ROUTINE_CHATS, ("b1", "Why does the narwhal importer crash on empty files?", "An empty header row.")]
     for chat, question, answer in asked:
-        write_transcript(transcript_path(fake_home / ".cursor", project, chat), [user_turn(question), assistant_turn(answer)])
+        write_transcript(
+            transcript_path(fake_home / ".cursor", project, chat), [user_turn(question), assistant_turn(answer)]
+        )
     assert run_deja("index").returncode == 0
     payload = {"hook_event_name": "beforeSubmitPrompt", "conversation_id": "c-ro", "workspace_roots": [project],
                "prompt": "the narwhal importer crashes on empty files again"}  # fmt: skip
