@@ -9,7 +9,7 @@ from ..core import config, folders
 from ..core.cjson import dump_json, load_host_json
 from ..core.digests import blake2b
 from ..core.lines import to_word
-from ..core.private import open_private, private_dir, remove
+from ..core.private import HomeMissing, open_private, private_dir, remove
 from ..core.regular_files import open_regular, read_regular
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -153,7 +153,7 @@ def _say_unlogged(home: str, path: str, exc: OSError) -> None:
     """Say once, on stderr, that ``path`` (hooks.log) cannot be written and what lets it be: on a read-only HOME every
     hook was silent, its log its only word (drift49). Cursor keeps a hook's stderr in its own Hooks output, never in
     the model's context, and reads only stdout and the exit code, both as they are; so the answer is still given."""
-    if _UNLOGGED or not path:
+    if _UNLOGGED or not path or isinstance(exc, HomeMissing):  # (HOME not there: the hooks stay silent, trial10 F11)
         return
     _UNLOGGED.append(True)
     import sys
