@@ -43,6 +43,20 @@ def load_json(data: bytes | str, strict: bool = True) -> Any:
     return value
 
 
+def load_host_json(text: str) -> Any:
+    """``load_json(text)``, each lone UTF-16 half escaped in it read as U+FFFD: a JavaScript host cuts strings by
+    UTF-16 unit (half an emoji at a prompt's or a command output's cut) and ``JSON.stringify`` writes the half left
+    as ``"\\ud83d"``. Refused, it made a hook's whole event "not a JSON object" and the hook silent (review49e L2);
+    replaced in the text, no string read holds a surrogate any writer after (the log, the index) would refuse."""
+    try:
+        return load_json(text)
+    except ValueError:
+        mended = lone_surrogates_replaced(text)
+        if mended is text:
+            raise
+        return load_json(mended)
+
+
 def _lenient(text: str) -> Any:
     """``json.loads(text)``; ``json`` itself is imported only for text the scanner does not read whole."""
     try:
@@ -207,3 +221,44 @@ class _Strict(_Lenient):
 
 _lenient_scan = make_scanner(_Lenient())  # type: ignore[arg-type]  # (typeshed: a scanner; C reads these of any)
 _strict_scan = make_scanner(_Strict())  # type: ignore[arg-type]
+
+
+#: What a lone UTF-16 half becomes: the escape of U+FFFD, the same length as the escape it replaces.
+REPLACEMENT = "\\ufffd"
+
+
+def lone_surrogates_replaced(text: str) -> str:
+    """``text`` (JSON) with every ``\\uXXXX`` escape of a UTF-16 half that is not part of a pair replaced by
+    ``REPLACEMENT``; a pair (``\\ud83d\\ude80``, an emoji) and an escaped backslash (``\\\\ud83d``) stay as they are.
+
+    Backslashes occur in valid JSON only inside strings, each opening one escape, so walking them left to right
+    reads every escape once.
+    """
+    parts: list[str] = []
+    done = 0
+    at = text.find("\\")
+    while at != -1:
+        if text[at + 1 : at + 2] != "u":
+            at = text.find("\\", at + 2)
+            continue
+        unit = _unit(text, at)
+        if unit is None or not 0xD800 <= unit <= 0xDFFF:
+            at = text.find("\\", at + 6)
+            continue
+        if unit <= 0xDBFF and 0xDC00 <= (_unit(text, at + 6) or 0) <= 0xDFFF:
+            at = text.find("\\", at + 12)  # a high half and its low half: one character
+            continue
+        parts += [text[done:at], REPLACEMENT]
+        done = at + 6
+        at = text.find("\\", done)
+    return "".join([*parts, text[done:]]) if parts else text
+
+
+def _unit(text: str, at: int) -> int | None:
+    """The UTF-16 unit of the ``\\uXXXX`` escape at ``at``, or None when there is none there."""
+    if text[at : at + 2] != "\\u":
+        return None
+    try:
+        return int(text[at + 2 : at + 6], 16)
+    except ValueError:
+        return None

@@ -145,3 +145,21 @@ def _utf8_run(text: str, at: int) -> tuple[str, int] | None:
         except UnicodeDecodeError:
             continue
     return None
+
+
+def surrogates_escaped(message: str) -> str:
+    """``message`` with each byte a path that is not UTF-8 held (``/home/jos\\udce9``, as Python reads it) as
+    ``\\xe9``, as ``folders.not_utf8_root`` shows it, and any other lone surrogate as ``\\udXXX``: no UTF-8 file
+    takes one: written to the hooks' log, one raised out of the hook, which exited 1 with a traceback (review49c H1);
+    doctor printed the byte itself (names49)."""
+    try:
+        return message.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # (a surrogate that stands for no byte: escaped first, the bytes' ones as above)
+        return surrogates_escaped(
+            "".join(c if _a_byte(c) else c.encode("utf-8", "backslashreplace").decode() for c in message)
+        )
+
+
+def _a_byte(character: str) -> bool:
+    """Whether ``character`` is no surrogate, or one standing for a byte that is not UTF-8 (``surrogateescape``)."""
+    return not "\ud800" <= character <= "\udfff" or "\udc80" <= character <= "\udcff"

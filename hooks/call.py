@@ -6,10 +6,10 @@ import os
 import time
 
 from ..core import config, folders
-from ..core.cjson import dump_json, load_json
+from ..core.cjson import dump_json, load_host_json
 from ..core.digests import blake2b
 from ..core.lines import to_word
-from ..core.private import open_private, private_dir, remove
+from ..core.private import HomeMissing, open_private, private_dir, remove
 from ..core.regular_files import open_regular, read_regular
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -126,11 +126,14 @@ def log(message: str) -> None:
     characters escaped (``\\x00``), whatever field of a payload they came in. Its time is local with its offset
     (``+0100``): Cursor may run the hook in another zone (``TZ``) than the shell that reads the log."""
     if not message.isprintable():
-        message = _without_surrogates(message.translate(_escapes()))
+        from ..core.escapes import surrogates_escaped  # (a line that is all printable, most, loads none)
+
+        message = surrogates_escaped(message.translate(_escapes()))
+    home = path = ""
     try:
         home = folders.deja_home()
-        private_dir(home)
         path = os.path.join(home, "hooks.log")
+        private_dir(home)
         try:
             if os.stat(path).st_size > LOG_LIMIT:
                 os.replace(path, os.path.join(home, "hooks.log.1"))
@@ -138,25 +141,30 @@ def log(message: str) -> None:
             pass
         with open_private(path, "a", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {message}\n")  # its offset: read in another zone
-    except OSError:
-        pass
+    except OSError as exc:
+        _say_unlogged(home, path, exc)
 
 
-def _without_surrogates(message: str) -> str:
-    """``message`` with each byte a path that is not UTF-8 held (``/home/jos\\udce9``, as Python reads it) as
-    ``\\xe9``, as ``folders.not_utf8_root`` shows it, and any other lone surrogate as ``\\udXXX``: no UTF-8 file
-    takes one, and writing one to the log raised out of the hook, which exited 1 with a traceback (review49c H1)."""
-    try:
-        return message.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # (a surrogate that stands for no byte: escaped first, the bytes' ones as above)
-        return _without_surrogates(
-            "".join(c if _a_byte(c) else c.encode("utf-8", "backslashreplace").decode() for c in message)
-        )
+#: Whether this process said on stderr that its hooks.log cannot be written (``_say_unlogged``).
+_UNLOGGED: list[bool] = []
 
 
-def _a_byte(character: str) -> bool:
-    """Whether ``character`` is no surrogate, or one standing for a byte that is not UTF-8 (``surrogateescape``)."""
-    return not "\ud800" <= character <= "\udfff" or "\udc80" <= character <= "\udcff"
+def _say_unlogged(home: str, path: str, exc: OSError) -> None:
+    """Say once, on stderr, that ``path`` (hooks.log) cannot be written and what lets it be: on a read-only HOME every
+    hook was silent, its log its only word (drift49). Cursor keeps a hook's stderr in its own Hooks output, never in
+    the model's context, and reads only stdout and the exit code, both as they are; so the answer is still given."""
+    if _UNLOGGED or not path or isinstance(exc, HomeMissing):  # (HOME not there: the hooks stay silent, trial10 F11)
+        return
+    _UNLOGGED.append(True)
+    import sys
+
+    from ..core.escapes import surrogates_escaped
+    from ..core.private import home_fix
+
+    why = exc.strerror or str(exc)
+    fix = home_fix(home, os.path.dirname(exc.filename) if isinstance(exc.filename, str) else home, why)
+    line = f"deja: cannot write {path}: {why}; this hook answered but could not log it: {fix}"
+    sys.stderr.write(surrogates_escaped(line) + "\n")
 
 
 def visible(text: str) -> str:
@@ -442,7 +450,7 @@ class HookCall:
         """The call, or None when stdin holds no JSON object; a byte in it that is not UTF-8 noted in the log."""
         text = stdin_text(raw)
         try:
-            payload = load_json(text) if text else None
+            payload = load_host_json(text) if text else None
         except ValueError:
             return None
         if not isinstance(payload, dict):
@@ -516,7 +524,7 @@ class HookCall:
         value = self.payload.get("tool_input")
         if isinstance(value, str):
             try:
-                value = load_json(value)
+                value = load_host_json(value)
             except ValueError:
                 return {}
         return value if isinstance(value, dict) else {}
@@ -755,7 +763,7 @@ def transcript_prompt(path: str) -> str:
         if b'"user"' not in line:
             continue
         try:
-            record = load_json(line)
+            record = load_host_json(line.decode("utf-8", "replace"))
             message = record.get("message") if isinstance(record, dict) else None
             if not isinstance(message, dict) or (record.get("role") or message.get("role")) != "user":
                 continue
@@ -810,6 +818,8 @@ CATCH_UP_SECONDS = 30
 #: A tool call's hook waits this long instead: an agent makes many a minute, and a catch-up each 30 s while it works
 #: cost a process start and the cheap check each time (review41b M3).
 TOOL_CATCH_UP_SECONDS = 600
+#: How often a hook says that a catch-up cannot run, a Cursor root's path not UTF-8 (``request_catch_up``).
+NOT_UTF8_SPAN = 3600
 #: The folder of the claims that make one hook, of those that fire at once, the one that starts the catch-up.
 CATCH_UP_CLAIMS = "catch-up"
 
@@ -832,13 +842,18 @@ def request_catch_up(home: str, seconds: int) -> str:
     if now - looked < seconds:
         return ""
     folder = os.path.join(home, "hooks", CATCH_UP_CLAIMS)
-    claim = f"{now // seconds:.0f}"
+    # A root whose path is not UTF-8 fails every catch-up the same way, in a process whose failure nobody reads: none
+    # is started, and one hook an hour says why instead (names49: one failed silently every 30 s).
+    problem = folders.not_utf8_root_problem()
+    claim = f"x{now // NOT_UTF8_SPAN:.0f}" if problem else f"{now // seconds:.0f}"
     try:
         private_dir(folder)
         os.close(os.open(os.path.join(folder, claim), CLAIM_FLAGS, 0o600))
         for name in os.listdir(folder):  # (the spans before: one file, most often)
             if name != claim:
                 remove(os.path.join(folder, name))
+        if problem:
+            return f"no background catch-up: {problem}"
         from ..core import detached
 
         pid = detached.start_catch_up()

@@ -148,11 +148,11 @@ def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
 
 
 def _complete(chunks: list[bytes]) -> bool:
-    from ..core.cjson import load_json
+    from ..core.cjson import load_host_json
     from .call import stdin_text
 
     try:
-        load_json(stdin_text(b"".join(chunks)))
+        load_host_json(stdin_text(b"".join(chunks)))
     except ValueError:
         return False
     return True

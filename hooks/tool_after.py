@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.cjson import load_json
+from ..core.cjson import load_host_json
 from ..core.keys import SHELL_TOOLS, command_head
 from .call import HookCall, block_key, frame, frame_room, headed
 from .describe import followed_line, heading, project_labels
@@ -25,7 +25,7 @@ def failure(call: HookCall) -> str | None:
     raw: Any = call.payload.get("tool_output", call.payload.get("tool_response"))
     if isinstance(raw, str):
         try:
-            raw = load_json(raw)
+            raw = load_host_json(raw)
         except ValueError:
             return None
     if not isinstance(raw, dict):

@@ -25,10 +25,11 @@ from collections import Counter
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..core import config, folders, paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
+from ..core.escapes import surrogates_escaped
 from ..core.index import (
     MANIFEST,
     Index,
@@ -66,7 +67,7 @@ from ..core.readers import (
     slug_folders,
     survey_chats,
 )
-from ..core.readers.chatstore import UNREADABLE_STORE
+from ..core.readers.chatstore import UNREADABLE_STORE, read_store
 from ..core.readers.unreadable import CURSOR_MENDS, MID_WRITE, move_away, unlisted_folders, why_unreadable
 from ..core.regular_files import forbidden, not_utf8_finding, readable_command
 from .about import upgrade_command, version
@@ -472,8 +473,12 @@ def _delivery_problems(delivery: Delivery) -> list[Finding]:
                     "delivery",
                     f"deja's {event.event} hook wrote to stderr {_count(event.stderr_runs, 'time')} (last "
                     f"{when(event.last_stderr_at)}): {event.last_stderr}",
-                    "deja install cursor-auto  (deja's hooks write nothing there: it is Python's, as the hook could "
-                    "not start, so it gave nothing; if deja itself is gone, reinstall it by the README's first steps)",
+                    # (deja's own line, "deja: cannot write …hooks.log", is its only one there: the hook answered)
+                    "what that line says: the hook answered, but could not write its hooks.log"
+                    if event.last_stderr.startswith("deja: ")
+                    else "deja install cursor-auto  (deja's hooks write nothing else there: it is Python's, as the "
+                    "hook could not start, so it gave nothing; if deja itself is gone, reinstall it by the README's "
+                    "first steps)",
                 )
             )
     return found
@@ -512,10 +517,14 @@ def _out_of_sight(files: list[str]) -> list[Finding]:
 def _roots_away(kept: dict[str, int]) -> list[Finding]:
     """Cursor folders not there this time whose sessions the index keeps, in ``deja index``'s words (trial49 F8),
     and both ways out: one removed on purpose is dropped by a rebuild, or doctor warns of it forever (review49d L1)."""
-    from .fastpath import root_away
+    from .fastpath import root_away, root_unlistable
 
     fix = "mount the disk it is on, or put the folder back; if you removed it on purpose, `deja index --full`"
-    return [Finding("warn", "history", root_away(root, count), fix) for root, count in kept.items()]
+    return [
+        Finding("warn", "history", root_away(root, count), fix)
+        for root, count in kept.items()
+        if not root_unlistable(root)  # (one there that may not be listed is among the folders it may not list)
+    ]
 
 
 def _root_too_deep(ide_root: Path) -> list[Finding]:
@@ -566,13 +575,19 @@ def _unreadable_store(store: Store, dropped: Callable[[str], str]) -> Finding:
 
 def _damaged_chat_stores(unread: dict[str, str], cli_roots: list[Path]) -> list[str]:
     """The chats' stores the index could not read (``State.unread``) that read as damaged now: no later read mends
-    them, so each gets the way out ``deja index`` gives, not the wait for a lock it does not hold (trial47 F4)."""
+    them, so each gets the way out ``deja index`` gives, not the wait for a lock it does not hold (trial47 F4).
+
+    Each is read as a refresh reads it (``read_store``), whose failed read ``why_unreadable`` trusts: a count of its
+    tables reads a unique key's index, not the table's pages, so a store damaged only there was named by ``deja
+    index`` and not here (fixd49)."""
     ids = [sid for sid, why in unread.items() if why == UNREADABLE_STORE]
     if not ids:
         return []
     chat_dirs = find_all_chat_dirs(cli_roots)
-    stores = [str(chat_dirs[sid] / STORE_DB) for sid in ids if sid in chat_dirs]
-    return sorted(store for store in stores if why_unreadable(store) == "damaged")
+    stores = [chat_dirs[sid] / STORE_DB for sid in ids if sid in chat_dirs]
+    for store in stores:
+        read_store(store)
+    return sorted(str(store) for store in stores if why_unreadable(str(store)) == "damaged")
 
 
 def _damaged_chat_store_problems(damaged: list[str], dropped: Callable[[str], str]) -> list[Finding]:
@@ -981,7 +996,19 @@ def _signal_rank(signal: str) -> tuple[int, str]:
 
 def report_json(report: Report) -> dict:
     """The report as JSON-ready data; times stay datetimes, which ``emit_json`` writes as ISO 8601 with an offset."""
-    return msgspec.to_builtins(report, builtin_types=(datetime,))
+    return _bytes_shown(msgspec.to_builtins(report, builtin_types=(datetime,)))
+
+
+def _bytes_shown(value: Any) -> Any:
+    """``value`` with each path's byte that is not UTF-8 shown as ``\\xNN`` (``surrogates_escaped``), as ``deja
+    index`` names such a root: doctor wrote the byte itself, which no UTF-8 reader of its output takes (names49)."""
+    if isinstance(value, str):
+        return value if value.isascii() else surrogates_escaped(value)
+    if isinstance(value, dict):
+        return {key: _bytes_shown(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_bytes_shown(item) for item in value]
+    return value
 
 
 def report_text(report: Report, width: int | None = None) -> str:
@@ -1045,7 +1072,7 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += _problem_lines(report, "delivery")
 
     lines += ["", _verdict(report)]
-    return "\n".join(line for text in lines for line in _wrap(text, width))
+    return _bytes_shown("\n".join(line for text in lines for line in _wrap(text, width)))
 
 
 def _verdict(report: Report) -> str:

@@ -997,6 +997,13 @@ def root_away(root: str, kept: int) -> str:
     )
 
 
+def root_unlistable(root: str) -> bool:
+    """Whether ``root``, a Cursor folder away this time (``plan.roots_away``), is there but may not be listed (mode
+    000, another user's): not "not there" (review49d L2) but one of the folders this user may not list, said with the
+    chmod that opens it (``unreadable.unlisted_folders``)."""
+    return os.path.isdir(root)
+
+
 def _unlisted_folders(walked: list[str] | None) -> list[str]:
     """The folders under Cursor's roots this user may not list (``unreadable.unlisted_folders``): no walk sees the
     chats in them, so no refresh counts them as unread. ``walked``: the chat folders the refresh's walk found it may
@@ -1147,7 +1154,8 @@ def index_command(full: bool = False, json: bool = False) -> None:
     if passed_over := not_utf8_finding():
         echo(f"{passed_over[0]}: {passed_over[1]}", err=True)
     for root, kept in result.roots_away.items():
-        echo(root_away(root, kept), err=True)
+        if not root_unlistable(root):  # (one there that may not be listed: the line of unlisted folders named it)
+            echo(root_away(root, kept), err=True)
     from ..core.indexer.plan import RETRIED, THIS_TIME_FAILURES  # (loaded by the refresh already)
 
     # A record Cursor left empty or damaged is the same on every read: doctor lists those, once, as information. A

@@ -331,3 +331,22 @@ def test_a_folder_in_an_editor_chats_transcripts_place_stops_a_full_rebuild(samp
     put_back()
     assert index()["messages"] == first["messages"]
     assert "ThemeToggle.tsx" in run_deja("show", WEB_MERGED_COMPOSER).stdout
+
+
+def test_a_cli_root_at_mode_000_is_said_to_be_unreadable_with_its_chmod_not_not_there(cli_root: Path) -> None:
+    """A root that is there but may not be listed: said as a folder this user may not list, with the chmod (or chown),
+    never as one not there (review49d L2: "not there: a disk not mounted", beside the line giving the chmod)."""
+    _transcribed_chat(cli_root, "t1", "wombat")
+    assert index()["sessions"] == 1
+    with unreadable(cli_root):
+        ran = user("index")
+        doctor = " ".join(user("doctor").stdout.split())
+    assert ran.returncode == 0 and "not there" not in ran.stderr, ran.stderr
+    assert ran.stderr == (
+        f"deja may not list {cli_root} (permission denied): the chats in it are not indexed (the index keeps what it "
+        f"read from it before); make it readable: chmod -R u+rX {cli_root}, then `deja index`\n"
+    )
+    assert f"deja may not read {cli_root}: permission denied" in doctor and f"chmod -R u+rX {cli_root}" in doctor, (
+        doctor
+    )
+    assert "not there" not in doctor and "mount the disk" not in doctor

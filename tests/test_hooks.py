@@ -698,6 +698,32 @@ def test_a_byte_that_is_not_utf8_in_the_prompt_still_recalls_and_is_logged(index
     assert "stdin is not UTF-8: what is not was read as U+FFFD" in indexed.log().splitlines()[-1]
 
 
+def test_half_an_emoji_in_the_prompt_still_recalls(indexed: Machine) -> None:
+    """Cursor cuts a prompt by UTF-16 unit and writes the half left as a lone escape (``"\\ud83d"``): the event is read,
+    the half as U+FFFD, and recalls as it does without it (review49e L2: "stdin is not a JSON object", silent)."""
+    payload = json.dumps(cursor("beforeSubmitPrompt", "c-half", indexed.api, prompt=f"tests fail @@ {MODULE_ERROR}"))
+    body = framed(indexed.run("hook-prompt", raw=payload.replace("@@", "\\ud83d").encode()).text, 1536)
+    assert '"Fix pytest import error" (api, ' in body
+    assert "silent" not in indexed.log().splitlines()[-1]
+
+
+def test_half_an_emoji_in_a_failed_commands_output_still_recalls(indexed: Machine) -> None:
+    """The Shell output, itself JSON inside the event, cut inside an emoji: its error is still looked up."""
+    output = json.dumps({"output": f"E   ModuleNotFoundError: {MODULE_ERROR}\n@@", "exitCode": 2})
+    payload = cursor_tool("postToolUse", "c-half", indexed.api, "Shell", {"command": "pytest -q"}, tool_output=output)
+    raw = json.dumps(payload).replace("@@", "\\\\ud83d").encode()  # (escaped once more: a string in a string)
+    assert API_CHAT in framed(indexed.run("hook-tool-after", raw=raw).text, 512)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_hook_reads_an_event_holding_half_an_emoji(indexed: Machine, command: str) -> None:
+    """Every hook reads its stdin one way: none is silenced by a lone UTF-16 half, and the log stays UTF-8."""
+    payload = cursor_tool("preToolUse", "c-half-" + command, indexed.api, "Shell", {"command": "ls @@"}, prompt="@@")
+    indexed.run(command, raw=json.dumps(payload).replace("@@", "\\udc80 x").encode())
+    line = (indexed.deja_home / "hooks.log").read_bytes().decode("utf-8").splitlines()[-1]
+    assert f" {command} " in line and "not a JSON object" not in line
+
+
 @pytest.mark.parametrize("complete", [True, False], ids=["whole-payload", "half-payload"])
 def test_stdin_never_closed_still_answers_in_time(indexed: Machine, complete: bool) -> None:
     payload = json.dumps(

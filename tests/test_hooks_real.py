@@ -757,6 +757,23 @@ def test_doctor_says_a_hook_cursor_stopped_and_one_that_wrote_to_stderr_with_wha
     assert "fix: deja install cursor-auto" in text
 
 
+def test_doctor_does_not_take_the_hooks_own_line_on_stderr_for_python_failing_to_start(indexed_sample: Sample) -> None:
+    """A hook on a read-only home answers and says on stderr it cannot log (drift49): doctor's fix is that line's,
+    not a reinstall."""
+    window = indexed_sample.history.ide_root.parent / "logs" / "20261204T135500" / "window1" / "output_20261204T1355"
+    window.mkdir(parents=True)
+    unlogged = "deja: cannot write /home/u/.cache/deja/hooks.log: Read-only file system; this hook answered but"
+    log = CURSOR_HOOK_LOG_FAILURES.replace(
+        "/opt/deja/bin/python3: can't open file '/opt/deja/site-packages/deja/interfaces/hook.py': [Errno 2] No such file",
+        unlogged,
+    )
+    (window / "cursor.hooks.log").write_text(log, encoding="utf-8")
+    text = run_deja("doctor", env=indexed_sample.env).stdout
+    assert "deja's beforeSubmitPrompt hook wrote to stderr 1 time" in text and unlogged in text, text
+    assert "fix: what that line says: the hook answered, but could not write its hooks.log" in text
+    assert "reinstall it by" not in text
+
+
 def test_doctor_warns_when_the_shell_sets_what_cursors_hooks_never_see(indexed_sample: Sample) -> None:
     report = orjson.loads(run_deja("doctor", "--json", env={**indexed_sample.env, "DEJA_RECALL": "aggressive"}).stdout)
     settings = [p for p in report["problems"] if p["area"] == "settings"]

@@ -262,7 +262,11 @@ def test_a_manifest_of_another_version_or_corrupt_is_named_as_such(indexed_sampl
     manifest = directory / "manifest.msgpack"
     original = manifest.read_bytes()
     for data, says in (
-        (msgspec.msgpack.encode({"version": 999, "generation": 1, "built_at": 0.0}), "is index format 999"),
+        (
+            msgspec.msgpack.encode({"version": 999, "generation": 1, "built_at": 0.0}),
+            "index format reads 999, which no",
+        ),
+        (msgspec.msgpack.encode({"version": 22, "generation": 1, "built_at": 0.0}), "is index format 22, written by"),
         (original[: len(original) // 2], "is corrupt"),
         (msgspec.msgpack.encode([1, 2]), "is corrupt"),
     ):

@@ -13,7 +13,8 @@ import orjson
 import pytest
 from harness import index_cli_root, run_deja
 
-from deja.core.readers.jsonvalue import NotJson, loads, lone_surrogates_replaced
+from deja.core.cjson import lone_surrogates_replaced
+from deja.core.readers.jsonvalue import NotJson, loads
 from deja.core.writers.cursor_agent import (
     chat_dir_for,
     shell_result_text,

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from harness import run_deja
 
+from deja.core.escapes import surrogates_escaped
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
-from deja.hooks.call import _without_surrogates
 
 CHAT = [user_turn("why does the narwhal worker die"), assistant_turn("Raise the keepalive.")]
 
@@ -102,8 +102,11 @@ def test_a_root_whose_own_path_is_not_utf8_is_one_line_naming_it(
     for command in (("index",), ("search", "narwhal")):
         ran = run_deja(*command)
         assert (ran.returncode, ran.stderr) == (1, line), ran.stderr
-    doctor = run_deja("doctor", input=b"").stdout.decode("utf-8", "replace")  # (its other lines name the path raw)
+    doctor = run_deja("doctor", input=b"").stdout.decode("utf-8")  # (every line UTF-8: it named the path raw, names49)
     assert f"ERROR  {tmp_path}/jos\\xe9/.cursor: its path is not UTF-8" in doctor
+    assert f"cursor-agent  {tmp_path}/jos\\xe9/.cursor" in doctor
+    report = json.loads(run_deja("doctor", "--json", input=b"").stdout.decode("utf-8"))
+    assert f"{tmp_path}/jos\\xe9/.cursor/projects" in [store["path"] for store in report["stores"]], report["stores"]
 
 
 def test_hooks_in_a_home_not_in_utf8_exit_0_silent_and_log_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -136,5 +139,33 @@ def test_hooks_in_a_home_not_in_utf8_exit_0_silent_and_log_why(tmp_path: Path, m
 def test_the_hook_log_spells_each_lone_surrogate_in_ascii() -> None:
     """A byte a path held that is not UTF-8 reads as ``\\xNN``, as deja names such a path everywhere; any other lone
     surrogate (none of a path's) as its escape: either, written as it was, raised out of the hook."""
-    assert _without_surrogates("home/jos\udce9: caf\u00e9 \ud800") == "home/jos\\xe9: caf\u00e9 \\ud800"
-    assert _without_surrogates("jos\udce9 \udcc3\udca9") == "jos\\xe9 \u00e9"  # (bytes of a UTF-8 \u00e9 read as one)
+    assert surrogates_escaped("home/jos\udce9: caf\u00e9 \ud800") == "home/jos\\xe9: caf\u00e9 \\ud800"
+    assert surrogates_escaped("jos\udce9 \udcc3\udca9") == "jos\\xe9 \u00e9"  # (bytes of a UTF-8 \u00e9 read as one)
+
+
+def test_a_root_renamed_not_utf8_after_the_index_was_built_starts_no_catch_up_and_says_so_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index built, then the Cursor folder's path not UTF-8: every 30 s a hook started a catch-up that failed the
+    same way where nobody read why (names49). Now the hooks answer from the index as it stands, start none, and one
+    of them says why, once."""
+    cli = tmp_path / "cli"
+    write_transcript(transcript_path(cli, str(tmp_path / "app"), "c-one"), CHAT)
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    assert run_deja("index").returncode == 0
+    renamed = _bytes_named(tmp_path, b"cli\xe9")
+    cli.rename(renamed)
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(renamed))
+    index = tmp_path / "deja" / "index"
+    for name in os.listdir(index):  # last checked an hour ago: a catch-up is due
+        os.utime(index / name, (os.stat(index / name).st_atime, os.stat(index / name).st_mtime - 3600))
+    payload = {"prompt": "narwhal", "conversation_id": "c1", "workspace_roots": [str(tmp_path / "app")]}
+    for _ in range(2):
+        ran = run_deja("hook-prompt", input=json.dumps(payload | {"hook_event_name": "beforeSubmitPrompt"}).encode())
+        assert (ran.returncode, ran.stderr) == (0, b""), ran.stderr.decode("utf-8", "replace")
+    logged = (tmp_path / "deja" / "hooks.log").read_text(encoding="utf-8")
+    said = f"no background catch-up: {tmp_path}/cli\\xe9: its path is not UTF-8"
+    assert logged.count(said) == 1 and "catching up" not in logged, logged

@@ -12,6 +12,7 @@ import pytest
 from harness import Sample, as_format_wrote_it, hook_prompt, last_hook_decision, run_deja, snapshot
 
 from deja.core.index import FORMAT_VERSION, MANIFEST, IndexNewerFormat, index_dir
+from deja.core.index.format import NEWER_FORMATS
 from deja.core.indexer import refresh
 
 
@@ -67,3 +68,27 @@ def test_an_older_index_is_still_rebuilt(indexed_sample: Sample) -> None:
     as_format_wrote_it(indexed_sample.home, FORMAT_VERSION - 1)
     done = run_deja("search", "docker")
     assert done.returncode == 0 and "rebuilt the index" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("version", [2**32 + FORMAT_VERSION, FORMAT_VERSION + NEWER_FORMATS + 1, -1, 0, "21"])
+@pytest.mark.parametrize("command", [["index"], ["index", "--full"], ["search", "docker"]])
+def test_a_format_number_no_deja_wrote_is_damage_a_rebuild_mends(
+    indexed_sample: Sample, version: object, command: list[str]
+) -> None:
+    """A damaged byte reads as a huge format number: that is a damaged manifest, rebuilt (``--full`` included), not a
+    newer deja's index left alone (review49c L3: every command refused it, saying to upgrade deja)."""
+    as_format_wrote_it(indexed_sample.home, version)  # type: ignore[arg-type]  # (what no deja writes)
+    manifest = index_dir(indexed_sample.home) / MANIFEST
+    report = orjson.loads(run_deja("doctor", "--json").stdout)
+    [found] = [p for p in report["problems"] if p["area"] == "index"]
+    assert f"{manifest} is damaged: its index format reads {version!r}, which no deja writes" in found["message"]
+    assert report["index"]["state"] == "damaged" and found["fix"].startswith("deja index"), found
+    done = run_deja(*command)
+    assert done.returncode == 0 and "newer" not in done.stderr, done.stderr
+    assert run_deja("sessions").stdout.count("\n") > 1 and run_deja("index").stderr == ""
+
+
+def test_a_format_a_few_past_this_one_is_still_a_newer_deja(indexed_sample: Sample) -> None:
+    as_format_wrote_it(indexed_sample.home, FORMAT_VERSION + NEWER_FORMATS)
+    done = run_deja("index", "--full")
+    assert done.returncode == 1 and "written by a newer deja" in done.stderr, done.stderr

@@ -7,11 +7,12 @@ write under it fails with EROFS as on a read-only disk; a skip where this machin
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
-from harness import ENTRY
+from harness import ENTRY, ROUTINE_CHATS, run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
@@ -71,3 +72,31 @@ def test_config_set_redact_on_a_read_only_disk_offers_the_variable_that_does_wha
         f"deja: cannot write {fake_home}/.config/deja/config.toml: Read-only file system: set {variable} "
         "instead, or set XDG_CONFIG_HOME to a folder on a writable disk\n"
     ))  # fmt: skip
+
+
+def test_a_hook_on_a_read_only_home_still_answers_and_says_once_why_it_cannot_log(fake_home: Path) -> None:
+    """Indexed while the disk was writable, then read-only: the hook still recalls, exits 0, and says on stderr (which
+    Cursor keeps in its Hooks output, never in the model's context) why it could not log (drift49: silent)."""
+    project = "/work/app"
+    asked = [*ROUTINE_CHATS, ("b1", "Why does the narwhal importer crash on empty files?", "An empty header row.")]
+    for chat, question, answer in asked:
+        write_transcript(
+            transcript_path(fake_home / ".cursor", project, chat), [user_turn(question), assistant_turn(answer)]
+        )
+    assert run_deja("index").returncode == 0
+    payload = {"hook_event_name": "beforeSubmitPrompt", "conversation_id": "c-ro", "workspace_roots": [project],
+               "prompt": "the narwhal importer crashes on empty files again"}  # fmt: skip
+    command = ["unshare", "-rm", "sh", "-c", _READ_ONLY, "sh", str(fake_home), *ENTRY, "hook-prompt"]
+    try:
+        ran = subprocess.run(command, input=json.dumps(payload), capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        pytest.skip("no unshare here")
+    if ran.returncode == 97 or ran.stderr.startswith("unshare:"):
+        pytest.skip(f"cannot mount read-only in a namespace here: {ran.stderr.strip()}")
+    assert ran.returncode == 0 and ran.stdout, ran.stderr
+    assert "empty header row" in json.loads(ran.stdout)["additional_context"]
+    log = fake_home / ".cache" / "deja" / "hooks.log"
+    assert ran.stderr == (
+        f"deja: cannot write {log}: Read-only file system; this hook answered but could not log it: set DEJA_HOME "
+        "to a folder on a writable disk\n"
+    )

@@ -5,6 +5,7 @@ next refresh dropped them all, and ``deja index`` said "0 removed").
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from harness import run_deja
@@ -89,3 +90,26 @@ def test_the_editor_folder_linked_to_a_disk_not_mounted_keeps_its_sessions(fake_
     (fake_home / "unmounted").rename(fake_home / "disk")
     back = run_deja("index")
     assert back.returncode == 0 and back.stderr == "" and _sessions() == before, back.stderr
+
+
+def test_a_rebuild_after_the_editor_folder_is_deleted_counts_the_sessions_it_drops(fake_home: Path) -> None:
+    """The editor folder deleted on purpose: ``deja index`` keeps its sessions, ``deja index --full`` drops them and
+    says how many (review49e L1: it said "0 removed" as it dropped every one)."""
+    history = build_sample_history(fake_home / "disk")
+    (fake_home / ".config").mkdir()
+    (fake_home / ".config" / "Cursor").symlink_to(history.ide_root.parent)
+    assert run_deja("index").returncode == 0
+    editor = len(_sessions())
+    (fake_home / ".cursor").mkdir()
+    write_transcript(
+        transcript_path(fake_home / ".cursor", str(fake_home / "app"), "b1"),
+        [user_turn("why does the narwhal test fail?"), assistant_turn("a stale cache")],
+    )
+    assert "(1 added, 0 updated, 0 removed)" in run_deja("index").stdout
+    shutil.rmtree(history.ide_root.parent)  # the folder the link leads to, deleted
+    assert "0 removed)" in run_deja("index").stdout and len(_sessions()) == editor + 1  # kept: maybe a disk away
+    rebuilt = run_deja("index", "--full")
+    assert rebuilt.returncode == 0 and not rebuilt.stderr, rebuilt.stderr
+    assert f"{editor} removed)" in rebuilt.stdout and editor > 0, rebuilt.stdout
+    assert len(_sessions()) == 1
+    assert "0 removed)" in run_deja("index", "--full").stdout  # nothing more to drop

@@ -537,3 +537,15 @@ def test_a_damaged_store_never_read_named_beside_one_read_before_loses_nothing(c
         f"{store} (damaged) and 1 more Cursor store could not be read this time: what was read from them before is "
         f"kept; a damaged file stays so: move it away (mv {store} {store}.damaged) to drop it from this line\n"
     )
+
+
+def test_doctor_names_a_chat_store_damaged_only_in_a_table_page_as_deja_index_does(cli_root: Path) -> None:
+    """A store.db whose blobs' page is overwritten (its unique key's index intact): a count of the table reads that
+    index alone, so doctor, which used it, did not name the store while `deja index` did (fixd49). Doctor now reads it
+    as the refresh does."""
+    store = _store_chat(cli_root, "s1", "the answer")
+    assert index()["sessions"] == 1
+    _overwrite_data_page(store, "blobs")
+    assert kept_note(store, "damaged") in index_text()[1]
+    doctor = run_deja("doctor").stdout
+    assert f"mv {store} {store}.damaged" in " ".join(doctor.split()), doctor

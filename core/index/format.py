@@ -133,6 +133,9 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     messages follow the part (``SessionMeta.after_part``, which the failure hook reads): an index of 20 gave its
 #:     first ask and last answer, the chores, in every new chat's "Recent sessions" (trial48b F5).
 FORMAT_VERSION = 21
+#: How many formats past this one a newer deja's index may plausibly be (some twenty were made in fifty stops): a
+#: number further on is a damaged manifest, which a rebuild mends, not a newer deja's index, which is left alone.
+NEWER_FORMATS = 16
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"
@@ -293,9 +296,9 @@ class IndexOtherFormat(IndexUnreadable):
     """The index was written by a deja of another index format (an upgrade, or a downgrade): nothing is wrong with
     it, this deja cannot read it; a refresh rebuilds one an older deja wrote (``IndexNewerFormat``: not a newer's)."""
 
-    def __init__(self, path: str, version: object) -> None:
-        #: Written by an older deja (a lower format number, or none a number); False: by a newer one.
-        self.older = not isinstance(version, int) or version < FORMAT_VERSION
+    def __init__(self, path: str, version: int) -> None:
+        #: Written by an older deja (a lower format number); False: by a newer one.
+        self.older = version < FORMAT_VERSION
         said = f"{path} is index format {version}, this deja reads {FORMAT_VERSION}"
         if not self.older:
             said = (
@@ -435,8 +438,13 @@ def read_manifest(directory: StrPath, codec: Codec | None = None) -> Manifest:
 
 def check_version(version: object, path: str) -> None:
     """Raise IndexOtherFormat naming ``path`` unless ``version`` is this deja's format (IndexNewerFormat when a newer
-    deja wrote it)."""
-    if isinstance(version, int) and version > FORMAT_VERSION:
+    deja wrote it); IndexUnreadable, the manifest damaged, when no deja wrote that version: not a whole number, or
+    past any plausible newer format (``NEWER_FORMATS``). Refused as newer, a damaged byte (format 4294967317)
+    locked the home, ``--full`` included, and its line said to upgrade deja (review49c L3)."""
+    if type(version) is not int or not 0 < version <= FORMAT_VERSION + NEWER_FORMATS:
+        shown = repr(version)[:40]
+        raise IndexUnreadable(f"{path} is damaged: its index format reads {shown}, which no deja writes")
+    if version > FORMAT_VERSION:
         raise IndexNewerFormat(path, version)
     if version != FORMAT_VERSION:
         raise IndexOtherFormat(path, version)

@@ -329,7 +329,7 @@ def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, prog
             messages=sum(ref.messages - ref.deleted_messages for ref in live),
             added=tally.added,
             updated=tally.updated,
-            removed=tally.removed,
+            removed=tally.removed + carried.removed,
             seconds=round(time.perf_counter() - started, 3),
             problems=merged_problems,
             rebuilt_because="; ".join(part for part in (scope.damage, why, carried.note) if part),

@@ -22,11 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cjson import reader
-
-#: What a lone UTF-16 half becomes: the escape of U+FFFD, the same length as the escape it replaces.
-REPLACEMENT = "\\ufffd"
-
+from ..cjson import lone_surrogates_replaced, reader
 
 #: How many values a process reads with the scanner before it reads with orjson, three times as fast (2 against 7 us
 #: a transcript line of 400 bytes): importing orjson (about 3 ms) costs what the scanner's slower reading of some 600
@@ -129,40 +125,3 @@ def _finite(digits: str) -> float:
 
 
 _read = reader(_as_orjson_int, _finite)
-
-
-def lone_surrogates_replaced(text: str) -> str:
-    """``text`` (JSON) with every ``\\uXXXX`` escape of a UTF-16 half that is not part of a pair replaced by
-    ``REPLACEMENT``; a pair (``\\ud83d\\ude80``, an emoji) and an escaped backslash (``\\\\ud83d``) stay as they are.
-
-    Backslashes occur in valid JSON only inside strings, each opening one escape, so walking them left to right
-    reads every escape once.
-    """
-    parts: list[str] = []
-    done = 0
-    at = text.find("\\")
-    while at != -1:
-        if text[at + 1 : at + 2] != "u":
-            at = text.find("\\", at + 2)
-            continue
-        unit = _unit(text, at)
-        if unit is None or not 0xD800 <= unit <= 0xDFFF:
-            at = text.find("\\", at + 6)
-            continue
-        if unit <= 0xDBFF and 0xDC00 <= (_unit(text, at + 6) or 0) <= 0xDFFF:
-            at = text.find("\\", at + 12)  # a high half and its low half: one character
-            continue
-        parts += [text[done:at], REPLACEMENT]
-        done = at + 6
-        at = text.find("\\", done)
-    return "".join([*parts, text[done:]]) if parts else text
-
-
-def _unit(text: str, at: int) -> int | None:
-    """The UTF-16 unit of the ``\\uXXXX`` escape at ``at``, or None when there is none there."""
-    if text[at : at + 2] != "\\u":
-        return None
-    try:
-        return int(text[at + 2 : at + 6], 16)
-    except ValueError:
-        return None

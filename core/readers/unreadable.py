@@ -55,8 +55,8 @@ CURSOR_MENDS = "open Cursor once and it repairs it; deja reads it after"
 
 
 def _walk_tables(db: sqlite3.Connection) -> None:
-    """A count of every table, for a second look in a process that did not read the file itself (doctor, the
-    detached ingest): it meets damage to the schema and to the trees it walks, but a table with a unique key is
+    """A count of every table, for a second look in a process that did not read the file itself (the detached
+    ingest; doctor reads a chat's store as a refresh does first): it meets damage to the schema and to the trees it walks, but a table with a unique key is
     counted from that key's index, not its own pages (review49d H1), so a refresh's own failed read is asked
     first (``failed_read``). Stops at the first bad page."""
     for name in table_names(db):
