@@ -238,7 +238,34 @@ def plan_text(path: Path, old: str | None, new: str | None) -> Change:
     if old == new:
         return Change(path, "unchanged", "")
     action: Action = "created" if old is None else "removed" if new is None else "updated"
-    diff = "".join(
+    return Change(path, action, scrub(_shown_diff(path, old, new)), new, before=old)
+
+
+#: What follows a diff of two JSON documents shown at one layout, when the file's own layout changes too.
+RELAID = (
+    "(both sides shown as JSON at indent 2: only the lines above change in meaning; the file's layout changes too)\n"
+)
+#: The diff of two JSON documents that differ in layout alone.
+RELAID_ONLY = "(only the file's layout changes: its JSON means the same)\n"
+
+
+def _shown_diff(path: Path, old: str | None, new: str | None) -> str:
+    """The unified diff from ``old`` to ``new``; for two JSON objects, of both at ``dump_json``'s layout, then
+    ``RELAID`` if their own layouts differ: the line-by-line diff of a compact mcp.json that uninstall puts back from
+    the .bak listed every server of the user's as removed and added again (trial50 F9), as install's did when it
+    expanded one."""
+    diff = _unified(path, old, new)
+    before, after = _json_object(old), _json_object(new)
+    if before is None or after is None:
+        return diff
+    same_layout = _unified(path, dump_json(before), dump_json(after))
+    if same_layout == diff:
+        return diff
+    return same_layout + RELAID if same_layout else RELAID_ONLY
+
+
+def _unified(path: Path, old: str | None, new: str | None) -> str:
+    return "".join(
         difflib.unified_diff(
             (old or "").splitlines(keepends=True),
             (new or "").splitlines(keepends=True),
@@ -246,7 +273,17 @@ def plan_text(path: Path, old: str | None, new: str | None) -> Change:
             tofile="/dev/null" if new is None else str(path),
         )
     )
-    return Change(path, action, scrub(diff), new, before=old)
+
+
+def _json_object(text: str | None) -> dict[str, Any] | None:
+    """``text`` read as a JSON object, else None (no file, a Markdown file of deja's, or JSON it cannot read)."""
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def plan_directory_removal(path: Path, leaving: str) -> Change:
