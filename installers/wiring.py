@@ -152,7 +152,7 @@ def deja_server_env(path: Path) -> dict[str, str]:
     document = _load(path)
     servers = document.get("mcpServers") if isinstance(document, dict) else None
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
-    env = entry.get("env") if is_deja_server(entry) else None  # (is_deja_server: a dict)
+    env = entry.get("env") if isinstance(entry, dict) and is_deja_server(entry) else None
     return {name: value for name, value in env.items() if isinstance(value, str)} if isinstance(env, dict) else {}
 
 
