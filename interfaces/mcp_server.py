@@ -915,13 +915,15 @@ class _Server(MCPServer):
             raise ToolError(f"Error executing tool {name}: {wrong}") from exc.__cause__
 
 
-def installed_stamp() -> tuple[int, int, int] | None:
-    """What changes when deja is installed again (``INSTALLED_MARKER``'s inode, time and size); None without it."""
+def installed_stamp() -> tuple[int, int, int, int] | None:
+    """What changes when deja is installed again (``INSTALLED_MARKER``'s inode, times and size); None without it.
+    The change time too: a file written anew may get the inode just freed and keep its bytes' modification time (a
+    copy that preserves it), but its change time is the moment it was made."""
     try:
         stat = os.stat(INSTALLED_MARKER)
     except OSError:
         return None
-    return stat.st_ino, stat.st_mtime_ns, stat.st_size
+    return stat.st_ino, stat.st_ctime_ns, stat.st_mtime_ns, stat.st_size
 
 
 def _strings(value: Any) -> list[str]:
