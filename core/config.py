@@ -18,6 +18,7 @@ from .record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (a NamedTuple or a Literal built at import would cost every hook a few ms)
+    from collections.abc import Mapping
     from typing import Any, Literal
 
     Kind = Literal["path", "bool", "choice"]
@@ -299,10 +300,13 @@ def _absolute(setting: Setting, value: Any, raw: Any) -> Any:
     return value
 
 
-def resolve(key: str, environment: bool = True) -> Resolved:
-    """The effective value of ``key`` and where it came from (without ``environment``: what Cursor's processes get)."""
+def resolve(key: str, environment: bool | Mapping[str, str] = True) -> Resolved:
+    """The effective value of ``key`` and where it came from (without ``environment``: what Cursor's processes get;
+    with a mapping, what a process gets with those variables alone, such as deja's MCP server given an ``env`` in
+    mcp.json)."""
     setting = SETTINGS[key]
-    raw = os.environ.get(setting.variable, "") if environment else ""
+    variables = os.environ if environment is True else environment or {}
+    raw = variables.get(setting.variable, "")
     problem = ""
     if raw.strip():
         try:

@@ -130,6 +130,45 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
     return value
 
 
+#: A JSON string escape: a backslash and what it escapes, read left to right so that ``\\u…`` is no ``\u`` escape.
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
+
+
+def refuse_lone_surrogate(path: Path, text: str | None) -> None:
+    """InstallError naming the first lone surrogate escape of ``text`` (``_lone_surrogate``), if it has one: valid JSON,
+    which Cursor reads, but a rewrite cannot encode what json read from it, and failed with a bare UnicodeEncodeError
+    that named no file (trial50 F3). Only a rewrite refuses it: doctor reads such a file as Cursor does."""
+    if text is None or (lone := _lone_surrogate(text)) is None:
+        return
+    line, column = text.count("\n", 0, lone.start()) + 1, lone.start() - text.rfind("\n", 0, lone.start())
+    problem = (
+        f"holds a lone UTF-16 surrogate ({lone.group()} at column {column}: half of an emoji's pair), "
+        "which deja cannot write back to a UTF-8 file"
+    )
+    todo = "deja changed nothing; remove that escape or complete its pair, then run the command again"
+    raise InstallError(f"{path}:{line}", problem, todo)
+
+
+def _lone_surrogate(text: str) -> re.Match[str] | None:
+    r"""The first ``\uD800``-``\uDFFF`` escape in ``text`` (parsed JSON) that is not one half of a pair: json reads it
+    as a character that UTF-8 cannot encode, so the file's rewrite failed on it, naming no file (trial50 F3)."""
+    if not re.search(r"\\u[dD][89a-fA-F]", text):
+        return None
+    pending: re.Match[str] | None = None  # a high half, waiting for its low half right after it
+    for escape in _ESCAPE.finditer(text):
+        escaped = escape.group(1)
+        code = int(escaped[1:], 16) if len(escaped) == 5 else -1
+        if pending is not None:
+            if escape.start() != pending.end() or not 0xDC00 <= code <= 0xDFFF:
+                return pending
+            pending = None
+        elif 0xD800 <= code <= 0xDBFF:
+            pending = escape
+        elif 0xDC00 <= code <= 0xDFFF:
+            return escape
+    return pending
+
+
 def _trailing_comma(text: str, pos: int) -> int | None:
     """Where the comma is, when the parser stopped at a closing ``}`` or ``]`` that follows one (blanks between):
     the other habit, with comments, of JSON edited by hand as editors allow (JSONC). json names the closing bracket,
@@ -182,6 +221,7 @@ def plan_json(
     """
     if dump_json(new) == dump_json(old):
         return Change(path, "unchanged", "")
+    refuse_lone_surrogate(path, text)
     if removable and not path.is_symlink():
         return replace(plan_text(path, text, None), remainder=dump_json(new))
     if not (pristine and text is not None):
@@ -198,7 +238,34 @@ def plan_text(path: Path, old: str | None, new: str | None) -> Change:
     if old == new:
         return Change(path, "unchanged", "")
     action: Action = "created" if old is None else "removed" if new is None else "updated"
-    diff = "".join(
+    return Change(path, action, scrub(_shown_diff(path, old, new)), new, before=old)
+
+
+#: What follows a diff of two JSON documents shown at one layout, when the file's own layout changes too.
+RELAID = (
+    "(both sides shown as JSON at indent 2: only the lines above change in meaning; the file's layout changes too)\n"
+)
+#: The diff of two JSON documents that differ in layout alone.
+RELAID_ONLY = "(only the file's layout changes: its JSON means the same)\n"
+
+
+def _shown_diff(path: Path, old: str | None, new: str | None) -> str:
+    """The unified diff from ``old`` to ``new``; for two JSON objects, of both at ``dump_json``'s layout, then
+    ``RELAID`` if their own layouts differ: the line-by-line diff of a compact mcp.json that uninstall puts back from
+    the .bak listed every server of the user's as removed and added again (trial50 F9), as install's did when it
+    expanded one."""
+    diff = _unified(path, old, new)
+    before, after = _json_object(old), _json_object(new)
+    if before is None or after is None:
+        return diff
+    same_layout = _unified(path, dump_json(before), dump_json(after))
+    if same_layout == diff:
+        return diff
+    return same_layout + RELAID if same_layout else RELAID_ONLY
+
+
+def _unified(path: Path, old: str | None, new: str | None) -> str:
+    return "".join(
         difflib.unified_diff(
             (old or "").splitlines(keepends=True),
             (new or "").splitlines(keepends=True),
@@ -206,7 +273,17 @@ def plan_text(path: Path, old: str | None, new: str | None) -> Change:
             tofile="/dev/null" if new is None else str(path),
         )
     )
-    return Change(path, action, scrub(diff), new, before=old)
+
+
+def _json_object(text: str | None) -> dict[str, Any] | None:
+    """``text`` read as a JSON object, else None (no file, a Markdown file of deja's, or JSON it cannot read)."""
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def plan_directory_removal(path: Path, leaving: str) -> Change:

@@ -146,6 +146,16 @@ def serves_deja(path: Path) -> bool:
     return isinstance(servers, dict) and is_deja_server(servers.get(SERVER_NAME))
 
 
+def deja_server_env(path: Path) -> dict[str, str]:
+    """The ``env`` of deja's server in the MCP file ``path`` (its string values): what Cursor gives that server and not
+    the hooks, which doctor compares with theirs (trial50 F5); {} when there is none."""
+    document = _load(path)
+    servers = document.get("mcpServers") if isinstance(document, dict) else None
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    env = entry.get("env") if isinstance(entry, dict) and is_deja_server(entry) else None
+    return {name: value for name, value in env.items() if isinstance(value, str)} if isinstance(env, dict) else {}
+
+
 def _is_deja_command() -> bool:
     try:
         text = read_text(cursor.command_path())

@@ -259,6 +259,7 @@ def _settings_problems() -> list[Finding]:
     problems += (
         _ignored_values() + _config_file_elsewhere() + _cursor_config_dir_problems() + _cursor_folders_elsewhere()
     )
+    problems += _server_env_problems()
     for setting, here, there in config.shell_only():
         shown = str(here).lower() if isinstance(here, bool) else str(here)
         if _in_a_demo(shown):  # `deja demo --keep`'s exports: no setting to keep (trial12 F1)
@@ -278,6 +279,65 @@ def _settings_problems() -> list[Finding]:
             "" if _refused(setting.key, shown) else f"deja config set {setting.key} {shlex.quote(shown)}",
         ))  # fmt: skip
     return problems
+
+
+def _server_env_problems() -> list[Finding]:
+    """What the ``env`` of deja's server in Cursor's mcp.json changes for that server alone: Cursor starts the hooks
+    without it. With DEJA_HOME there the server built and served an index of its own, while doctor said the hooks and
+    the server saw the same settings (trial50 F5)."""
+    from ..installers.cursor import mcp_path
+    from ..installers.wiring import deja_server_env
+    from .settings import shown_value
+
+    path = mcp_path()
+    env = {name: value for name, value in deja_server_env(path).items() if value.strip()}
+    found = []
+    server_home = config.resolve("home", env).value or os.path.join(
+        _env_folder(env, "XDG_CACHE_HOME") or os.path.join(folders.home(), ".cache"), "deja"
+    )
+    hooks_home = folders.deja_home(environment=False)
+    if folders.real_folder(server_home) != folders.real_folder(hooks_home):
+        names = " and ".join(name for name in ("DEJA_HOME", "XDG_CACHE_HOME") if name in env)
+        found.append(Finding(
+            "warn",
+            "settings",
+            f"deja's MCP server gets {names} from its env in {path}: it builds and serves the index under "
+            f"{index_dir(Path(server_home))}, while the hooks use {index_dir(Path(hooks_home))}",
+            f"remove {names} from that env, or deja config set home {shlex.quote(server_home)} for the hooks and "
+            "commands too",
+        ))  # fmt: skip
+    for key, setting in config.SETTINGS.items():
+        there, hooks = config.resolve(key, env), config.resolve(key, environment=False)
+        if key != "home" and setting.variable in env and there.value != hooks.value:
+            found.append(Finding(
+                "warn",
+                "settings",
+                f"deja's MCP server gets {setting.variable}={env[setting.variable]} from its env in {path}: it uses "
+                f"{shown_value(key, there.value, environment=False)} for {key}, the hooks "
+                f"{shown_value(key, hooks.value, environment=False)}",
+                f"remove {setting.variable} from that env, or deja config set {key} VALUE for both",
+            ))  # fmt: skip
+    defaults = {"XDG_CONFIG_HOME": os.path.join(folders.home(), ".config")}
+    for name in folders.ROOT_VARIABLES:
+        moved = _env_folder(env, name)
+        if moved and folders.real_folder(moved) != folders.real_folder(
+            defaults.get(name, os.path.join(folders.home(), ".cursor"))
+        ):
+            what = "deja's settings file and cursor-agent's folder" if name in defaults else "cursor-agent's folder"
+            found.append(Finding(
+                "warn",
+                "settings",
+                f"deja's MCP server gets {name}={env[name]} from its env in {path}: it reads {what} there, the hooks "
+                "do not",
+                f"remove {name} from that env",
+            ))  # fmt: skip
+    return found
+
+
+def _env_folder(env: dict[str, str], name: str) -> str:
+    """The absolute folder ``env`` gives the variable ``name`` (``~`` expanded), or "" (a relative one: ignored)."""
+    folder = config.expand_folder(env.get(name, "")) if env.get(name, "").strip() else ""
+    return folder if os.path.isabs(folder) else ""
 
 
 def _refused(key: str, value: str) -> bool:

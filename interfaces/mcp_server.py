@@ -65,6 +65,17 @@ if TYPE_CHECKING:
     from ..core.search import Filters, SearchResult
 
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
+#: What every tool call answers once deja was installed again under a running server (trial50 F2): its code in memory
+#: is the old one, which may not read the index the new one writes ("still indexing" for ever) or may mix old modules
+#: with new ones it imports later; only a new process runs the new code, and only the client can start one.
+UPGRADED = (
+    "deja was upgraded since this MCP server started, and it still runs the old code: restart it "
+    "(in Cursor: Customize → MCPs, turn deja off and on, or reload the window)"
+)
+#: The installed file whose stat says deja was installed again: the index format's module, which ``pip install``
+#: replaces with every other file (a new inode) and which an editable checkout changes when the format changes.
+#: Found beside this package, not imported, so that a stamp taken before the engine loads names the files it loads.
+INSTALLED_MARKER = os.path.join(os.path.dirname(os.path.dirname(__file__)), "core", "index", "format.py")
 #: How long one freshness check holds for the tool calls that follow it.
 REFRESH_SECONDS = 1.0
 #: How long after the call that asks for a refresh the refresher is asked (a search answers in well under this).
@@ -850,6 +861,8 @@ class _Server(MCPServer):
     def __init__(self, arguments: dict[str, frozenset[str]], **settings: Any):
         super().__init__(**settings)
         self._arguments = arguments
+        #: deja's files on disk as the server found them when it started (``installed_stamp``).
+        self._installed = installed_stamp()
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """The tool's answer; an error's line with any secret in it as the index holds it: a tool's error names the
@@ -878,6 +891,8 @@ class _Server(MCPServer):
     async def _answer(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
         from ..core.config import REPAIR, file_problem, relative_folder
 
+        if installed_stamp() != self._installed:  # (one stat: a few microseconds of a call)
+            raise ToolError(f"Error executing tool {name}: {UPGRADED}")
         if problem := file_problem():  # its settings unknown: no answer from another home's index, or unredacted
             raise ToolError(f"Error executing tool {name}: {problem}; {REPAIR}")
         if problem := relative_folder():  # (not the index of the home deja falls back to, which no one asked for)
@@ -898,6 +913,17 @@ class _Server(MCPServer):
                 f"{'.'.join(map(str, error['loc'])) or 'arguments'}: {error['msg']}" for error in exc.__cause__.errors()
             )
             raise ToolError(f"Error executing tool {name}: {wrong}") from exc.__cause__
+
+
+def installed_stamp() -> tuple[int, int, int, int] | None:
+    """What changes when deja is installed again (``INSTALLED_MARKER``'s inode, times and size); None without it.
+    The change time too: a file written anew may get the inode just freed and keep its bytes' modification time (a
+    copy that preserves it), but its change time is the moment it was made."""
+    try:
+        stat = os.stat(INSTALLED_MARKER)
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_ctime_ns, stat.st_mtime_ns, stat.st_size
 
 
 def _strings(value: Any) -> list[str]:

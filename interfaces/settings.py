@@ -10,7 +10,7 @@ from ..core import config, paths
 from ..core.folders import real_folder
 
 
-def _shown(key: str, value: Any, environment: bool = True) -> str:
+def shown_value(key: str, value: Any, environment: bool = True) -> str:
     """The value as a person reads it; an unset folder shows where deja looks without it.
 
     Without ``environment``, an unset folder is looked for as Cursor's processes look: by the
@@ -43,7 +43,7 @@ def _in_force(key: str, value: Any, environment: bool = True) -> bool | str:
     """A setting in force as ``--json`` gives it, of the setting's own type: a switch's true or false (a script
     that tests ``"false"`` finds it true), else the text ``deja config`` prints (an unset folder: where deja looks,
     as Cursor's processes look without ``environment``)."""
-    return value if isinstance(value, bool) else _shown(key, value, environment)
+    return value if isinstance(value, bool) else shown_value(key, value, environment)
 
 
 def _text(in_force: bool | str) -> str:

@@ -1,0 +1,69 @@
+"""Doctor reads the ``env`` of deja's own server in Cursor's mcp.json, which Cursor gives that server and not the hooks
+(trial50 F5): with ``DEJA_HOME`` there the server built and served an index of its own while doctor said "the hooks
+and the MCP server see the same settings and Cursor folders as this shell"."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from harness import console_script, path_with, run_deja
+
+SAME = "ok     the hooks and the MCP server see the same settings and Cursor folders as this shell"
+
+
+def doctor_with_server_env(fake_home: Path, tmp_path: Path, env: dict[str, str]) -> tuple[str, list[dict[str, str]]]:
+    """Doctor's text and its settings findings, once deja is installed and its server entry given ``env``."""
+    script = console_script(tmp_path / "venv" / "bin")
+    shell = {**os.environ, "PATH": path_with(script)}
+    assert run_deja("install", "cursor-auto", script=script, env=shell).returncode == 0
+    mcp = fake_home / ".cursor" / "mcp.json"
+    document = json.loads(mcp.read_text())
+    document["mcpServers"]["deja"]["env"] = env
+    mcp.write_text(json.dumps(document, indent=2))
+    text = run_deja("doctor", script=script, env={**shell, "COLUMNS": "1000"}).stdout
+    found = json.loads(run_deja("doctor", "--json", script=script, env=shell).stdout)["problems"]
+    return text, [problem for problem in found if problem["area"] == "settings"]
+
+
+def test_a_deja_home_in_the_servers_env_names_the_index_it_serves(fake_home: Path, tmp_path: Path) -> None:
+    own = tmp_path / "mcp-own-home"
+    mcp = fake_home / ".cursor" / "mcp.json"
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {"DEJA_HOME": str(own), "GITHUB_TOKEN": "x"})
+    assert settings == [
+        {
+            "level": "warn",
+            "area": "settings",
+            "message": f"deja's MCP server gets DEJA_HOME from its env in {mcp}: it builds and serves the index under "
+            f"{own}/index, while the hooks use {fake_home}/.cache/deja/index",
+            "fix": f"remove DEJA_HOME from that env, or deja config set home {own} for the hooks and commands too",
+        }
+    ]
+    assert SAME not in text
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("DEJA_NO_REDACT", "1", "it uses false for redact, the hooks true"),
+        ("CURSOR_DATA_DIR", "/elsewhere", "it reads cursor-agent's folder there, the hooks do not"),
+    ],
+)
+def test_another_deja_variable_in_the_servers_env_is_named(
+    fake_home: Path, tmp_path: Path, variable: str, value: str, said: str
+) -> None:
+    mcp = fake_home / ".cursor" / "mcp.json"
+    _, settings = doctor_with_server_env(fake_home, tmp_path, {variable: value})
+    assert [problem["message"] for problem in settings] == [
+        f"deja's MCP server gets {variable}={value} from its env in {mcp}: {said}"
+    ]
+
+
+def test_an_env_that_changes_nothing_of_deja_keeps_the_ok_line(fake_home: Path, tmp_path: Path) -> None:
+    """The hooks' own home spelt out, and a variable deja never reads: the server sees what the hooks see."""
+    env = {"DEJA_HOME": str(fake_home / ".cache" / "deja"), "GITHUB_TOKEN": "ghp_x"}
+    text, settings = doctor_with_server_env(fake_home, tmp_path, env)
+    assert settings == []
+    assert SAME in text

@@ -1,0 +1,105 @@
+"""A server Cursor started before ``pip install .`` put a new deja into the same environment says so on every tool
+call, with what to do (trial50 F2): the old code in memory answered "still indexing; try again" for ever once the new
+deja rewrote the index in a format it cannot read, and the agent, told to retry, looped. The server here runs from a
+copy of deja's package, installed again under it as pip does (every file removed, then written anew)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+import pytest
+from harness import CHECKOUT, as_format_wrote_it
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from test_mcp import T0, History, text
+
+from deja.core.index import FORMAT_VERSION
+from deja.core.indexer import refresh
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable
+
+RESTART = (
+    "deja was upgraded since this MCP server started, and it still runs the old code: restart it "
+    "(in Cursor: Customize → MCPs, turn deja off and on, or reload the window)"
+)
+PACKAGES = ("core", "hooks", "installers", "interfaces")
+
+
+def installed(site: Path) -> None:
+    """deja's package under ``site`` as an install leaves it: each file removed first, then copied anew."""
+    target = site / "deja"
+    if target.exists():
+        shutil.rmtree(target)
+    for package in PACKAGES:
+        shutil.copytree(CHECKOUT / package, target / package, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+@asynccontextmanager
+async def server(history: History, site: Path, errlog: Path) -> AsyncIterator[ClientSession]:
+    """``deja mcp`` as mcp.json starts it, importing deja from ``site``."""
+    env = {**history.env, "PYTHONPATH": str(site)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "deja.interfaces.entry", "mcp"], env=env)
+    with errlog.open("w") as log:
+        async with stdio_client(params, errlog=log) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+def across_an_upgrade(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after: Callable[[History], None]
+) -> tuple[str, list[str]]:
+    """A tool call's answer before deja is installed again under the server, and each tool's after it (and
+    ``after``, what the new deja did to the index meanwhile)."""
+    history = History(tmp_path)
+    for name, value in history.env.items():
+        monkeypatch.setenv(name, value)
+    history.cli_chat("c0ffee01-cache", history.api, "Redis cache", [("why is redis stale", "the key")], T0)
+    refresh(history.deja_home)
+    site = tmp_path / "site"
+    installed(site)
+    errlog = tmp_path / "server-stderr.txt"
+    answers: list[str] = []
+
+    async def scenario(session: ClientSession) -> tuple[str, list[str]]:
+        first = await session.call_tool("recent", {})
+        before = ("error: " if first.is_error else "") + text(first)
+        installed(site)
+        after(history)
+        for tool, arguments in [("search", {"query": "redis"}), ("recent", {}), ("show", {"session_id": "c0ffee01"})]:
+            result = await session.call_tool(tool, arguments)
+            answers.append(("error: " if result.is_error else "") + text(result))
+        return before, answers
+
+    async def main() -> tuple[str, list[str]]:
+        with anyio.fail_after(60):
+            async with server(history, site, errlog) as session:
+                return await scenario(session)
+
+    said = anyio.run(main)
+    assert "Traceback" not in errlog.read_text()
+    return said
+
+
+def test_every_call_after_an_upgrade_says_to_restart_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before, after = across_an_upgrade(tmp_path, monkeypatch, lambda history: None)
+    assert "Redis cache" in before, before
+    assert after == [f"error: Error executing tool {tool}: {RESTART}" for tool in ("search", "recent", "show")]
+
+
+def test_a_newer_index_the_upgraded_deja_wrote_is_a_restart_not_still_indexing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The new deja on disk rewrote the index in its format: the old server says to restart it, neither "still
+    indexing" nor "upgrade deja" (the deja installed is already the newer one)."""
+    before, after = across_an_upgrade(
+        tmp_path, monkeypatch, lambda history: as_format_wrote_it(history.deja_home, FORMAT_VERSION + 1)
+    )
+    assert "Redis cache" in before, before
+    assert after == [f"error: Error executing tool {tool}: {RESTART}" for tool in ("search", "recent", "show")]
