@@ -217,10 +217,20 @@ def _cursor_loading_findings(path: Path, document: dict[str, Any]) -> list[Wirin
     findings = [_unloadable_finding(path, found) for found in cursor.unloadable(document)]
     hooks = document.get("hooks")
     for event, entries in hooks.items() if isinstance(hooks, dict) else ():
-        if event in cursor.KNOWN_EVENTS and isinstance(entries, list) and not all(_has_command(e) for e in entries):
-            message = f"{path}: an entry under {event!r} has no command string"
-            findings.append(WiringFinding("warn", message, f"edit {path}"))
+        if event in cursor.KNOWN_EVENTS and isinstance(entries, list):
+            for field in dict.fromkeys(filter(None, map(_missing_field, entries))):
+                message = f"{path}: a {field} entry under {event!r} has no {field} string"
+                findings.append(WiringFinding("warn", message, f"edit {path}"))
     return findings
+
+
+def _missing_field(entry: Any) -> str:
+    """The field ("command" or "prompt") whose string this Cursor hook entry lacks, so Cursor cannot run it, or "".
+
+    A ``type: "prompt"`` entry has a model check its ``prompt`` text and no command (cursor-hooks.md): doctor told
+    users to edit a correct file (trial50 F2)."""
+    kind = "prompt" if isinstance(entry, dict) and entry.get("type") == "prompt" else "command"
+    return "" if isinstance(entry, dict) and isinstance(entry.get(kind), str) else kind
 
 
 def _unloadable_finding(path: Path, found: cursor.Unloadable) -> WiringFinding:
@@ -490,10 +500,6 @@ def _load(path: Path) -> dict[str, Any] | WiringFinding:
         return WiringFinding("warn", f"{error.where}: {error.problem}; deja install refuses it", f"edit {path}")
     except InstallError as error:
         return WiringFinding("error", f"{error.where}: {error.problem}; nothing in it loads", f"edit {path}")
-
-
-def _has_command(entry: Any) -> bool:
-    return isinstance(entry, dict) and isinstance(entry.get("command"), str)
 
 
 def _entry_commands(entries: Iterable[Any]) -> list[Any]:
