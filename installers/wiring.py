@@ -139,11 +139,36 @@ def _cursor_install(hooks_file: _HooksFile) -> str:
     return "deja install cursor"
 
 
+def other_deja_wired(deja_path: str | None = None) -> str:
+    """Which of Cursor's entries run another deja than this one, and the install that points them here, in words
+    ("your Cursor hooks run /old/…/hook.py, not this deja: run `deja install cursor-auto`"), else "".
+
+    Said where this deja rebuilt the index: an upgrade into a new venv left the hooks on the old deja, and the two
+    rebuilt the index over each other in their formats, every hook silent, with only doctor saying why (trial50 F1).
+    Another deja is any executable but this deja and its hook launcher, as ``_hooks_findings`` tells them apart.
+    """
+    deja = os.path.abspath(deja_path or default_deja_path())
+    hooks_file = _cursor_hooks_file(deja)
+    ours = (deja, launcher_path())
+    hooks = sorted({e for c in _deja_commands(hooks_file) if (e := hook_executable(c)) and e not in ours})
+    server = _deja_server(cursor.mcp_path())
+    others = [f"your Cursor hooks run {', '.join(hooks)}"] if hooks else []
+    if server is not None and server["command"] not in ours:
+        others.append(f"Cursor's deja MCP server runs {server['command']}")
+    return f"{' and '.join(others)}, not this deja: run `{_cursor_install(hooks_file)}`" if others else ""
+
+
 def serves_deja(path: Path) -> bool:
     """The MCP file ``path`` holds deja's server (doctor asks it of each Cursor folder deja may be wired in)."""
+    return _deja_server(path) is not None
+
+
+def _deja_server(path: Path) -> dict[str, Any] | None:
+    """deja's server entry in the MCP file ``path``, if it holds one."""
     document = _load(path)
     servers = document.get("mcpServers") if isinstance(document, dict) else None
-    return isinstance(servers, dict) and is_deja_server(servers.get(SERVER_NAME))
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    return entry if is_deja_server(entry) else None
 
 
 def _is_deja_command() -> bool:
