@@ -639,32 +639,39 @@ def invocations(
     limit: int | None = 20,
     sessions: Callable[[SessionMeta], bool] | None = None,
 ) -> list[Invocation]:
-    """The commands this machine ran that contain every one of ``words``, newest first (the first ``limit``, or all
-    when it is None); with ``sessions``, only those of the sessions it accepts (the caller's rule of which of
-    ``project``'s sessions are "here")."""
-    wanted = [w.lower() for w in words.split() if w.strip()]
-    if not wanted:
+    """The commands this machine ran that contain every one of ``words`` (or of those ``words_run`` keeps when no
+    command has them all), newest first (the first ``limit``, or all when it is None); with ``sessions``, only those
+    of the sessions it accepts (the caller's rule of which of ``project``'s sessions are "here")."""
+    if not words.split():
         return []
-    found: list[Invocation] = []
+    ran: list[Invocation] = []
     for segment, meta in _sessions_searched(index, words, project, sessions):
         for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
             message = segment.message(doc)
             for command, call in _shell_calls(message):
-                if all(w in command.lower() for w in wanted):
-                    found.append(
-                        Invocation(
-                            command,
-                            call.exit_code,
-                            message.timestamp or meta.updated,
-                            meta.id,
-                            meta.project,
-                            call_folder(call.args, meta.project_dir),
-                        )
-                    )
+                folder = call_folder(call.args, meta.project_dir)
+                when = message.timestamp or meta.updated
+                ran.append(Invocation(command, call.exit_code, when, meta.id, meta.project, folder))
+    wanted = words_run(words, [run.command.lower() for run in ran])
+    found = [run for run in ran if all(w in run.command.lower() for w in wanted)]
     # Newest first; runs that share a turn's time keep their order, the later one first.
     order = {id(run): n for n, run in enumerate(found)}
     found.sort(key=lambda run: (run.timestamp.timestamp() if run.timestamp else 0.0, order[id(run)]), reverse=True)
     return found[:limit]
+
+
+def words_run(words: str, commands: list[str]) -> list[str]:
+    """The words of ``words`` (lowercased) a run of ``commands`` (lowercased) must contain: all of them when one has
+    them all, or when none has any; else those that some command contains, less the stopwords among them when others remain (``the`` is in
+    a commit message's ``-m "fix the tests"``). A word of the phrase in no command sank the whole answer: ``deja how
+    run the tests`` found nothing where ``deja how tests`` listed ``pytest tests/…`` (trial50 F4)."""
+    from .text import STOPWORDS
+
+    wanted = [word.lower() for word in words.split()]
+    if any(all(word in command for word in wanted) for command in commands):
+        return wanted
+    somewhere = [word for word in wanted if any(word in command for command in commands)]
+    return [word for word in somewhere if word not in STOPWORDS] or somewhere or wanted
 
 
 #: How many sessions ``invocations`` reads the runs of: the newest of the ``INVOCATION_POOL`` a search finds best.
