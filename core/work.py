@@ -735,13 +735,18 @@ def topic_files(
     sessions: Callable[[SessionMeta], bool] | None = None,
 ) -> list[FileUse]:
     """Which files the sessions matching ``words`` edited or read, most edited first: the best ``TOPIC_SESSIONS`` of
-    ``project``'s, or, with ``sessions``, of those it accepts (the caller's rule of which are "here": ``how_scope``)."""
+    ``project``'s, or, with ``sessions``, of those it accepts (the caller's rule of which are "here": ``how_scope``).
+
+    A file the words name comes first; then the files of the sessions that hold the most of the words: every
+    project's answer put the seven edits of a bulk chat one word matched above the files of the chat that held them
+    all (trial50 F5), as it had another project's file before the CLI kept to this project (trial45 F2)."""
     from .search import Filters, search
 
     pool = TOPIC_SESSIONS if sessions is None else INVOCATION_POOL
     hits = search(index, words, filters=Filters(project=project), limit=pool, snippets=0).hits
     by_id = {meta.id: (segment, meta) for segment, _, meta in _sessions(index, {h.session_id for h in hits})}
     chosen = [by_id[hit.session_id] for hit in hits if sessions is None or sessions(by_id[hit.session_id][1])]
+    held = {hit.session_id: len(hit.matched) for hit in hits}  # how many of the words each session holds
     uses: dict[str, FileUse] = {}
     for segment, meta in chosen[:TOPIC_SESSIONS]:
         for message in segment.messages(meta):
@@ -760,7 +765,11 @@ def topic_files(
                 if when and (use.last is None or when > use.last):
                     use.last = when
     named = {use.path for use in uses.values() if asks_for_file(words, use.path)}
-    ranked = sorted(uses.values(), key=lambda u: (u.path not in named, -u.edits, -len(u.sessions), -u.reads, u.path))
+    words_held = {use.path: max(held[session] for session in use.sessions) for use in uses.values()}
+    ranked = sorted(
+        uses.values(),
+        key=lambda u: (u.path not in named, -words_held[u.path], -u.edits, -len(u.sessions), -u.reads, u.path),
+    )
     return ranked[:limit]
 
 
