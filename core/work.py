@@ -660,18 +660,25 @@ def invocations(
     return found[:limit]
 
 
+#: Words that ask how something is run rather than name it: left out of ``deja how``'s words (with the stopwords)
+#: when no run has them all.
+RUN_WORDS = frozenset(
+    {"run", "runs", "ran", "running", "execute", "executed", "command", "commands", "invoke", "use", "used", "using"}
+)
+
+
 def words_run(words: str, commands: list[str]) -> list[str]:
     """The words of ``words`` (lowercased) a run of ``commands`` (lowercased) must contain: all of them when one has
-    them all, or when none has any; else those that some command contains, less the stopwords among them when others remain (``the`` is in
-    a commit message's ``-m "fix the tests"``). A word of the phrase in no command sank the whole answer: ``deja how
-    run the tests`` found nothing where ``deja how tests`` listed ``pytest tests/…`` (trial50 F4)."""
+    them all; else all but the stopwords and ``RUN_WORDS``, the phrasing of a question (``the`` is in a commit
+    message's ``-m "fix the tests"``), unless they are all it has. ``deja how run the tests`` found nothing where
+    ``deja how tests`` listed ``pytest tests/…`` (trial50 F4); a word that names the thing (``cargo build`` where no
+    cargo ran) still finds no run."""
     from .text import STOPWORDS
 
     wanted = [word.lower() for word in words.split()]
     if any(all(word in command for word in wanted) for command in commands):
         return wanted
-    somewhere = [word for word in wanted if any(word in command for command in commands)]
-    return [word for word in somewhere if word not in STOPWORDS] or somewhere or wanted
+    return [word for word in wanted if word not in STOPWORDS and word not in RUN_WORDS] or wanted
 
 
 #: How many sessions ``invocations`` reads the runs of: the newest of the ``INVOCATION_POOL`` a search finds best.

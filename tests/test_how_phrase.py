@@ -1,6 +1,7 @@
 """``deja how run the tests`` found nothing where ``deja how tests`` listed ``pytest tests/…``: a word of the phrase
-in no command sank the whole answer (trial50 F4). The words no run has are left out and named; a phrase one run has
-whole still lists only the runs that have every word."""
+in no command sank the whole answer (trial50 F4). When no run has every word, the phrasing (``run``, ``the``) is left
+out and named; a word naming what ran still finds none, and a phrase one run has whole lists only the runs that have
+every word."""
 
 from __future__ import annotations
 
@@ -46,5 +47,6 @@ def test_words_in_no_command_are_left_out_and_named(tmp_path: Path, cli_root: Pa
     assert whole.stdout.splitlines()[0] == f"how 'fix the' ran in {shop}, newest first:", whole.stdout
     assert len(whole.stdout.splitlines()) == 2, whole.stdout
 
-    none = run_deja("how", "deploy", "staging", cwd=shop)
-    assert none.stdout.startswith(f"no command with 'deploy staging' ran in {shop}\n"), none.stdout
+    for words in (["deploy", "staging"], ["run", "cargo", "tests"]):  # (a word naming what ran, in no run: none)
+        none = run_deja("how", *words, cwd=shop)
+        assert none.stdout.startswith(f"no command with {' '.join(words)!r} ran in {shop}\n"), none.stdout
