@@ -36,9 +36,11 @@ def open_index(
     note: Callable[[str], None] | None = None,
     checked: Check | None = None,
     codec: Codec | None = None,
+    rebuilt: Callable[[str], str] = "rebuilt the index: {}".format,
 ) -> Index:
     """The index, brought up to date first when ``fresh`` by the cheap check (see ``indexer.glance``), or from
-    ``checked``, the check a caller has just made; its records decoded by ``codec`` (``Index.open``).
+    ``checked``, the check a caller has just made; its records decoded by ``codec`` (``Index.open``). A refresh that
+    rebuilt the index whole tells ``note`` the line ``rebuilt`` makes of why (the CLI adds what it knows of the wiring).
 
     Reading needs no write access: if the refresh cannot take the writer lock
     (another deja holds it) or cannot write (a read-only or full disk), it is
@@ -51,14 +53,14 @@ def open_index(
         return Index.open(home, codec)
     check_readable(index_dir(home))
     say = note or (lambda _: None)
-    kept_out = _update(home, say, lambda: catch_up(home, progress=progress, found=checked))
+    kept_out = _update(lambda: catch_up(home, progress=progress, found=checked), say, rebuilt)
     try:
         index = Index.open(home, codec)
     except IndexKeptOut:  # (forbidden, or a newer deja's: a rebuild would not mend it)
         raise
     except IndexUnreadable as exc:
         if kept_out is None:
-            kept_out = _update(home, say, lambda: refresh(home, progress=progress, lock_timeout=0))
+            kept_out = _update(lambda: refresh(home, progress=progress, lock_timeout=0), say, rebuilt)
         if isinstance(kept_out, TimeoutError):  # no index to answer from yet: the one thing to say
             raise IndexBeingWritten(
                 f"{exc}; another deja is rebuilding it now: run this again when it is done"
@@ -88,15 +90,17 @@ class IndexBeingWritten(Exception):
     rebuilding it: a read has nothing to answer from until it is done."""
 
 
-def _update(home: Path, say: Callable[[str], None], run: Callable[[], RefreshResult | None]) -> OSError | None:
-    """Run an update of the index at ``home``; what kept it from writing (a TimeoutError: another deja holds the
-    writer lock), for the caller to say or raise."""
+def _update(
+    run: Callable[[], RefreshResult | None], say: Callable[[str], None], rebuilt: Callable[[str], str]
+) -> OSError | None:
+    """Run an update of the index; what kept it from writing (a TimeoutError: another deja holds the writer lock), for
+    the caller to say or raise. A rebuild is said in the line ``rebuilt`` makes of why."""
     try:
         result = run()
     except OSError as exc:  # (TimeoutError is one)
         return exc
     if result is not None and result.rebuilt_because:
-        say(f"rebuilt the index: {result.rebuilt_because}")
+        say(rebuilt(result.rebuilt_because))
     return None
 
 

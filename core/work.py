@@ -639,32 +639,46 @@ def invocations(
     limit: int | None = 20,
     sessions: Callable[[SessionMeta], bool] | None = None,
 ) -> list[Invocation]:
-    """The commands this machine ran that contain every one of ``words``, newest first (the first ``limit``, or all
-    when it is None); with ``sessions``, only those of the sessions it accepts (the caller's rule of which of
-    ``project``'s sessions are "here")."""
-    wanted = [w.lower() for w in words.split() if w.strip()]
-    if not wanted:
+    """The commands this machine ran that contain every one of ``words`` (or of those ``words_run`` keeps when no
+    command has them all), newest first (the first ``limit``, or all when it is None); with ``sessions``, only those
+    of the sessions it accepts (the caller's rule of which of ``project``'s sessions are "here")."""
+    if not words.split():
         return []
-    found: list[Invocation] = []
+    ran: list[Invocation] = []
     for segment, meta in _sessions_searched(index, words, project, sessions):
         for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
             message = segment.message(doc)
             for command, call in _shell_calls(message):
-                if all(w in command.lower() for w in wanted):
-                    found.append(
-                        Invocation(
-                            command,
-                            call.exit_code,
-                            message.timestamp or meta.updated,
-                            meta.id,
-                            meta.project,
-                            call_folder(call.args, meta.project_dir),
-                        )
-                    )
+                folder = call_folder(call.args, meta.project_dir)
+                when = message.timestamp or meta.updated
+                ran.append(Invocation(command, call.exit_code, when, meta.id, meta.project, folder))
+    wanted = words_run(words, [run.command.lower() for run in ran])
+    found = [run for run in ran if all(w in run.command.lower() for w in wanted)]
     # Newest first; runs that share a turn's time keep their order, the later one first.
     order = {id(run): n for n, run in enumerate(found)}
     found.sort(key=lambda run: (run.timestamp.timestamp() if run.timestamp else 0.0, order[id(run)]), reverse=True)
     return found[:limit]
+
+
+#: Words that ask how something is run rather than name it: left out of ``deja how``'s words (with the stopwords)
+#: when no run has them all.
+RUN_WORDS = frozenset(
+    {"run", "runs", "ran", "running", "execute", "executed", "command", "commands", "invoke", "use", "used", "using"}
+)
+
+
+def words_run(words: str, commands: list[str]) -> list[str]:
+    """The words of ``words`` (lowercased) a run of ``commands`` (lowercased) must contain: all of them when one has
+    them all; else all but the stopwords and ``RUN_WORDS``, the phrasing of a question (``the`` is in a commit
+    message's ``-m "fix the tests"``), unless they are all it has. ``deja how run the tests`` found nothing where
+    ``deja how tests`` listed ``pytest tests/…`` (trial50 F4); a word that names the thing (``cargo build`` where no
+    cargo ran) still finds no run."""
+    from .text import STOPWORDS
+
+    wanted = [word.lower() for word in words.split()]
+    if any(all(word in command for word in wanted) for command in commands):
+        return wanted
+    return [word for word in wanted if word not in STOPWORDS and word not in RUN_WORDS] or wanted
 
 
 #: How many sessions ``invocations`` reads the runs of: the newest of the ``INVOCATION_POOL`` a search finds best.
@@ -728,13 +742,18 @@ def topic_files(
     sessions: Callable[[SessionMeta], bool] | None = None,
 ) -> list[FileUse]:
     """Which files the sessions matching ``words`` edited or read, most edited first: the best ``TOPIC_SESSIONS`` of
-    ``project``'s, or, with ``sessions``, of those it accepts (the caller's rule of which are "here": ``how_scope``)."""
+    ``project``'s, or, with ``sessions``, of those it accepts (the caller's rule of which are "here": ``how_scope``).
+
+    A file the words name comes first; then the files of the sessions that hold the most of the words: every
+    project's answer put the seven edits of a bulk chat one word matched above the files of the chat that held them
+    all (trial50 F5), as it had another project's file before the CLI kept to this project (trial45 F2)."""
     from .search import Filters, search
 
     pool = TOPIC_SESSIONS if sessions is None else INVOCATION_POOL
     hits = search(index, words, filters=Filters(project=project), limit=pool, snippets=0).hits
     by_id = {meta.id: (segment, meta) for segment, _, meta in _sessions(index, {h.session_id for h in hits})}
     chosen = [by_id[hit.session_id] for hit in hits if sessions is None or sessions(by_id[hit.session_id][1])]
+    held = {hit.session_id: len(hit.matched) for hit in hits}  # how many of the words each session holds
     uses: dict[str, FileUse] = {}
     for segment, meta in chosen[:TOPIC_SESSIONS]:
         for message in segment.messages(meta):
@@ -753,7 +772,11 @@ def topic_files(
                 if when and (use.last is None or when > use.last):
                     use.last = when
     named = {use.path for use in uses.values() if asks_for_file(words, use.path)}
-    ranked = sorted(uses.values(), key=lambda u: (u.path not in named, -u.edits, -len(u.sessions), -u.reads, u.path))
+    words_held = {use.path: max(held[session] for session in use.sessions) for use in uses.values()}
+    ranked = sorted(
+        uses.values(),
+        key=lambda u: (u.path not in named, -words_held[u.path], -u.edits, -len(u.sessions), -u.reads, u.path),
+    )
     return ranked[:limit]
 
 

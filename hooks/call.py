@@ -618,7 +618,9 @@ class HookCall:
 
         1. ``transcript_path`` (or ``CURSOR_TRANSCRIPT_PATH``) ``…/<parent>/subagents/<child>.jsonl``;
         2. a tool event with no transcript (Cursor gives a subagent's tool hooks none) while a ``Task``
-           started in the same project in the last ten minutes (the parent's preToolUse, :meth:`task_started`).
+           started in the same project in the last ten minutes (the parent's preToolUse, :meth:`task_started`),
+           which the first such conversation takes: one Task, one subagent (every new one was filed as its
+           subagent for ten minutes, trial50 F6).
         """
         transcript = self.payload.get("transcript_path") or os.environ.get("CURSOR_TRANSCRIPT_PATH", "")
         if isinstance(transcript, str) and transcript.strip():
@@ -631,9 +633,12 @@ class HookCall:
             if time.time() - os.stat(task).st_mtime > TASK_SECONDS:
                 return ""
             parent = read_regular(task, 4096).decode("utf-8", "replace").strip()
+            if parent in self.conversation_ids:
+                return ""
+            os.unlink(task)  # (gone already: another new conversation took it, this one is none of its)
         except OSError:
             return ""
-        return parent if parent not in self.conversation_ids else ""
+        return parent
 
     def task_started(self) -> None:
         """Note that this conversation started a ``Task`` here: its subagent's first tool hooks come next."""

@@ -139,11 +139,36 @@ def _cursor_install(hooks_file: _HooksFile) -> str:
     return "deja install cursor"
 
 
+def other_deja_wired(deja_path: str | None = None) -> str:
+    """Which of Cursor's entries run another deja than this one, and the install that points them here, in words
+    ("your Cursor hooks run /old/…/hook.py, not this deja: run `deja install cursor-auto`"), else "".
+
+    Said where this deja rebuilt the index: an upgrade into a new venv left the hooks on the old deja, and the two
+    rebuilt the index over each other in their formats, every hook silent, with only doctor saying why (trial50 F1).
+    Another deja is any executable but this deja and its hook launcher, as ``_hooks_findings`` tells them apart.
+    """
+    deja = os.path.abspath(deja_path or default_deja_path())
+    hooks_file = _cursor_hooks_file(deja)
+    ours = (deja, launcher_path())
+    hooks = sorted({e for c in _deja_commands(hooks_file) if (e := hook_executable(c)) and e not in ours})
+    server = _deja_server(cursor.mcp_path())
+    others = [f"your Cursor hooks run {', '.join(hooks)}"] if hooks else []
+    if server is not None and server["command"] not in ours:
+        others.append(f"Cursor's deja MCP server runs {server['command']}")
+    return f"{' and '.join(others)}, not this deja: run `{_cursor_install(hooks_file)}`" if others else ""
+
+
 def serves_deja(path: Path) -> bool:
     """The MCP file ``path`` holds deja's server (doctor asks it of each Cursor folder deja may be wired in)."""
+    return _deja_server(path) is not None
+
+
+def _deja_server(path: Path) -> dict[str, Any] | None:
+    """deja's server entry in the MCP file ``path``, if it holds one."""
     document = _load(path)
     servers = document.get("mcpServers") if isinstance(document, dict) else None
-    return isinstance(servers, dict) and is_deja_server(servers.get(SERVER_NAME))
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    return entry if is_deja_server(entry) else None
 
 
 def deja_server_env(path: Path) -> dict[str, str]:
@@ -227,10 +252,20 @@ def _cursor_loading_findings(path: Path, document: dict[str, Any]) -> list[Wirin
     findings = [_unloadable_finding(path, found) for found in cursor.unloadable(document)]
     hooks = document.get("hooks")
     for event, entries in hooks.items() if isinstance(hooks, dict) else ():
-        if event in cursor.KNOWN_EVENTS and isinstance(entries, list) and not all(_has_command(e) for e in entries):
-            message = f"{path}: an entry under {event!r} has no command string"
-            findings.append(WiringFinding("warn", message, f"edit {path}"))
+        if event in cursor.KNOWN_EVENTS and isinstance(entries, list):
+            for field in dict.fromkeys(filter(None, map(_missing_field, entries))):
+                message = f"{path}: a {field} entry under {event!r} has no {field} string"
+                findings.append(WiringFinding("warn", message, f"edit {path}"))
     return findings
+
+
+def _missing_field(entry: Any) -> str:
+    """The field ("command" or "prompt") whose string this Cursor hook entry lacks, so Cursor cannot run it, or "".
+
+    A ``type: "prompt"`` entry has a model check its ``prompt`` text and no command (cursor-hooks.md): doctor told
+    users to edit a correct file (trial50 F2)."""
+    kind = "prompt" if isinstance(entry, dict) and entry.get("type") == "prompt" else "command"
+    return "" if isinstance(entry, dict) and isinstance(entry.get(kind), str) else kind
 
 
 def _unloadable_finding(path: Path, found: cursor.Unloadable) -> WiringFinding:
@@ -500,10 +535,6 @@ def _load(path: Path) -> dict[str, Any] | WiringFinding:
         return WiringFinding("warn", f"{error.where}: {error.problem}; deja install refuses it", f"edit {path}")
     except InstallError as error:
         return WiringFinding("error", f"{error.where}: {error.problem}; nothing in it loads", f"edit {path}")
-
-
-def _has_command(entry: Any) -> bool:
-    return isinstance(entry, dict) and isinstance(entry.get("command"), str)
 
 
 def _entry_commands(entries: Iterable[Any]) -> list[Any]:

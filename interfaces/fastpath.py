@@ -346,7 +346,7 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 
     bar = ProgressBar("indexing")
     try:
-        return open_fresh(fresh=fresh, progress=bar, note=say, checked=found, codec=codec)
+        return open_fresh(fresh=fresh, progress=bar, note=say, checked=found, codec=codec, rebuilt=rebuilt_line)
     except (IndexKeptOut, IndexBeingWritten) as exc:
         raise Failed(str(exc)) from None
     except IndexUnreadable as exc:
@@ -355,6 +355,21 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
         raise Failed(unwritable(exc)) from None
     finally:
         bar.close()
+
+
+def rebuilt_line(because: str) -> str:
+    """ "rebuilt the index: <because>", and which of Cursor's entries run another deja, with the install that points
+    them here (``wiring.other_deja_wired``): an upgrade left the hooks on the old deja, and the two rebuilt the index
+    over each other in their formats, every hook silent, only doctor saying why (trial50 F1). Read only on a rebuild:
+    a plain search never loads the installers."""
+    from ..installers.files import InstallError
+    from ..installers.wiring import other_deja_wired
+
+    try:
+        other = other_deja_wired()
+    except InstallError:  # (a file doctor names; the rebuild is what this line is about)
+        other = ""
+    return f"rebuilt the index: {because}" + (f"; {other}" if other else "")
 
 
 def unwritable(exc: OSError) -> str:
@@ -1143,7 +1158,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         emit_json(data)
         return
     if result.rebuilt_because:
-        echo(f"rebuilt the index: {result.rebuilt_because}", err=True)
+        echo(rebuilt_line(result.rebuilt_because), err=True)
     # (the wait for another build is said apart: "indexed in 34.76s" for 0.6 s of work blamed the wrong thing)
     waited = f", after waiting {result.waited:.1f}s for another deja writing the index" if result.waited >= 0.1 else ""
     echo(

@@ -291,7 +291,7 @@ def how_text(words: str, runs: list[Invocation], where: str, folder: str = "", c
     (``command_shown``)."""
     if not runs:
         return f"no command with {echoed(words)!r} ran {where}"
-    lines = [f"how {echoed(words)!r} ran {where}, newest first:"]
+    lines = [_how_header(words, runs, where)]
     several = len({run.project for run in runs}) > 1  # then each run says which project's it was
     statuses = [_run_status(run.exit_code) for run in runs]
     width = max(map(len, statuses))  # (the commands line up whatever the widest status: `exit 255`, trial47 F7)
@@ -302,6 +302,16 @@ def how_text(words: str, runs: list[Invocation], where: str, folder: str = "", c
             f"({elsewhere(run.cwd, folder)}deja show {run.session_id})"
         )
     return "\n".join(lines)
+
+
+def _how_header(words: str, runs: list[Invocation], where: str) -> str:
+    """``how 'WORDS' ran WHERE, newest first:``, naming the words left out when no run had them all
+    (``work.words_run``: ``deja how run the tests`` lists the runs of ``tests``, and says so, trial50 F4)."""
+    left_out = [word for word in words.split() if not all(word.lower() in run.command.lower() for run in runs)]
+    matched = " ".join(word for word in words.split() if word not in left_out)
+    said = ", ".join(repr(echoed(word)) for word in left_out)
+    left = f" ({said} left out: no run has every word)" if left_out else ""
+    return f"how {echoed(matched)!r} ran {where}, newest first{left}:"
 
 
 def _run_status(exit_code: int | None) -> str:

@@ -203,6 +203,26 @@ def test_a_task_subagents_tool_hooks_share_what_its_parent_was_shown(indexed_sam
     assert API_CACHE_CHAT in other
 
 
+def test_one_task_files_one_conversation_as_its_subagent(indexed_sample: Sample, api: Path) -> None:
+    """trial50 F6: after a Task, every new conversation whose first event was a tool event with no transcript was
+    filed as its subagent for ten minutes, sharing what it had been shown. A Task starts one subagent: the first new
+    conversation takes it, the next is a conversation of its own and is shown the file."""
+    env, cache = indexed_sample.env, str(api / "api/cache.py")
+    parent = own_transcript(indexed_sample, api, "parent-3")
+    write = {"file_path": cache, "content": "x = 1\n"}
+    assert API_CACHE_CHAT in hook(
+        "hook-tool", tool("preToolUse", "parent-3", api, "Write", write, transcript_path=parent), env
+    )
+    task = {"description": "tidy the cache", "prompt": "tidy api/cache.py", "subagent_type": "explore"}
+    hook("hook-tool", tool("preToolUse", "parent-3", api, "Task", task, transcript_path=parent), env)
+    assert hook("hook-tool", tool("preToolUse", "sub-3", api, "Write", write), env) == ""
+    assert hook("hook-tool", tool("preToolUse", "sub-3", api, "Write", write), env) == ""
+
+    assert API_CACHE_CHAT in hook("hook-tool", tool("preToolUse", "stranger-3", api, "Write", write), env)
+    filed = [line for line in log(indexed_sample).splitlines() if "a subagent of parent-3" in line]
+    assert len(filed) == 1 and "sub-3" in filed[0], filed
+
+
 def test_a_subagent_transcript_path_names_its_parent(indexed_sample: Sample, api: Path) -> None:
     env = indexed_sample.env
     assert START_BLOCK in hook("hook-context", cursor("sessionStart", "parent-2", api), env)

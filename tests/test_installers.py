@@ -795,3 +795,22 @@ def test_an_install_from_before_the_stop_hook_is_upgraded_by_installing_again(
 
     uninstall(target)
     assert _read_json(hooks_path)["hooks"] == {event: [{"hooks": [users]} if target == "claude-auto" else users]}
+
+
+def test_doctor_counts_a_prompt_entry_loadable_and_warns_only_of_one_without_its_prompt(
+    fake_home: Path, deja: str
+) -> None:
+    """trial50 F2: Cursor runs ``{"type": "prompt", "prompt": …}`` entries (an LLM checks the prompt text): they have no
+    command, and doctor told the user to edit a correct file. A prompt entry with no prompt string still warns."""
+    install("cursor-auto", deja_path=deja)
+    hooks_path = fake_home / ".cursor" / "hooks.json"
+    document = _read_json(hooks_path)
+    check = {"type": "prompt", "prompt": "Is this prompt safe to send? $ARGUMENTS", "model": "fast", "timeout": 20}
+    document["hooks"]["beforeSubmitPrompt"].insert(0, check)
+    _write_json(hooks_path, document)
+    assert _levels(wiring_report(deja_path=deja)) == {"ok"}
+
+    document["hooks"]["stop"].append({"type": "prompt", "model": "fast"})
+    _write_json(hooks_path, document)
+    warned = [(f.level, f.message) for f in wiring_report(deja_path=deja) if f.level != "ok"]
+    assert warned == [("warn", f"{hooks_path}: a prompt entry under 'stop' has no prompt string")]

@@ -21,6 +21,8 @@ from test_rebuild_keeps_unread import _store_chat
 from deja.core.index import FORMAT_VERSION, MANIFEST, index_dir
 from deja.core.indexer import LOCK_NAME, refresh
 from deja.core.indexer.lock import WriterLock
+from deja.installers import install
+from deja.installers.wiring import other_deja_wired
 
 
 def _as_an_older_deja_wrote_it(home: Path) -> None:
@@ -140,3 +142,42 @@ def test_a_read_while_another_deja_rebuilds_an_upgraded_index_says_so_once(index
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("deja: "), done.stderr
     assert done.stderr.endswith(f"this deja reads {FORMAT_VERSION}; another deja is rebuilding it now: run this again when it is done\n")  # fmt: skip
     assert run_deja("search", "docker").returncode == 0  # once it is done (here: rebuilt by this one)
+
+
+def _rebuilt_line(home: Path, *args: str) -> str:
+    """The line ``deja ARGS`` says as it rebuilds the index an older deja wrote at ``home``."""
+    _as_an_older_deja_wrote_it(home)
+    ran = run_deja(*args)
+    rebuilt = [line for line in ran.stderr.splitlines() if "rebuilt the index" in line]
+    assert ran.returncode == 0 and len(rebuilt) == 1, ran.stderr
+    return rebuilt[0]
+
+
+def test_a_rebuild_says_when_cursors_entries_run_another_deja_and_what_to_run(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """trial50 F1: an upgrade into a new venv left Cursor's hooks (and MCP server) on the old deja; the two rebuilt the
+    index over each other in their formats, every hook silent, and only doctor said why. The line saying the index was
+    rebuilt names what Cursor runs and the install that points it at this deja; with no entry of another deja, it
+    says only the rebuild."""
+    old = tmp_path / "oldvenv" / "bin" / "deja"
+    old.parent.mkdir(parents=True)
+    old.write_text("#!/bin/sh\nexit 0\n")
+    old.chmod(0o755)
+    assert "Cursor" not in _rebuilt_line(indexed_sample.home, "search", "docker")
+
+    install("cursor-auto", deja_path=str(old))
+    for verb in (["search", "docker"], ["index"]):
+        said = _rebuilt_line(indexed_sample.home, *verb)
+        assert said.endswith(
+            f"; your Cursor hooks run {old} and Cursor's deja MCP server runs {old}, not this deja:"
+            " run `deja install cursor-auto`"
+        ), said
+
+
+def test_cursors_entries_of_this_deja_are_not_another_deja(tmp_path: Path) -> None:
+    deja = tmp_path / "venv" / "bin" / "deja"
+    assert other_deja_wired(str(deja)) == ""
+    install("cursor-auto", deja_path=str(deja))
+    assert other_deja_wired(str(deja)) == ""
+    assert other_deja_wired(str(tmp_path / "newvenv" / "bin" / "deja")).startswith(f"your Cursor hooks run {deja} and")

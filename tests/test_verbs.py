@@ -396,6 +396,17 @@ def test_files_answers_for_the_project_you_are_in_unless_asked_for_every_one(wor
     assert work.json("files", "limit", "--all-projects")["project"] is None
 
 
+def test_every_projects_files_put_those_of_the_chats_holding_every_word_first(work: Work) -> None:
+    """trial50 F5: every project's files (``--all-projects``, the MCP ``files`` without ``project``) put the file a
+    bulk chat one word matched edited most above the files of the chats that held every word. Those come first, as
+    in this project's answer, and the rest follow, most edited first."""
+    tsconfig = _bundle_budget_chat(work)
+    for folder in (work.api, work.root):
+        listed = work.deja("files", "customer", "limit", "--all-projects", cwd=folder).stdout.splitlines()
+        assert listed[1].startswith(f"  {work.limits}  (3 edits") and listed[2].startswith(f"  {tsconfig}  (4 edits")
+    assert work.deja("files", "limit", "--all-projects").stdout.splitlines()[1].startswith(f"  {tsconfig}  (4 edits")
+
+
 def test_files_lists_the_file_named_first_and_says_when_it_is_another_projects(work: Work) -> None:
     """trial48b F10: ``deja files LiveChart.tsx`` listed README.md (edited more) above the file named, and from
     another project's folder an unrelated file, with no word of where the one named was."""

@@ -1,0 +1,52 @@
+"""``deja how run the tests`` found nothing where ``deja how tests`` listed ``pytest tests/…``: a word of the phrase
+in no command sank the whole answer (trial50 F4). When no run has every word, the phrasing (``run``, ``the``) is left
+out and named; a word naming what ran still finds none, and a phrase one run has whole lists only the runs that have
+every word."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import run_deja
+
+from deja.core.writers.cursor_agent import (
+    chat_dir_for,
+    shell_result_text,
+    store_assistant_message,
+    store_user_message,
+    tool_call_part,
+    tool_result_message,
+    write_chat_store,
+)
+
+
+def _chat(cli_root: Path, folder: Path, chat_id: str, asked: str, commands: list[str]) -> None:
+    """A chat in ``folder`` that ran each of ``commands`` once, each exiting 0."""
+    messages = [store_user_message(asked)]
+    for n, command in enumerate(commands):
+        call = f"{chat_id}-{n}"
+        messages.append(store_assistant_message("Running it.", tool_call_part(call, "Shell", {"command": command})))
+        messages.append(tool_result_message(call, "Shell", shell_result_text("ok", exit_code=0)))
+    write_chat_store(chat_dir_for(cli_root, str(folder), chat_id), cwd=str(folder), name=asked, messages=messages)
+
+
+def test_words_in_no_command_are_left_out_and_named(tmp_path: Path, cli_root: Path) -> None:
+    shop = tmp_path / "code" / "shop"
+    shop.mkdir(parents=True)
+    _chat(cli_root, shop, "c-tests", "run the tests please", ["pytest tests/test_webhooks.py", "git status"])
+    _chat(cli_root, shop, "c-commit", "commit the fix", ['git commit -m "fix the rounding"'])
+    assert run_deja("index").returncode == 0
+
+    ran = run_deja("how", "run", "the", "tests", cwd=shop)
+    assert ran.returncode == 0, ran.stderr
+    lines = ran.stdout.splitlines()
+    assert lines[0] == f"how 'tests' ran in {shop}, newest first ('run', 'the' left out: no run has every word):"
+    assert [line.split("$ ", 1)[1].split("  (")[0] for line in lines[1:]] == ["pytest tests/test_webhooks.py"]
+
+    whole = run_deja("how", "fix", "the", cwd=shop)
+    assert whole.stdout.splitlines()[0] == f"how 'fix the' ran in {shop}, newest first:", whole.stdout
+    assert len(whole.stdout.splitlines()) == 2, whole.stdout
+
+    for words in (["deploy", "staging"], ["run", "cargo", "tests"]):  # (a word naming what ran, in no run: none)
+        none = run_deja("how", *words, cwd=shop)
+        assert none.stdout.startswith(f"no command with {' '.join(words)!r} ran in {shop}\n"), none.stdout
