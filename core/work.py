@@ -17,7 +17,7 @@ from functools import partial
 
 from .destructive import is_destructive
 from .ending import resumed_ask, stopped_after
-from .errors import error_lines, shorter_forms
+from .errors import error_lines
 from .failures import (
     SESSIONS_COUNTED,
     ErrorMatch,
@@ -409,29 +409,25 @@ def error_history(
     """
     for match, failures in past_failures(index, scan_window(output), SESSIONS_COUNTED, exclude):
         if failures:
-            return ErrorHistory(
-                [what_followed(segment, doc, head, match) for segment, doc in failures[:limit]], len(failures)
-            )
-    line = (error_lines(output, limit=1) or [output.strip()])[0]
-    fixes: list[Fix] = []
-    for said in (line, *shorter_forms(line)):  # (what says more than the stored one: trial49 F11)
-        words = _error_words(said)
-        fixes = _searched_failures(index, words, SESSIONS_COUNTED, exclude) or _mentions(
-            index, words, SESSIONS_COUNTED, exclude
-        )
-        if fixes:
-            break
+            fixes = [what_followed(segment, doc, head, match) for segment, doc in failures[:limit]]
+            return ErrorHistory(fixes, len(failures))
+    words = _error_words(output)
+    fixes = _searched_failures(index, words, SESSIONS_COUNTED, exclude) or _mentions(
+        index, words, SESSIONS_COUNTED, exclude
+    )
     return ErrorHistory(fixes[:limit], len(fixes))
 
 
-def _error_words(line: str) -> tuple[str, ...]:
-    """The words (three characters or more, at most twelve) of an error's ``line`` (``output``'s first error line),
-    as written: what a partial or reworded error is searched for by (``_searched_sessions``), and in lowercase
-    (``_lowered``) looked for in the messages. Searched as written: a search reads ``OOMKilled`` as the camel-case
-    word it is, ``oomkilled`` as a word no message holds (trial20 F11: ``deja fix OOMKilled`` said it never came
-    up)."""
+def _error_words(output: str) -> tuple[str, ...]:
+    """The words (three characters or more, at most twelve) of ``output``'s first error line, as written: what a
+    partial or reworded error is searched for by (``_searched_sessions``), and in lowercase (``_lowered``) looked for
+    in the messages. Searched as written: a search reads ``OOMKilled`` as the camel-case word it is, ``oomkilled``
+    as a word no message holds (trial20 F11: ``deja fix OOMKilled`` said it never came up). Only the whole line's:
+    a shorter form's words would find any failure that shares its head, whatever its tail says (review50a M1); a
+    shorter form is looked up only as an error's identity (``failures.past_failures``)."""
     import re
 
+    line = (error_lines(output, limit=1) or [output.strip()])[0]
     return tuple(re.findall(r"\w{3,}", line)[:12])
 
 
