@@ -46,7 +46,7 @@ from .lines import POLITE_WORDS, one_line
 from .model import Message
 from .record import Record
 from .regular_files import open_regular
-from .settled import ends_on_a_next_step, ends_on_a_question, settled_line, where_it_stopped
+from .settled import ends_on_a_next_step, ends_on_a_question, gives_steps, settled_line, where_it_stopped
 from .topic import summarised_part
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -528,8 +528,8 @@ def _closed_turn_answer(segment: Segment, meta: SessionMeta, doc: int) -> str:
     """The text of the answer that closed the turn of message doc ``doc`` (``search.closing_answer``); "" for none, and
     for a turn that never closed: the chat ends in it, on the agent's next step ("Let me check the node's clock.",
     ``ends_on_a_next_step``), which answered nothing (review49c M3). A turn closed on a question to the user that says
-    nothing found or done ("Can you share the log?") answered nothing either: its last answer that did say so stands
-    for it, else none (fixn49)."""
+    nothing found or done ("Can you share the log?") and gives no steps or code ("1. Run …" then "Did that work?" did:
+    review50a M2) answered nothing either: its last answer that did say so stands for it, else none (fixn49)."""
     from .search import closing_answer
 
     answer = closing_answer(segment, meta, doc, doc + 1)
@@ -539,7 +539,7 @@ def _closed_turn_answer(segment: Segment, meta: SessionMeta, doc: int) -> str:
     end = meta.first_doc + meta.n_docs
     if ends_on_a_next_step(text) and all(segment.kind(d) != KIND_USER for d in range(answer + 1, end)):
         return ""
-    if ends_on_a_question(text) and not settled_line(text):
+    if ends_on_a_question(text) and not settled_line(text) and not gives_steps(text):
         return _last_settling_answer(segment, doc + 1, answer)
     return text
 
