@@ -930,23 +930,30 @@ def _reverts(line: str) -> bool:
 
 
 def _asks_for(before: list[str]) -> bool:
-    """Whether the words ``before`` a question's revert word ask for it: a polite opening (``lines.POLITE_WORDS``:
-    "can you", "please", "could you just"), which may name who is to do it ("can we revert it?")."""
-    return bool(before) and before[0] in POLITE_WORDS and all(w in POLITE_WORDS or w in ASKED_OF for w in before)
+    """Whether the words ``before`` a question's revert word ask for it: a request's opening (``REQUEST_OPENERS``:
+    "can you", "please", "can we"), then only polite words (``lines.POLITE_WORDS``) or who is to do it ("could you
+    just revert it?"). "would we revert it if…?" and "will we revert it?" weigh a revert (review50a L2)."""
+    return " ".join(before[:2]).startswith(REQUEST_OPENERS) and all(w in POLITE_WORDS or w in ASKED_OF for w in before)
 
 
 def _negated(before: list[str]) -> bool:
     """Whether the words ``before`` a revert word, in its own clause, negate it: a negation up to ``NEGATION_REACH``
     words before it ("No, nothing to revert", "there is no need to revert", "we did not revert"), or further back
-    with only words of hedging and need between ("I don't think we need to revert it": ``NEGATION_BRIDGE``)."""
+    with only words of hedging and need between ("I don't think we need to revert it": ``NEGATION_BRIDGE``). A bare
+    "No" opening the sentence answers the one asked, and bridges to nothing ("No we need to revert it": review50a
+    L1)."""
     near: list[str] = []
     for word in reversed(before):
         if word.endswith((",", ";", ":")):
             break
         near.append(word.strip(",.;:!?()`'\"").lower())
+    opening = len(near) - 1 if len(near) == len(before) else -1
     return any(
         (word in NEGATIONS or word.endswith("n't"))
-        and (place < NEGATION_REACH or all(w in NEGATION_BRIDGE for w in near[:place]))
+        and (
+            place < NEGATION_REACH
+            or (not (place == opening and word in ANSWERS_NO) and all(w in NEGATION_BRIDGE for w in near[:place]))
+        )
         for place, word in enumerate(near)
     )
 
@@ -959,7 +966,11 @@ NEGATION_REACH = 3
 #: think we really need to revert it"); past any other word a negation is about something else ("I didn't expect
 #: the tests to pass after reverting it").
 NEGATION_BRIDGE = frozenset(
-    "i we you it think believe really actually need needs have has to should must want any point reason".split()  # noqa: SIM905
+    "i we you it think really actually need needs have has to should must want any point reason".split()  # noqa: SIM905
 )
 #: Who a polite question may ask to revert besides the one asked (:func:`_asks_for`: "can we revert it?").
 ASKED_OF = frozenset({"we", "just"})
+#: How a question asking for a revert opens (:func:`_asks_for`); never "would we" nor "will we" (review50a L2).
+REQUEST_OPENERS = ("can you", "could you", "would you", "will you", "can u", "could u", "can we", "could we", "please", "pls")  # fmt: skip
+#: A sentence's first word that answers the one asked, not negating what follows (:func:`_negated`).
+ANSWERS_NO = frozenset({"no", "nope", "nah"})
