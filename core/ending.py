@@ -185,6 +185,7 @@ OFFER_OPENERS = (
 #: this if you want?": fixw49b).
 LEAVE_OPENERS = (
     "let me know if you'd like me to ",
+    "let me know if you would like me to ",
     "let me know if you want me to ",
     "if you'd like, i can ",
     "if you want, i can ",
@@ -196,6 +197,13 @@ CHANGE_VERBS = frozenset({
     "add", "apply", "change", "commit", "create", "delete", "edit", "fix", "go", "implement", "make", "patch", "proceed",
     "push", "remove", "rename", "refactor", "revert", "switch", "update", "write",
 })  # fmt: skip
+#: The ``CHANGE_VERBS`` that after a ``LEAVE_OPENERS`` or ``IF_YOU_WANT_OPENERS`` (said in passing, no question asked)
+#: offer to say more unless "ahead" follows: "Let me know if you'd like me to go into more detail", "If you want, I can
+#: write a short example" (review50a M3: review49e H1's offer to say more, in other words).
+SAY_MORE_VERBS = frozenset({"go", "write"})
+#: A word after the verb that makes such a sign-off a general one, no change in hand: "Let me know if you'd like me to
+#: make any other changes!" (Cursor's stock closer: review50a M3).
+ANY_CHANGE = frozenset({"any", "anything", "further", "more", "other"})
 
 
 def offers_a_change(answer: str) -> bool:
@@ -213,5 +221,10 @@ def offers_a_change(answer: str) -> bool:
         + (IF_YOU_WANT_OPENERS if " if you " in f"{sentence} " else ())
     )
     opener = next((opener for opener in openers if sentence.startswith(opener)), "")
-    words = sentence[len(opener) :].split(maxsplit=1)
-    return bool(opener) and bool(words) and words[0] in CHANGE_VERBS
+    words = sentence[len(opener) :].split(maxsplit=2)
+    if not opener or not words or words[0] not in CHANGE_VERBS:
+        return False
+    if opener in OFFER_OPENERS:
+        return True
+    after = words[1] if len(words) > 1 else ""
+    return (words[0] not in SAY_MORE_VERBS or after == "ahead") and after not in ANY_CHANGE

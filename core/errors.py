@@ -117,27 +117,53 @@ def error_identity(line: str) -> str:
 
 #: Where an error's message may end and a longer printing of it go on (``shorter_forms``).
 _CLAUSE_ENDS = (", ", "; ", " (", " - ", ": ")
+#: How many shorter forms of one line are looked up, the longest: each is one more index lookup in the failure hook,
+#: and the further a cut is from the end, the more generic what is kept (review50a M5: a SQL error's column list
+#: gave one form a comma).
+SHORTER_FORMS = 2
 
 
 def shorter_forms(line: str) -> list[str]:
-    """``line`` cut at the ends of its message's clauses (``_CLAUSE_ENDS``, outside quotes), longest first, where what
-    is kept is still an identity (``MESSAGE_WORDS`` words or more) and says more than what is cut off: the same error
-    as a program that adds less after it printed it. Node's ``Error: ENOSPC: System limit for number of file watchers
-    reached, watch '/x/src'`` is the stored ``…watchers reached`` (trial49 F11), and ``connection to server at
-    "db", port 5432 failed: …`` no bare ``connection to server at "db"``."""
+    """``line`` cut at the ends of its message's clauses (``_CLAUSE_ENDS``, outside quotes), longest first, at most
+    ``SHORTER_FORMS``, where what is kept is still an identity (``MESSAGE_WORDS`` words or more) and says more than
+    what is cut off: the same error as a program that adds less after it printed it. Node's ``Error: ENOSPC: System
+    limit for number of file watchers reached, watch '/x/src'`` is the stored ``…watchers reached`` (trial49 F11), and
+    ``connection to server at "db", port 5432 failed: …`` no bare ``connection to server at "db"``."""
     if _pytest_error(line):
         line = line[1:].lstrip(" ")
     start = printed_by(line)
+    quotes = _quote_marks(line, start)
     forms: list[str] = []
-    quotes = 0
-    for at in range(start, len(line)):
-        quotes += line[at] in "'\"`"
-        if quotes % 2 or not any(line.startswith(end, at) for end in _CLAUSE_ENDS):
+    for at in sorted({at for end in _CLAUSE_ENDS for at in _found_at(line, end, start)}, reverse=True):
+        if sum(mark < at for mark in quotes) % 2:
             continue
         kept = _words(error_signature(line[start:at]))
         if kept >= MESSAGE_WORDS and kept > _words(error_signature(line[at:])):
             forms.append(line[:at])
-    return forms[::-1]
+            if len(forms) == SHORTER_FORMS:
+                break
+    return forms
+
+
+def _found_at(line: str, text: str, start: int) -> list[int]:
+    """Where ``text`` starts in ``line`` from ``start`` on."""
+    found: list[int] = []
+    at = line.find(text, start)
+    while at >= 0:
+        found.append(at)
+        at = line.find(text, at + 1)
+    return found
+
+
+def _quote_marks(line: str, start: int) -> list[int]:
+    """Where a quote mark is in ``line`` from ``start`` on; an apostrophe inside a word (``can't``) is none
+    (review50a L3)."""
+    return [
+        at
+        for at in range(start, len(line))
+        if line[at] in "'\"`"
+        and not (line[at] == "'" and line[at - 1 : at].isalpha() and line[at + 1 : at + 2].isalpha())
+    ]
 
 
 def printed_by(line: str) -> int:

@@ -202,6 +202,12 @@ def ends_on_a_question(answer: str) -> bool:
     return bool(lines) and lines[-1].rstrip("*_ ").endswith("?")
 
 
+def gives_steps(answer: str) -> bool:
+    """Whether ``answer`` gives steps or code (a list item, a fenced block): "1. Run `sysctl …` 2. Restart the dev
+    server. Did that work?" closes on a question to the user, yet answered with the fix to take (review50a M2)."""
+    return len(prose_and_code(answer)[0]) > 1 or any(_LIST_ITEM.match(line) for line in _prose(answer))
+
+
 def _cut_before_code(text: str, limit: int) -> str:
     """``text`` cut between words to ``limit`` characters, and before the inline code the cut fell in: half a
     command, its backtick unclosed, is no command to copy (review45b L2)."""

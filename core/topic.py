@@ -32,9 +32,10 @@ CHORE_WORDS = frozenset(terms("changelog commit bump lint readme typo"))
 #: Words of an ask to undo work ("still loops. revert that commit", "roll it back"), stemmed: such an ask is the work,
 #: never a chore ("back" is left out: alone it asks to undo nothing).
 UNDO_WORDS = frozenset(terms("revert undo rollback roll"))
-#: Words of an ask for an explanation ("can you commit this and explain the fix?"), stemmed: such an ask is about the
-#: work, whatever chore it also names.
-EXPLAIN_WORDS = frozenset(terms("explain describe"))
+#: The words before "explain" that make it what an ask asks for ("can you commit this and explain the fix?",
+#: :func:`_asks_why`): after "that" or "to" it is what the chore's text does ("a commit message that explains the
+#: change", review50a M4), and "describe" is left out for the same reason ("add a changelog entry that describes…").
+EXPLAIN_AFTER = frozenset("and also then you please".split())  # noqa: SIM905
 #: The verbs that make an ask naming a test one for writing it (:func:`_writes_test`).
 TEST_WRITING = frozenset(terms("add write"))
 #: How an ask that starts another topic than the one before it opens (:func:`_new_topic`).
@@ -110,21 +111,18 @@ def _is_chore(asked: set[str], wanted: set[str]) -> bool:
     supplier id has a leading zero"). A word of the title (``wanted``) names the work, not a chore: under "Recover
     commits after rebase", "my last 3 commits are gone from the branch" is the problem. An ask to undo
     (``UNDO_WORDS``: "still loops. revert that commit") says the work went wrong, and its answer is often the real fix
-    (review49e M4); one that asks for an explanation too (``EXPLAIN_WORDS``: "can you commit this and explain the
-    fix?") is answered by what the work came to (fixw49b)."""
-    return (
-        bool((asked - wanted) & CHORE_WORDS)
-        and len(asked) <= CHORE_TERMS
-        and not asked & UNDO_WORDS
-        and not asked & EXPLAIN_WORDS
-    )
+    (review49e M4)."""
+    return bool((asked - wanted) & CHORE_WORDS) and len(asked) <= CHORE_TERMS and not asked & UNDO_WORDS
 
 
 def _asks_why(ask: str) -> bool:
     """Whether ``ask`` opens with a question word (``QUESTION_OPENERS``): "why did this commit break login" asks about
-    the work, where "commit it" is a chore."""
-    first = ask.lstrip().split(maxsplit=1)
-    return bool(first) and first[0].lower().strip(",:?") in QUESTION_OPENERS
+    the work, where "commit it" is a chore; or asks to explain (``EXPLAIN_AFTER``): "can you commit this and explain
+    the fix?" is answered by what the work came to (fixw49b)."""
+    words = [word.strip(",:?.!") for word in ask.lower().split()]
+    if words and words[0] in QUESTION_OPENERS:
+        return True
+    return any(word == "explain" and (at == 0 or words[at - 1] in EXPLAIN_AFTER) for at, word in enumerate(words))
 
 
 def _writes_test(asked: set[str], wanted: set[str]) -> bool:

@@ -17,7 +17,7 @@ from functools import partial
 
 from .destructive import is_destructive
 from .ending import resumed_ask, stopped_after
-from .errors import error_lines, shorter_forms
+from .errors import error_lines
 from .failures import (
     SESSIONS_COUNTED,
     ErrorMatch,
@@ -46,7 +46,7 @@ from .lines import POLITE_WORDS, one_line
 from .model import Message
 from .record import Record
 from .regular_files import open_regular
-from .settled import ends_on_a_next_step, ends_on_a_question, settled_line, where_it_stopped
+from .settled import ends_on_a_next_step, ends_on_a_question, gives_steps, settled_line, where_it_stopped
 from .topic import summarised_part
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -409,29 +409,25 @@ def error_history(
     """
     for match, failures in past_failures(index, scan_window(output), SESSIONS_COUNTED, exclude):
         if failures:
-            return ErrorHistory(
-                [what_followed(segment, doc, head, match) for segment, doc in failures[:limit]], len(failures)
-            )
-    line = (error_lines(output, limit=1) or [output.strip()])[0]
-    fixes: list[Fix] = []
-    for said in (line, *shorter_forms(line)):  # (what says more than the stored one: trial49 F11)
-        words = _error_words(said)
-        fixes = _searched_failures(index, words, SESSIONS_COUNTED, exclude) or _mentions(
-            index, words, SESSIONS_COUNTED, exclude
-        )
-        if fixes:
-            break
+            fixes = [what_followed(segment, doc, head, match) for segment, doc in failures[:limit]]
+            return ErrorHistory(fixes, len(failures))
+    words = _error_words(output)
+    fixes = _searched_failures(index, words, SESSIONS_COUNTED, exclude) or _mentions(
+        index, words, SESSIONS_COUNTED, exclude
+    )
     return ErrorHistory(fixes[:limit], len(fixes))
 
 
-def _error_words(line: str) -> tuple[str, ...]:
-    """The words (three characters or more, at most twelve) of an error's ``line`` (``output``'s first error line),
-    as written: what a partial or reworded error is searched for by (``_searched_sessions``), and in lowercase
-    (``_lowered``) looked for in the messages. Searched as written: a search reads ``OOMKilled`` as the camel-case
-    word it is, ``oomkilled`` as a word no message holds (trial20 F11: ``deja fix OOMKilled`` said it never came
-    up)."""
+def _error_words(output: str) -> tuple[str, ...]:
+    """The words (three characters or more, at most twelve) of ``output``'s first error line, as written: what a
+    partial or reworded error is searched for by (``_searched_sessions``), and in lowercase (``_lowered``) looked for
+    in the messages. Searched as written: a search reads ``OOMKilled`` as the camel-case word it is, ``oomkilled``
+    as a word no message holds (trial20 F11: ``deja fix OOMKilled`` said it never came up). Only the whole line's:
+    a shorter form's words would find any failure that shares its head, whatever its tail says (review50a M1); a
+    shorter form is looked up only as an error's identity (``failures.past_failures``)."""
     import re
 
+    line = (error_lines(output, limit=1) or [output.strip()])[0]
     return tuple(re.findall(r"\w{3,}", line)[:12])
 
 
@@ -532,8 +528,8 @@ def _closed_turn_answer(segment: Segment, meta: SessionMeta, doc: int) -> str:
     """The text of the answer that closed the turn of message doc ``doc`` (``search.closing_answer``); "" for none, and
     for a turn that never closed: the chat ends in it, on the agent's next step ("Let me check the node's clock.",
     ``ends_on_a_next_step``), which answered nothing (review49c M3). A turn closed on a question to the user that says
-    nothing found or done ("Can you share the log?") answered nothing either: its last answer that did say so stands
-    for it, else none (fixn49)."""
+    nothing found or done ("Can you share the log?") and gives no steps or code ("1. Run …" then "Did that work?" did:
+    review50a M2) answered nothing either: its last answer that did say so stands for it, else none (fixn49)."""
     from .search import closing_answer
 
     answer = closing_answer(segment, meta, doc, doc + 1)
@@ -543,7 +539,7 @@ def _closed_turn_answer(segment: Segment, meta: SessionMeta, doc: int) -> str:
     end = meta.first_doc + meta.n_docs
     if ends_on_a_next_step(text) and all(segment.kind(d) != KIND_USER for d in range(answer + 1, end)):
         return ""
-    if ends_on_a_question(text) and not settled_line(text):
+    if ends_on_a_question(text) and not settled_line(text) and not gives_steps(text):
         return _last_settling_answer(segment, doc + 1, answer)
     return text
 
@@ -957,23 +953,30 @@ def _reverts(line: str) -> bool:
 
 
 def _asks_for(before: list[str]) -> bool:
-    """Whether the words ``before`` a question's revert word ask for it: a polite opening (``lines.POLITE_WORDS``:
-    "can you", "please", "could you just"), which may name who is to do it ("can we revert it?")."""
-    return bool(before) and before[0] in POLITE_WORDS and all(w in POLITE_WORDS or w in ASKED_OF for w in before)
+    """Whether the words ``before`` a question's revert word ask for it: a request's opening (``REQUEST_OPENERS``:
+    "can you", "please", "can we"), then only polite words (``lines.POLITE_WORDS``) or who is to do it ("could you
+    just revert it?"). "would we revert it if…?" and "will we revert it?" weigh a revert (review50a L2)."""
+    return " ".join(before[:2]).startswith(REQUEST_OPENERS) and all(w in POLITE_WORDS or w in ASKED_OF for w in before)
 
 
 def _negated(before: list[str]) -> bool:
     """Whether the words ``before`` a revert word, in its own clause, negate it: a negation up to ``NEGATION_REACH``
     words before it ("No, nothing to revert", "there is no need to revert", "we did not revert"), or further back
-    with only words of hedging and need between ("I don't think we need to revert it": ``NEGATION_BRIDGE``)."""
+    with only words of hedging and need between ("I don't think we need to revert it": ``NEGATION_BRIDGE``). A bare
+    "No" opening the sentence answers the one asked, and bridges to nothing ("No we need to revert it": review50a
+    L1)."""
     near: list[str] = []
     for word in reversed(before):
         if word.endswith((",", ";", ":")):
             break
         near.append(word.strip(",.;:!?()`'\"").lower())
+    opening = len(near) - 1 if len(near) == len(before) else -1
     return any(
         (word in NEGATIONS or word.endswith("n't"))
-        and (place < NEGATION_REACH or all(w in NEGATION_BRIDGE for w in near[:place]))
+        and (
+            place < NEGATION_REACH
+            or (not (place == opening and word in ANSWERS_NO) and all(w in NEGATION_BRIDGE for w in near[:place]))
+        )
         for place, word in enumerate(near)
     )
 
@@ -986,7 +989,11 @@ NEGATION_REACH = 3
 #: think we really need to revert it"); past any other word a negation is about something else ("I didn't expect
 #: the tests to pass after reverting it").
 NEGATION_BRIDGE = frozenset(
-    "i we you it think believe really actually need needs have has to should must want any point reason".split()  # noqa: SIM905
+    "i we you it think really actually need needs have has to should must want any point reason".split()  # noqa: SIM905
 )
 #: Who a polite question may ask to revert besides the one asked (:func:`_asks_for`: "can we revert it?").
 ASKED_OF = frozenset({"we", "just"})
+#: How a question asking for a revert opens (:func:`_asks_for`); never "would we" nor "will we" (review50a L2).
+REQUEST_OPENERS = ("can you", "could you", "would you", "will you", "can u", "could u", "can we", "could we", "please", "pls")  # fmt: skip
+#: A sentence's first word that answers the one asked, not negating what follows (:func:`_negated`).
+ANSWERS_NO = frozenset({"no", "nope", "nah"})

@@ -97,6 +97,11 @@ REVERT_ASKS = [
     "revert the max_connections bump, the redis pool size fix did not help the api logs",
     "We should not have raised max_connections for the redis api logs; revert it",
     "can we revert the max_connections fix? redis connections still pile up in the api logs",  # (fixw49b)
+    # (review50a L1: a bare "No" answers the one asked; it negates no revert)
+    "No we need to revert the max_connections fix, redis connections still pile up in the api logs",
+    "No you need to revert the max_connections fix, redis connections still pile up in the api logs",
+    "no I think we should revert the max_connections fix, redis connections still pile up in the api logs",
+    "I can't believe we have to revert the max_connections fix, redis connections still pile up in the api logs",
 ]
 
 
@@ -125,6 +130,26 @@ def test_ctx_marks_no_fix_a_later_ask_says_need_not_be_reverted(fake_home: Path,
     project = fake_home / "code" / "shop-api"
     project.mkdir(parents=True)
     for chat, days, ask, answer in [(BUMP, *CHATS[BUMP]), (REVERT, 3, later_ask, "Agreed, it holds.")]:
+        records = [user_turn(ask, NOW - timedelta(days=days)), assistant_turn(answer), turn_ended()]
+        write_transcript(transcript_path(fake_home / ".cursor", str(project), chat), records)
+    assert run_deja("index").returncode == 0
+    ctx = run_deja("ctx", BUMP).stdout
+    assert "Raised max_connections from 50 to 200." in ctx and "Reverted later?" not in ctx, ctx
+
+
+@pytest.mark.parametrize(
+    "later_ask",
+    [
+        "would we revert the max_connections fix if the redis api logs spike again?",
+        "will we revert the max_connections fix? the redis api logs look calm",
+        "now we revert the max_connections fix? the redis api logs look calm",
+    ],
+)
+def test_ctx_marks_no_fix_a_later_question_only_weighs_a_revert(fake_home: Path, later_ask: str) -> None:
+    """ "would we revert it if…?" and "will we revert it?" weigh a revert; they ask for none (review50a L2)."""
+    project = fake_home / "code" / "shop-api"
+    project.mkdir(parents=True)
+    for chat, days, ask, answer in [(BUMP, *CHATS[BUMP]), (REVERT, 3, later_ask, "No, the pool fix holds.")]:
         records = [user_turn(ask, NOW - timedelta(days=days)), assistant_turn(answer), turn_ended()]
         write_transcript(transcript_path(fake_home / ".cursor", str(project), chat), records)
     assert run_deja("index").returncode == 0

@@ -119,6 +119,38 @@ def test_a_turn_that_closed_on_a_question_to_the_user_gives_what_it_found_or_non
     }
 
 
+WATCH = "Error: ENOSPC: System limit for number of file watchers reached"
+
+
+@pytest.mark.parametrize(
+    ("answer", "shown"),
+    [
+        (
+            "1. Run `sudo sysctl -w fs.inotify.max_user_watches=524288`\n2. Restart the dev server\n\nDid that work?",
+            "max_user_watches",
+        ),
+        ("Try this:\n\n```\nsudo sysctl -w fs.inotify.max_user_watches=524288\n```\n\nDid that work?", "Try this"),
+    ],
+)
+def test_fix_keeps_a_code_answer_that_closes_on_did_that_work(fake_home: Path, answer: str, shown: str) -> None:
+    """An editor chat's answer giving the fix as steps or code, then "Did that work?", answered: it is no question
+    alone (review50a M2)."""
+    project = fake_home / "code" / "web"
+    project.mkdir(parents=True)
+    messages = [
+        *store_preamble(str(project)),
+        store_user_message(f"npm run dev says {WATCH}"),
+        store_assistant_message(answer),
+    ]
+    write_chat_store(
+        chat_dir_for(fake_home / ".cursor", str(project), "c-ed"), cwd=str(project), name="c-ed", messages=messages
+    )
+    assert run_deja("index").returncode == 0
+    print(run_deja("fix", WATCH).stdout)
+    occurrences = json.loads(run_deja("fix", WATCH, "--json").stdout)["occurrences"]
+    assert shown in occurrences[0]["answer"], occurrences
+
+
 @pytest.mark.parametrize(
     ("line", "command", "of_a_file"),
     [

@@ -13,6 +13,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from harness import failure_hook, run_deja, session_start_block, store_shell
 
 from deja.core.writers.cursor_agent import (
@@ -245,3 +246,26 @@ def test_an_ask_to_commit_and_explain_is_the_work_not_a_chore(fake_home: Path) -
     _titled_chat(fake_home, project, PARAPHRASED, "Fix login redirect loop", turns)
     assert run_deja("index").returncode == 0
     assert f"  asked: {LOOP}\n  concluded: {explained}\n" in session_start_block(project)
+
+
+@pytest.mark.parametrize(
+    "chore",
+    [
+        "now add a changelog entry that describes the change",
+        "add a changelog entry describing the fix",
+        "write a commit message that describes the change",
+        "write a commit message that explains the change",
+        "bump the version and describe the changes in the changelog",
+        "update the readme to describe the new --since flag",
+    ],
+)
+def test_a_changelog_entry_describing_the_fix_is_still_a_chore(fake_home: Path, chore: str) -> None:
+    """A chore whose text says what it describes or explains is still a chore: the summary concludes with the fix, not
+    "Added a 0.14.3 entry to CHANGELOG.md." (review50a M4; trial48b F5)."""
+    project = fake_home / "code" / "shop-api"
+    project.mkdir(parents=True)
+    turns = [*ONE_TOPIC_TURNS, (chore, ["Added a 0.14.3 entry to CHANGELOG.md."])]
+    _titled_chat(fake_home, project, ONE_TOPIC, "Login 401 after deploy", turns)
+    assert run_deja("index").returncode == 0
+    block = session_start_block(project)
+    assert f"  concluded: {WORKED}\n" in block, block

@@ -90,6 +90,7 @@ CAUSE = "The cause: CI runs with LC_ALL=C and float math rounds the price; use D
         "Shall I apply it?",
         "I can apply this if you want?",  # (fixw49b: worded otherwise, or not as a question)
         "Let me know if you'd like me to apply it.",
+        "Let me know if you would like me to apply it.",  # (review50a M3)
         "If you want, I can push the fix.",
     ],
 )
@@ -114,14 +115,28 @@ def test_wip_gives_todays_investigation_that_ran_commands_and_ends_on_an_offer(f
 VERSION = "f8f8f800-0000-4000-8000-000000000011"
 
 
-def test_wip_passes_over_a_question_whose_answer_ran_a_command_and_offers_to_say_more(fake_home: Path) -> None:
+@pytest.mark.parametrize(
+    "offer",
+    [
+        "Would you like a short example?",
+        "Let me know if you'd like me to go into more detail on any of these.",  # (review50a M3: said in passing)
+        "Let me know if you'd like me to make any other changes!",
+        "Let me know if you want me to go over the flags.",
+        "If you want, I can write a short example.",
+        "I can go through the other options if you want.",
+    ],
+)
+def test_wip_passes_over_a_question_whose_answer_ran_a_command_and_offers_to_say_more(
+    fake_home: Path, offer: str
+) -> None:
     """A question answered after a read-only command (``python --version``), ending on an offer to say more ("Would
-    you like a short example?"), is settled: yesterday's failed export stays the work in progress (review49e H1)."""
+    you like a short example?", "Let me know if you'd like me to go into more detail…": review50a M3), is settled:
+    yesterday's failed export stays the work in progress (review49e H1)."""
     project = _history(fake_home, timedelta(days=1))
     _chat(project, VERSION, "Which python version do I have", NOW + timedelta(minutes=5), [
         store_user_message("which python version does this venv use", NOW + timedelta(minutes=5)),
         *store_shell("t2", "python --version", "Python 3.12.3", 0, text="Checking."),
-        store_assistant_message("It is Python 3.12.3; 3.13 has a faster GC. Would you like a short example?"),
+        store_assistant_message(f"It is Python 3.12.3; 3.13 has a faster GC. {offer}"),
     ])  # fmt: skip
     assert run_deja("index").returncode == 0
     lines = run_deja("wip", cwd=project).stdout.splitlines()
