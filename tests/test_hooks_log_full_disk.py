@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-#: Mount a 1 MiB tmpfs at ``$DEJA_HOME``, fill it, give ``$1`` to a prompt hook, then list ``deja hooks log``.
+#: Mount a 1 MiB tmpfs at ``$DEJA_HOME``, fill it, give ``$1`` to a prompt hook (its stderr into the file ``$2``,
+#: off the full disk), then list ``deja hooks log``.
 _SCRIPT = """
 mount -t tmpfs -o size=1m tmpfs "$DEJA_HOME" || exit 97
 head -c 2000000 /dev/zero > "$DEJA_HOME/filler" 2>/dev/null
-printf '%s' "$1" | "$PYTHON" -m deja.interfaces.entry hook-prompt > /dev/null || exit 98
+printf '%s' "$1" | "$PYTHON" -m deja.interfaces.entry hook-prompt > /dev/null 2> "$2" || exit 98
 "$PYTHON" -m deja.interfaces.entry hooks log
 echo "hooks.log: $(wc -c < "$DEJA_HOME/hooks.log") bytes"
 """
@@ -35,9 +36,10 @@ def test_hooks_log_on_a_full_disk_says_the_log_could_not_be_written(fake_home: P
         "workspace_roots": [],
     }
     env = {**os.environ, "DEJA_HOME": str(home), "PYTHON": sys.executable}
+    hook_stderr = tmp_path / "hook.err"
     try:
         ran = subprocess.run(
-            ["unshare", "-rm", "sh", "-c", _SCRIPT, "sh", json.dumps(payload)],
+            ["unshare", "-rm", "sh", "-c", _SCRIPT, "sh", json.dumps(payload), str(hook_stderr)],
             env=env, capture_output=True, text=True, timeout=60,
         )  # fmt: skip
     except FileNotFoundError:
@@ -50,6 +52,11 @@ def test_hooks_log_on_a_full_disk_says_the_log_could_not_be_written(fake_home: P
     assert ran.stderr == (
         f"note: {home}/hooks.log could not be written (No space left on device): the hooks' decisions since are "
         f"missing from it; fix: free space on the disk that holds {home}; the next hook writes its line\n"
+    )
+    # The hook itself said so once, in the Hooks output Cursor keeps (lows50r: never silently)
+    assert hook_stderr.read_text() == (
+        f"deja: cannot write {home}/hooks.log: No space left on device; this hook answered but could not log it: "
+        f"free space on the disk that holds {home}, or set DEJA_HOME to a folder you can write\n"
     )
 
 
