@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import os
 import re
 import shlex
@@ -104,7 +105,7 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
     try:
-        value = json.loads(text, object_pairs_hook=_unique_keys)
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_integer)
     except json.JSONDecodeError as error:
         if text.startswith(("//", "/*"), error.pos):
             problem = f"holds a comment ({text[error.pos : error.pos + 2]} at column {error.colno}), which JSON does not allow"
@@ -179,6 +180,45 @@ def _trailing_comma(text: str, pos: int) -> int | None:
     return before - 1 if before and text[before - 1] == "," else None
 
 
+def _integer(literal: str) -> int | float:
+    """A JSON integer as ``json`` reads it, or where Python will not convert that many digits (over 4,300: a bare
+    ValueError, which named no file) the float a JavaScript reader makes of it (Infinity past 309 digits), for
+    ``refuse_unwritable_number`` to name."""
+    try:
+        return int(literal)
+    except ValueError:
+        return float(literal)
+
+
+#: A JSON string, or a number or a constant outside strings as ``json`` reads them (it reads NaN and Infinity too).
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?(?:Infinity|\d[\d.eE+-]*)|NaN', re.DOTALL)
+
+
+def refuse_unwritable_number(path: Path, text: str | None) -> None:
+    """InstallError naming the first number of ``text`` (parsed JSON) that deja cannot write back as JSON: one past a
+    double's range (``1e400``, valid JSON that Cursor reads as Infinity) was written back as ``Infinity``, no JSON, and
+    Cursor's ``JSON.parse`` refused the whole file, every MCP server in it (review50b); ``NaN`` or ``Infinity``, which
+    ``json`` reads but no JSON allows. Only a rewrite refuses it, as a lone surrogate."""
+    if text is None:
+        return
+    for token in _TOKEN.finditer(text):
+        literal = token.group()
+        if literal.startswith('"') or math.isfinite(float(literal)):
+            continue
+        line, column = text.count("\n", 0, token.start()) + 1, token.start() - text.rfind("\n", 0, token.start())
+        if literal.lstrip("-")[0].isdigit():
+            shown = literal if len(literal) <= 24 else f"{literal[:12]}… ({len(literal)} characters)"
+            problem = (
+                f"holds the number {shown} (column {column}), past the largest a JSON reader keeps (Cursor reads it "
+                "as Infinity), which deja cannot write back as JSON"
+            )
+            todo = "deja changed nothing; write it as a number of at most 1.7e308, then run the command again"
+        else:
+            problem = f"holds {literal} (column {column}), which is no JSON: Cursor cannot read this file"
+            todo = "deja changed nothing; write a number or null there, then run the command again"
+        raise InstallError(f"{path}:{line}", problem, todo)
+
+
 class _Repeated(Exception):
     def __init__(self, key: str) -> None:
         self.key = key
@@ -222,6 +262,7 @@ def plan_json(
     if dump_json(new) == dump_json(old):
         return Change(path, "unchanged", "")
     refuse_lone_surrogate(path, text)
+    refuse_unwritable_number(path, text)
     if removable and not path.is_symlink():
         return replace(plan_text(path, text, None), remainder=dump_json(new))
     if not (pristine and text is not None):
@@ -276,14 +317,14 @@ def _unified(path: Path, old: str | None, new: str | None) -> str:
 
 
 def _json_object(text: str | None) -> dict[str, Any] | None:
-    """``text`` read as a JSON object, else None (no file, a Markdown file of deja's, or JSON it cannot read)."""
-    if text is None:
+    """``text`` read as a JSON object as ``parse_object`` reads it, else None (no file or a blank one, a Markdown file
+    of deja's, or JSON it refuses)."""
+    if text is None or not text.strip():
         return None
     try:
-        value = json.loads(text)
-    except ValueError:
+        return parse_object(Path(), text)
+    except InstallError:
         return None
-    return value if isinstance(value, dict) else None
 
 
 def plan_directory_removal(path: Path, leaving: str) -> Change:

@@ -9,10 +9,14 @@ import json
 import os
 from typing import TYPE_CHECKING
 
-from harness import console_script, path_with, run_deja
+import pytest
+from harness import console_script, path_with, run_deja, snapshot
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+
+PAST = "past the largest a JSON reader keeps (Cursor reads it as Infinity), which deja cannot write back as JSON"
 
 
 def _refuse(constant: str) -> None:
@@ -34,3 +38,47 @@ def test_install_writes_json_cursor_can_read_or_shows_the_change(fake_home: Path
     except ValueError as exc:
         assert shown_as_change, f"install wrote {exc}, and its dry run did not show that line changing:\n{dry.stdout}"
         raise
+
+
+@pytest.mark.parametrize(
+    ("literal", "shown", "problem", "todo"),
+    [
+        ("1e400", "the number 1e400", PAST, "write it as a number of at most 1.7e308"),
+        ("-1e400", "the number -1e400", PAST, "write it as a number of at most 1.7e308"),
+        ("9" * 5000, "the number 999999999999… (5000 characters)", PAST, "write it as a number of at most 1.7e308"),
+        ("NaN", "NaN", "which is no JSON: Cursor cannot read this file", "write a number or null there"),
+    ],
+)
+def test_install_and_its_dry_run_refuse_a_number_it_cannot_write_back(
+    fake_home: Path, literal: str, shown: str, problem: str, todo: str
+) -> None:
+    """One line naming the file, its line and column and the value, and what to do; nothing is written (a number of
+    5,000 digits said a bare ValueError: Python reads no more than 4,300)."""
+    mcp = fake_home / ".cursor" / "mcp.json"
+    mcp.parent.mkdir()
+    mcp.write_text('{"mcpServers": {"gh": {"command": "gh",\n  "timeout": ' + literal + "}}}\n")
+    before = snapshot(fake_home)
+    for command in (["install", "cursor", "--dry-run"], ["install", "cursor"]):
+        said = run_deja(*command)
+        expected = f"deja: {mcp}:2: holds {shown} (column 14), {problem}; deja changed nothing; {todo}, then run the "
+        assert (said.returncode, said.stderr) == (1, expected + "command again\n"), command
+    assert snapshot(fake_home) == before
+
+
+def test_a_huge_number_added_after_install_stops_uninstall_not_doctor_or_a_reinstall(
+    fake_home: Path, tmp_path: Path
+) -> None:
+    script = console_script(tmp_path / "venv" / "bin")
+    env = {**os.environ, "PATH": path_with(script)}
+    assert run_deja("install", "cursor", script=script, env=env).returncode == 0
+    mcp = fake_home / ".cursor" / "mcp.json"
+    mcp.write_text(mcp.read_text().replace('"mcpServers": {', '"mcpServers": {"gh": {"command": "gh", "n": 1e400},', 1))
+    before = snapshot(fake_home)
+    for command in (["uninstall", "cursor", "--dry-run"], ["uninstall", "cursor"]):
+        said = run_deja(*command, script=script, env=env)
+        assert said.returncode == 1, command
+        assert said.stderr.startswith(f"deja: {mcp}:2: holds the number 1e400 (column "), (command, said.stderr)
+    assert snapshot(fake_home) == before
+    again = run_deja("install", "cursor", script=script, env=env)  # (nothing of deja's to change: nothing written)
+    assert (again.returncode, again.stderr) == (0, "")
+    assert f"ok     Cursor: deja's MCP server is in {mcp}" in run_deja("doctor", script=script, env=env).stdout
