@@ -16,3 +16,16 @@ def test_a_relative_deja_home_in_the_servers_env_is_named(fake_home: Path, tmp_p
     text, settings = doctor_with_server_env(fake_home, tmp_path, {"DEJA_HOME": "rel/dir"})
     assert SAME not in text
     assert any("DEJA_HOME" in problem["message"] and "relative" in problem["message"] for problem in settings), settings
+
+
+def test_it_says_what_to_do_once(fake_home: Path, tmp_path: Path) -> None:
+    mcp = fake_home / ".cursor" / "mcp.json"
+    _, settings = doctor_with_server_env(fake_home, tmp_path, {"DEJA_HOME": "rel/dir", "DEJA_CURSOR_ROOT": "/abs"})
+    assert settings[0] == {
+        "level": "error",
+        "area": "settings",
+        "message": f"deja's MCP server gets DEJA_HOME=rel/dir from its env in {mcp}: a relative folder, so it answers "
+        "every tool call that it refuses it",
+        "fix": "give DEJA_HOME an absolute path in that env, or remove it",
+    }
+    assert sum("DEJA_HOME" in problem["message"] for problem in settings) == 1, settings
