@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ..core.cjson import lone_surrogates
 from ..core.private import private_dir, replace_private
 from ..core.redact import scrub
 
@@ -131,43 +132,20 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
     return value
 
 
-#: A JSON string escape: a backslash and what it escapes, read left to right so that ``\\u…`` is no ``\u`` escape.
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
-
-
 def refuse_lone_surrogate(path: Path, text: str | None) -> None:
-    """InstallError naming the first lone surrogate escape of ``text`` (``_lone_surrogate``), if it has one: valid JSON,
-    which Cursor reads, but a rewrite cannot encode what json read from it, and failed with a bare UnicodeEncodeError
-    that named no file (trial50 F3). Only a rewrite refuses it: doctor reads such a file as Cursor does."""
-    if text is None or (lone := _lone_surrogate(text)) is None:
+    """InstallError naming the first lone surrogate escape of ``text`` (``cjson.lone_surrogates``), if it has one:
+    valid JSON, which Cursor reads, but a rewrite cannot encode what json read from it, and failed with a bare
+    UnicodeEncodeError that named no file (trial50 F3). Only a rewrite refuses it: doctor reads such a file as Cursor
+    does."""
+    if text is None or (at := next(lone_surrogates(text), None)) is None:
         return
-    line, column = text.count("\n", 0, lone.start()) + 1, lone.start() - text.rfind("\n", 0, lone.start())
+    line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
     problem = (
-        f"holds a lone UTF-16 surrogate ({lone.group()} at column {column}: half of an emoji's pair), "
+        f"holds a lone UTF-16 surrogate ({text[at : at + 6]} at column {column}: half of an emoji's pair), "
         "which deja cannot write back to a UTF-8 file"
     )
     todo = "deja changed nothing; remove that escape or complete its pair, then run the command again"
     raise InstallError(f"{path}:{line}", problem, todo)
-
-
-def _lone_surrogate(text: str) -> re.Match[str] | None:
-    r"""The first ``\uD800``-``\uDFFF`` escape in ``text`` (parsed JSON) that is not one half of a pair: json reads it
-    as a character that UTF-8 cannot encode, so the file's rewrite failed on it, naming no file (trial50 F3)."""
-    if not re.search(r"\\u[dD][89a-fA-F]", text):
-        return None
-    pending: re.Match[str] | None = None  # a high half, waiting for its low half right after it
-    for escape in _ESCAPE.finditer(text):
-        escaped = escape.group(1)
-        code = int(escaped[1:], 16) if len(escaped) == 5 else -1
-        if pending is not None:
-            if escape.start() != pending.end() or not 0xDC00 <= code <= 0xDFFF:
-                return pending
-            pending = None
-        elif 0xD800 <= code <= 0xDBFF:
-            pending = escape
-        elif 0xDC00 <= code <= 0xDFFF:
-            return escape
-    return pending
 
 
 def _trailing_comma(text: str, pos: int) -> int | None:
