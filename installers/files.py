@@ -7,8 +7,9 @@ so a crash leaves the old file or the new one, never half of each.
 
 deja refuses, writing nothing: a file that is not UTF-8 or not a JSON object,
 a JSON object with a key twice (rewriting it would keep only one of the two),
-a path whose symlink points nowhere (writing would create the link's target
-folders wherever it points), a file the user made read-only and a folder deja
+one it cannot write back as it reads it (a lone surrogate escape, a number past
+a double's range), a path whose symlink points nowhere (writing would create
+the link's target folders wherever it points), a file the user made read-only and a folder deja
 cannot write in (a refusal half way through would leave some files written).
 """
 
