@@ -18,7 +18,7 @@ from _json import encode_basestring, make_encoder, make_scanner
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 #: The whitespace JSON allows between tokens.
@@ -228,14 +228,25 @@ REPLACEMENT = "\\ufffd"
 
 
 def lone_surrogates_replaced(text: str) -> str:
-    """``text`` (JSON) with every ``\\uXXXX`` escape of a UTF-16 half that is not part of a pair replaced by
-    ``REPLACEMENT``; a pair (``\\ud83d\\ude80``, an emoji) and an escaped backslash (``\\\\ud83d``) stay as they are.
+    """``text`` (JSON) with every ``\\uXXXX`` escape of a UTF-16 half that is not part of a pair (``lone_surrogates``)
+    replaced by ``REPLACEMENT``."""
+    parts: list[str] = []
+    done = 0
+    for at in lone_surrogates(text):
+        parts += [text[done:at], REPLACEMENT]
+        done = at + 6
+    return "".join([*parts, text[done:]]) if parts else text
+
+
+def lone_surrogates(text: str) -> Iterator[int]:
+    """Where each ``\\uXXXX`` escape of a UTF-16 half that is not part of a pair starts in ``text`` (JSON), left to
+    right: ``json`` reads one as a character UTF-8 cannot encode. A pair (``\\ud83d\\ude80``, an emoji) and an escaped
+    backslash (``\\\\ud83d``) are none. The hooks replace them (``load_host_json``), the installers refuse a file
+    holding one, which they could not write back.
 
     Backslashes occur in valid JSON only inside strings, each opening one escape, so walking them left to right
     reads every escape once.
     """
-    parts: list[str] = []
-    done = 0
     at = text.find("\\")
     while at != -1:
         if text[at + 1 : at + 2] != "u":
@@ -248,10 +259,8 @@ def lone_surrogates_replaced(text: str) -> str:
         if unit <= 0xDBFF and 0xDC00 <= (_unit(text, at + 6) or 0) <= 0xDFFF:
             at = text.find("\\", at + 12)  # a high half and its low half: one character
             continue
-        parts += [text[done:at], REPLACEMENT]
-        done = at + 6
-        at = text.find("\\", done)
-    return "".join([*parts, text[done:]]) if parts else text
+        yield at
+        at = text.find("\\", at + 6)
 
 
 def _unit(text: str, at: int) -> int | None:

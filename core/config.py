@@ -322,14 +322,16 @@ def resolve(key: str, environment: bool | Mapping[str, str] = True) -> Resolved:
     return Resolved(setting.default, "default", problem)
 
 
-def relative_variable(setting: Setting) -> str:
+def relative_variable(setting: Setting, environment: Mapping[str, str] | None = None) -> str:
     """``DEJA_HOME=<value> is relative …`` when ``setting`` is a folder (``DEJA_HOME``, ``DEJA_CURSOR_ROOT``,
-    ``DEJA_CURSOR_CLI_ROOT``) and its variable names a relative one, else "". Read in every folder deja runs in (a
+    ``DEJA_CURSOR_CLI_ROOT``) and its variable names a relative one in ``environment`` (this process's by default;
+    doctor asks of the ``env`` mcp.json gives deja's server), else "". Read in every folder deja runs in (a
     hook runs in Cursor's, one per project), it would be another folder each time, so no entrypoint takes it
     (``relative_folder``). Ignoring it (as ``resolve`` does) put the index in the default home in silence
     (review17), or read the default Cursor folders where the variable named others. ``deja config set home`` is
     asked in one folder, once: it makes a relative folder absolute."""
-    raw = os.environ.get(setting.variable, "").strip() if setting.kind == "path" else ""
+    variables = os.environ if environment is None else environment
+    raw = variables.get(setting.variable, "").strip() if setting.kind == "path" else ""
     if not raw or os.path.isabs(expand_folder(raw)):
         return ""
     return f"{setting.variable}={raw} is relative: it would be another folder wherever deja runs"

@@ -152,7 +152,9 @@ _UNLOGGED: list[bool] = []
 def _say_unlogged(home: str, path: str, exc: OSError) -> None:
     """Say once, on stderr, that ``path`` (hooks.log) cannot be written and what lets it be: on a read-only HOME every
     hook was silent, its log its only word (drift49). Cursor keeps a hook's stderr in its own Hooks output, never in
-    the model's context, and reads only stdout and the exit code, both as they are; so the answer is still given."""
+    the model's context, and reads only stdout and the exit code, both as they are; so the answer is still given.
+    Something else in the log's place (a folder) is named as such: a chmod, which the write error alone suggests,
+    mends nothing there (review50b)."""
     if _UNLOGGED or not path or isinstance(exc, HomeMissing):  # (HOME not there: the hooks stay silent, trial10 F11)
         return
     _UNLOGGED.append(True)
@@ -162,7 +164,11 @@ def _say_unlogged(home: str, path: str, exc: OSError) -> None:
     from ..core.private import home_fix
 
     why = exc.strerror or str(exc)
-    fix = home_fix(home, os.path.dirname(exc.filename) if isinstance(exc.filename, str) else home, why)
+    if os.path.exists(path) and not os.path.isfile(path):  # (no mode mends a folder or a FIFO in the log's place)
+        what = "a folder" if os.path.isdir(path) else "not a regular file"
+        why, fix = f"it is {what}, where deja writes its hooks' log", "move it aside"
+    else:
+        fix = home_fix(home, os.path.dirname(exc.filename) if isinstance(exc.filename, str) else home, why)
     line = f"deja: cannot write {path}: {why}; this hook answered but could not log it: {fix}"
     sys.stderr.write(surrogates_escaped(line) + "\n")
 

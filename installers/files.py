@@ -7,8 +7,9 @@ so a crash leaves the old file or the new one, never half of each.
 
 deja refuses, writing nothing: a file that is not UTF-8 or not a JSON object,
 a JSON object with a key twice (rewriting it would keep only one of the two),
-a path whose symlink points nowhere (writing would create the link's target
-folders wherever it points), a file the user made read-only and a folder deja
+one it cannot write back as it reads it (a lone surrogate escape, a number past
+a double's range), a path whose symlink points nowhere (writing would create
+the link's target folders wherever it points), a file the user made read-only and a folder deja
 cannot write in (a refusal half way through would leave some files written).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import os
 import re
 import shlex
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ..core.cjson import lone_surrogates
 from ..core.private import private_dir, replace_private
 from ..core.redact import scrub
 
@@ -104,7 +107,7 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
     try:
-        value = json.loads(text, object_pairs_hook=_unique_keys)
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_integer)
     except json.JSONDecodeError as error:
         if text.startswith(("//", "/*"), error.pos):
             problem = f"holds a comment ({text[error.pos : error.pos + 2]} at column {error.colno}), which JSON does not allow"
@@ -130,43 +133,20 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
     return value
 
 
-#: A JSON string escape: a backslash and what it escapes, read left to right so that ``\\u…`` is no ``\u`` escape.
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
-
-
 def refuse_lone_surrogate(path: Path, text: str | None) -> None:
-    """InstallError naming the first lone surrogate escape of ``text`` (``_lone_surrogate``), if it has one: valid JSON,
-    which Cursor reads, but a rewrite cannot encode what json read from it, and failed with a bare UnicodeEncodeError
-    that named no file (trial50 F3). Only a rewrite refuses it: doctor reads such a file as Cursor does."""
-    if text is None or (lone := _lone_surrogate(text)) is None:
+    """InstallError naming the first lone surrogate escape of ``text`` (``cjson.lone_surrogates``), if it has one:
+    valid JSON, which Cursor reads, but a rewrite cannot encode what json read from it, and failed with a bare
+    UnicodeEncodeError that named no file (trial50 F3). Only a rewrite refuses it: doctor reads such a file as Cursor
+    does."""
+    if text is None or (at := next(lone_surrogates(text), None)) is None:
         return
-    line, column = text.count("\n", 0, lone.start()) + 1, lone.start() - text.rfind("\n", 0, lone.start())
+    line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
     problem = (
-        f"holds a lone UTF-16 surrogate ({lone.group()} at column {column}: half of an emoji's pair), "
+        f"holds a lone UTF-16 surrogate ({text[at : at + 6]} at column {column}: half of an emoji's pair), "
         "which deja cannot write back to a UTF-8 file"
     )
     todo = "deja changed nothing; remove that escape or complete its pair, then run the command again"
     raise InstallError(f"{path}:{line}", problem, todo)
-
-
-def _lone_surrogate(text: str) -> re.Match[str] | None:
-    r"""The first ``\uD800``-``\uDFFF`` escape in ``text`` (parsed JSON) that is not one half of a pair: json reads it
-    as a character that UTF-8 cannot encode, so the file's rewrite failed on it, naming no file (trial50 F3)."""
-    if not re.search(r"\\u[dD][89a-fA-F]", text):
-        return None
-    pending: re.Match[str] | None = None  # a high half, waiting for its low half right after it
-    for escape in _ESCAPE.finditer(text):
-        escaped = escape.group(1)
-        code = int(escaped[1:], 16) if len(escaped) == 5 else -1
-        if pending is not None:
-            if escape.start() != pending.end() or not 0xDC00 <= code <= 0xDFFF:
-                return pending
-            pending = None
-        elif 0xD800 <= code <= 0xDBFF:
-            pending = escape
-        elif 0xDC00 <= code <= 0xDFFF:
-            return escape
-    return pending
 
 
 def _trailing_comma(text: str, pos: int) -> int | None:
@@ -177,6 +157,45 @@ def _trailing_comma(text: str, pos: int) -> int | None:
         return None
     before = len(text[:pos].rstrip())
     return before - 1 if before and text[before - 1] == "," else None
+
+
+def _integer(literal: str) -> int | float:
+    """A JSON integer as ``json`` reads it, or where Python will not convert that many digits (over 4,300: a bare
+    ValueError, which named no file) the float a JavaScript reader makes of it (Infinity past 309 digits), for
+    ``refuse_unwritable_number`` to name."""
+    try:
+        return int(literal)
+    except ValueError:
+        return float(literal)
+
+
+#: A JSON string, or a number or a constant outside strings as ``json`` reads them (it reads NaN and Infinity too).
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?(?:Infinity|\d[\d.eE+-]*)|NaN', re.DOTALL)
+
+
+def refuse_unwritable_number(path: Path, text: str | None) -> None:
+    """InstallError naming the first number of ``text`` (parsed JSON) that deja cannot write back as JSON: one past a
+    double's range (``1e400``, valid JSON that Cursor reads as Infinity) was written back as ``Infinity``, no JSON, and
+    Cursor's ``JSON.parse`` refused the whole file, every MCP server in it (review50b); ``NaN`` or ``Infinity``, which
+    ``json`` reads but no JSON allows. Only a rewrite refuses it, as a lone surrogate."""
+    if text is None:
+        return
+    for token in _TOKEN.finditer(text):
+        literal = token.group()
+        if literal.startswith('"') or math.isfinite(float(literal)):
+            continue
+        line, column = text.count("\n", 0, token.start()) + 1, token.start() - text.rfind("\n", 0, token.start())
+        if literal.lstrip("-")[0].isdigit():
+            shown = literal if len(literal) <= 24 else f"{literal[:12]}… ({len(literal)} characters)"
+            problem = (
+                f"holds the number {shown} (column {column}), past the largest a JSON reader keeps (Cursor reads it "
+                "as Infinity), which deja cannot write back as JSON"
+            )
+            todo = "deja changed nothing; write it as a number of at most 1.7e308, then run the command again"
+        else:
+            problem = f"holds {literal} (column {column}), which is no JSON: Cursor cannot read this file"
+            todo = "deja changed nothing; write a number or null there, then run the command again"
+        raise InstallError(f"{path}:{line}", problem, todo)
 
 
 class _Repeated(Exception):
@@ -222,6 +241,7 @@ def plan_json(
     if dump_json(new) == dump_json(old):
         return Change(path, "unchanged", "")
     refuse_lone_surrogate(path, text)
+    refuse_unwritable_number(path, text)
     if removable and not path.is_symlink():
         return replace(plan_text(path, text, None), remainder=dump_json(new))
     if not (pristine and text is not None):
@@ -276,14 +296,14 @@ def _unified(path: Path, old: str | None, new: str | None) -> str:
 
 
 def _json_object(text: str | None) -> dict[str, Any] | None:
-    """``text`` read as a JSON object, else None (no file, a Markdown file of deja's, or JSON it cannot read)."""
-    if text is None:
+    """``text`` read as a JSON object as ``parse_object`` reads it, else None (no file or a blank one, a Markdown file
+    of deja's, or JSON it refuses)."""
+    if text is None or not text.strip():
         return None
     try:
-        value = json.loads(text)
-    except ValueError:
+        return parse_object(Path(), text)
+    except InstallError:
         return None
-    return value if isinstance(value, dict) else None
 
 
 def plan_directory_removal(path: Path, leaving: str) -> Change:

@@ -291,7 +291,17 @@ def _server_env_problems() -> list[Finding]:
 
     path = mcp_path()
     env = {name: value for name, value in deja_server_env(path).items() if value.strip()}
-    found = []
+    found = [
+        Finding(
+            "error",
+            "settings",
+            f"deja's MCP server gets {setting.variable}={env[setting.variable]} from its env in {path}: a relative "
+            "folder, so it answers every tool call that it refuses it",
+            f"give {setting.variable} an absolute path in that env, or remove it",
+        )
+        for setting in config.SETTINGS.values()
+        if config.relative_variable(setting, env)
+    ]
     server_home = config.resolve("home", env).value or os.path.join(
         _env_folder(env, "XDG_CACHE_HOME") or os.path.join(folders.home(), ".cache"), "deja"
     )

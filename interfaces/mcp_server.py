@@ -70,7 +70,8 @@ STILL_INDEXING = "deja is still indexing your history; try again in a few second
 #: with new ones it imports later; only a new process runs the new code, and only the client can start one.
 UPGRADED = (
     "deja was upgraded since this MCP server started, and it still runs the old code: restart it "
-    "(in Cursor: Customize → MCPs, turn deja off and on, or reload the window)"
+    "(in Cursor: Customize → MCPs, turn deja off and on, or reload the window; in Claude Code: /mcp, then reconnect "
+    "deja; in another client, restart its MCP servers)"
 )
 #: The installed file whose stat says deja was installed again: the index format's module, which ``pip install``
 #: replaces with every other file (a new inode) and which an editable checkout changes when the format changes.
@@ -915,15 +916,17 @@ class _Server(MCPServer):
             raise ToolError(f"Error executing tool {name}: {wrong}") from exc.__cause__
 
 
-def installed_stamp() -> tuple[int, int, int, int] | None:
-    """What changes when deja is installed again (``INSTALLED_MARKER``'s inode, times and size); None without it.
-    The change time too: a file written anew may get the inode just freed and keep its bytes' modification time (a
-    copy that preserves it), but its change time is the moment it was made."""
+def installed_stamp() -> tuple[int, int, int] | None:
+    """What an install changes (``INSTALLED_MARKER``'s inode, modification time and size); None without it.
+    pip moves the old files aside before it writes the new ones, and uv links them from its cache, so the new file
+    never takes the old one's inode; pip's copy is written at install time. Not the change time: a hard link (uv
+    linking another venv from the same cached wheel, or pruning its cache) or a chmod that changes nothing moves it,
+    and the agent was refused every call until a restart no install called for (review50b)."""
     try:
         stat = os.stat(INSTALLED_MARKER)
     except OSError:
         return None
-    return stat.st_ino, stat.st_ctime_ns, stat.st_mtime_ns, stat.st_size
+    return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
 
 def _strings(value: Any) -> list[str]:

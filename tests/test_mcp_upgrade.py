@@ -25,18 +25,28 @@ if TYPE_CHECKING:
 
 RESTART = (
     "deja was upgraded since this MCP server started, and it still runs the old code: restart it "
-    "(in Cursor: Customize → MCPs, turn deja off and on, or reload the window)"
+    "(in Cursor: Customize → MCPs, turn deja off and on, or reload the window; in Claude Code: /mcp, then reconnect "
+    "deja; in another client, restart its MCP servers)"
 )
 PACKAGES = ("core", "hooks", "installers", "interfaces")
 
 
 def installed(site: Path) -> None:
-    """deja's package under ``site`` as an install leaves it: each file removed first, then copied anew."""
+    """deja's package under ``site`` as pip installs it: the old files moved aside (pip's stash), each new one written
+    at install time (pip does not keep a wheel's times), then the old ones deleted."""
     target = site / "deja"
+    stash = site / "deja-stash"
     if target.exists():
-        shutil.rmtree(target)
+        target.rename(stash)
     for package in PACKAGES:
-        shutil.copytree(CHECKOUT / package, target / package, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            CHECKOUT / package,
+            target / package,
+            ignore=shutil.ignore_patterns("__pycache__"),
+            copy_function=shutil.copy,
+        )
+    if stash.exists():
+        shutil.rmtree(stash)
 
 
 @asynccontextmanager
