@@ -556,7 +556,8 @@ def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict
     here_only = None
     if folder:
         project, here_only = work.how_scope(index, readable_path(folder))
-    found = work.invocations(index, query, project, limit=None, sessions=here_only)
+    ran = work.invocations(index, query, project, limit=None, sessions=here_only)
+    found = ran.runs
     runs, more = found[:HOW_RUNS], max(len(found) - HOW_RUNS, 0)
     note = "" if runs else unknown_project(index, project)
     where = f"in {project}" if project else "on this machine"
@@ -566,7 +567,7 @@ def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict
         if left := len(found) - shown:
             text += f"\n{left} older run{'s' if left != 1 else ''} not listed: add words to narrow the command"
         if shown <= 1 or len(text.encode()) <= WORK_TEXT_BYTES:
-            return note or text, views.how_json(query, runs, more)
+            return note or text, views.how_json(query, runs, more, ran.left_out)
         shown -= 1
 
 

@@ -266,10 +266,13 @@ def _mentions_text(history: ErrorHistory, command_chars: int | None = None) -> s
 # --------------------------------------------------------------------------- how
 
 
-def how_json(words: str, runs: list[Invocation], more: int = 0) -> dict[str, Any]:
-    """The runs as ``deja how --json`` gives them; ``more``: how many older ones the answer left out."""
+def how_json(words: str, runs: list[Invocation], more: int, left_out: list[str]) -> dict[str, Any]:
+    """The runs as ``deja how --json`` gives them; ``more``: how many older ones the answer left out; ``left_out``:
+    the words of the query no run had with the others, which the runs listed need not hold (the text's first line
+    names them: an agent reading the JSON alone took the runs for the whole query's, review50c M1)."""
     return {
         "query": repeated(words),
+        "left_out": [repeated(word) for word in left_out],
         "invocations": [
             {
                 "command": r.command,
