@@ -563,7 +563,7 @@ def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict
     where = f"in {project}" if project else "on this machine"
     shown = len(runs)  # the newest that fit the answer's bytes with the note of the rest, which a cut would drop
     while True:
-        text = views.how_text(query, runs[:shown], where, (folder and project) or "", views.COMMAND_CHARS)
+        text = views.how_text(query, runs[:shown], ran.left_out, where, (folder and project) or "", views.COMMAND_CHARS)
         if left := len(found) - shown:
             text += f"\n{left} older run{'s' if left != 1 else ''} not listed: add words to narrow the command"
         if shown <= 1 or len(text.encode()) <= WORK_TEXT_BYTES:

@@ -172,7 +172,7 @@ def how_command(
     if json:
         emit_json(how_json(query, runs, more, found.left_out))
         return
-    echo(how_text(query, runs, where, project or ""))
+    echo(how_text(query, runs, found.left_out, where, project or ""))
     if more:
         echo(more_line(more))
     if here_only and (others := _ran_beside(index, query, project, runs)):

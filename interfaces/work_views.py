@@ -288,13 +288,20 @@ def how_json(words: str, runs: list[Invocation], more: int, left_out: list[str])
     }
 
 
-def how_text(words: str, runs: list[Invocation], where: str, folder: str = "", command_chars: int | None = None) -> str:
-    """The runs, newest first; ``where`` says where they were looked for (``in FOLDER`` or on this machine), and a run
-    that ran in another folder than ``folder`` says which. Each command is whole, or cut to ``command_chars``
-    (``command_shown``)."""
+def how_text(
+    words: str,
+    runs: list[Invocation],
+    left_out: list[str],
+    where: str,
+    folder: str = "",
+    command_chars: int | None = None,
+) -> str:
+    """The runs, newest first, found without the words ``left_out`` (``work.Runs``); ``where`` says where they were
+    looked for (``in FOLDER`` or on this machine), and a run that ran in another folder than ``folder`` says which.
+    Each command is whole, or cut to ``command_chars`` (``command_shown``)."""
     if not runs:
         return f"no command with {echoed(words)!r} ran {where}"
-    lines = [_how_header(words, runs, where)]
+    lines = [_how_header(words, left_out, where)]
     several = len({run.project for run in runs}) > 1  # then each run says which project's it was
     statuses = [_run_status(run.exit_code) for run in runs]
     width = max(map(len, statuses))  # (the commands line up whatever the widest status: `exit 255`, trial47 F7)
@@ -307,14 +314,19 @@ def how_text(words: str, runs: list[Invocation], where: str, folder: str = "", c
     return "\n".join(lines)
 
 
-def _how_header(words: str, runs: list[Invocation], where: str) -> str:
-    """``how 'WORDS' ran WHERE, newest first:``, naming the words left out when no run had them all
-    (``work.words_run``: ``deja how run the tests`` lists the runs of ``tests``, and says so, trial50 F4)."""
-    left_out = [word for word in words.split() if not all(word.lower() in run.command.lower() for run in runs)]
-    matched = " ".join(word for word in words.split() if word not in left_out)
+def _how_header(words: str, left_out: list[str], where: str) -> str:
+    """``how 'WORDS' ran WHERE, newest first:``, naming the words ``work.words_run`` left out when no run had them
+    all (``deja how run the tests`` lists the runs of ``tests``, and says so, trial50 F4): its answer, not a test of
+    its own (review50c L2: a substring test here named ``the`` matched, inside ``test_other.py``)."""
+    matched, dropped = [], list(left_out)
+    for word in words.split():  # (those left out come in the order given, each before any kept word alike)
+        if dropped and word == dropped[0]:
+            dropped.pop(0)
+        else:
+            matched.append(word)
     said = ", ".join(repr(echoed(word)) for word in left_out)
     left = f" ({said} left out: no run has every word)" if left_out else ""
-    return f"how {echoed(matched)!r} ran {where}, newest first{left}:"
+    return f"how {echoed(' '.join(matched))!r} ran {where}, newest first{left}:"
 
 
 def _run_status(exit_code: int | None) -> str:

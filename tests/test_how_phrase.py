@@ -76,3 +76,18 @@ def test_how_never_answers_a_subcommand_word_with_its_opposite(tmp_path: Path, c
     assert [run["command"] for run in answer["invocations"]] == ["cargo build --release"]
     whole = json.loads(run_deja("how", "docker", "compose", "up", "--json", cwd=shop).stdout)
     assert whole["left_out"] == [] and [run["command"] for run in whole["invocations"]] == ["docker compose up -d"]
+
+
+def test_the_first_line_names_the_words_left_out_as_the_runs_were_found(tmp_path: Path, cli_root: Path) -> None:
+    """review50c L2: the header worked the left-out words out again with a substring test of its own over the runs
+    shown: `the` is inside `test_other.py`, so `deja how run the tests` said `how 'the tests' ran` though `the` was
+    left out to find it. It names what ``words_run`` left out, as the JSON does."""
+    shop = tmp_path / "code" / "shop"
+    shop.mkdir(parents=True)
+    _chat(cli_root, shop, "c-other", "run the other tests", ["pytest tests/test_other.py"])
+    assert run_deja("index").returncode == 0
+    ran = run_deja("how", "run", "the", "tests", cwd=shop)
+    assert ran.stdout.splitlines()[0] == (
+        f"how 'tests' ran in {shop}, newest first ('run', 'the' left out: no run has every word):"
+    ), ran.stdout
+    assert json.loads(run_deja("how", "run", "the", "tests", "--json", cwd=shop).stdout)["left_out"] == ["run", "the"]
