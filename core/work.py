@@ -745,6 +745,7 @@ class FileUse(Record):
     reads: int = 0
     sessions: list[str] = []
     last: datetime | None = None
+    words_held: int = 0  # the most words of the query a session that touched it holds: the files of those come first
 
 
 #: How many of the sessions that match a topic best ``topic_files`` reads the files of.
@@ -758,7 +759,8 @@ def topic_files(
     limit: int = 30,
     sessions: Callable[[SessionMeta], bool] | None = None,
 ) -> list[FileUse]:
-    """Which files the sessions matching ``words`` edited or read, most edited first: the best ``TOPIC_SESSIONS`` of
+    """Which files the sessions matching ``words`` edited or read, those of the sessions holding the most of the words
+    first, then most edited: the best ``TOPIC_SESSIONS`` of
     ``project``'s, or, with ``sessions``, of those it accepts (the caller's rule of which are "here": ``how_scope``).
 
     A file the words name comes first; then the files of the sessions that hold the most of the words: every
@@ -789,10 +791,11 @@ def topic_files(
                 if when and (use.last is None or when > use.last):
                     use.last = when
     named = {use.path for use in uses.values() if asks_for_file(words, use.path)}
-    words_held = {use.path: max(held[session] for session in use.sessions) for use in uses.values()}
+    for use in uses.values():
+        use.words_held = max(held[session] for session in use.sessions)
     ranked = sorted(
         uses.values(),
-        key=lambda u: (u.path not in named, -words_held[u.path], -u.edits, -len(u.sessions), -u.reads, u.path),
+        key=lambda u: (u.path not in named, -u.words_held, -u.edits, -len(u.sessions), -u.reads, u.path),
     )
     return ranked[:limit]
 

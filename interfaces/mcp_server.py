@@ -103,7 +103,7 @@ RESULT_CHARS = 2000
 WORK_TEXT_BYTES = 4096
 #: How many runs the work tool's ``how`` lists, newest first.
 HOW_RUNS = 15
-#: How many files the work tool's ``files`` lists, most edited first.
+#: How many files the work tool's ``files`` lists, in ``work.topic_files``' order.
 FILES_LISTED = 20
 
 INSTRUCTIONS = (

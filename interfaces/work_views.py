@@ -154,8 +154,7 @@ def files_text(query: str, uses: list[FileUse], project: str = "") -> str:
     where = f" in {project}" if project else ""
     if not uses:
         return f"no session about {echoed(query)!r}{where} touched a file"
-    order = "the one named first, then most edited" if asks_for_file(query, uses[0].path) else "most edited first"
-    lines = [f"files the work on {echoed(query)!r} touched{where}, {order}:"]
+    lines = [f"files the work on {echoed(query)!r} touched{where}, {_files_order(query, uses)}:"]
     any_read = any(use.reads for use in uses)
     for use in uses:
         counts = f"{use.edits} edit{'s' if use.edits != 1 else ''}"
@@ -164,6 +163,17 @@ def files_text(query: str, uses: list[FileUse], project: str = "") -> str:
             f"  {use.path}  ({counts} in {len(use.sessions)} session{'s' if len(use.sessions) != 1 else ''}, last {when(use.last)})"
         )
     return "\n".join(lines)
+
+
+def _files_order(query: str, uses: list[FileUse]) -> str:
+    """The order ``work.topic_files`` listed ``uses`` in, in words: the file named first, then those of the chats
+    holding more of the words, then most edited; each part said only where it ordered them (review50c L1: "most
+    edited first" headed a 1-edit file listed above a 3-edit one)."""
+    named = asks_for_file(query, uses[0].path)
+    by_words = len({use.words_held for use in (uses[1:] if named else uses)}) > 1
+    if named:
+        return f"the one named first, then {'those of chats holding more of the words, then ' if by_words else ''}most edited"
+    return "those of chats holding more of the words first, then most edited" if by_words else "most edited first"
 
 
 # --------------------------------------------------------------------------- fix
