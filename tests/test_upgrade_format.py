@@ -199,3 +199,17 @@ def test_a_deja_reached_through_a_symlink_is_this_deja(tmp_path: Path) -> None:
     assert other_deja_wired(str(real)) == ""
     said = [(f.level, f.message) for f in wiring_report(str(real)) if f.level != "ok"]
     assert said == [], "\n".join(m for _, m in said)
+
+
+def test_a_fifo_in_place_of_cursors_config_hangs_neither_the_rebuild_line_nor_doctor(tmp_path: Path) -> None:
+    """review50c L3: ``~/.cursor/mcp.json`` (or hooks.json) a FIFO: reading it waited for a writer forever, so a
+    `deja search` that rebuilt the index and `deja doctor` hung. It is read as Cursor's stores are: never blocking."""
+    from deja.installers import cursor
+
+    install("cursor-auto", deja_path=str(tmp_path / "venv" / "bin" / "deja"))
+    for path in (cursor.mcp_path(), cursor.hooks_path()):
+        path.unlink()
+        os.mkfifo(path)
+    assert other_deja_wired(str(tmp_path / "newvenv" / "bin" / "deja")) == ""
+    doctor = run_deja("doctor", timeout=60)
+    assert f"{cursor.mcp_path()}: cannot read it (not a regular file)" in doctor.stdout, doctor.stdout
