@@ -628,18 +628,26 @@ def how_scope(index: Index, folder: str) -> tuple[str, Callable[[SessionMeta], b
     )
 
 
+class Runs(Record):
+    """The runs ``invocations`` found, and the words of the query it left out to find them (``words_run``): none
+    when a run has every word."""
+
+    runs: list[Invocation]
+    left_out: list[str]
+
+
 def invocations(
     index: Index,
     words: str,
     project: str | None = None,
     limit: int | None = 20,
     sessions: Callable[[SessionMeta], bool] | None = None,
-) -> list[Invocation]:
+) -> Runs:
     """The commands this machine ran that contain every one of ``words`` (or of those ``words_run`` keeps when no
     command has them all), newest first (the first ``limit``, or all when it is None); with ``sessions``, only those
     of the sessions it accepts (the caller's rule of which of ``project``'s sessions are "here")."""
     if not words.split():
-        return []
+        return Runs([], [])
     ran: list[Invocation] = []
     for segment, meta in _sessions_searched(index, words, project, sessions):
         for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
@@ -648,33 +656,42 @@ def invocations(
                 folder = call_folder(call.args, meta.project_dir)
                 when = message.timestamp or meta.updated
                 ran.append(Invocation(command, call.exit_code, when, meta.id, meta.project, folder))
-    wanted = words_run(words, [run.command.lower() for run in ran])
+    kept, left_out = words_run(words, [run.command.lower() for run in ran])
+    wanted = [word.lower() for word in kept]
     found = [run for run in ran if all(w in run.command.lower() for w in wanted)]
     # Newest first; runs that share a turn's time keep their order, the later one first.
     order = {id(run): n for n, run in enumerate(found)}
     found.sort(key=lambda run: (run.timestamp.timestamp() if run.timestamp else 0.0, order[id(run)]), reverse=True)
-    return found[:limit]
+    return Runs(found[:limit], left_out)
 
 
-#: Words that ask how something is run rather than name it: left out of ``deja how``'s words (with the stopwords)
-#: when no run has them all.
+#: Words that ask how something is run rather than name it ("run the tests", "how to use alembic"): left out of
+#: ``deja how``'s words when no run has them all, only before every word that names a thing: after one they are its
+#: subcommand (``cargo run``, ``docker run``, ``nvm use``).
 RUN_WORDS = frozenset(
     {"run", "runs", "ran", "running", "execute", "executed", "command", "commands", "invoke", "use", "used", "using"}
 )
+#: The function words of a question, left out wherever they stand when no run has every word: none is a subcommand of
+#: a common tool (docker, kubectl, git, npm, cargo), unlike the search's stopwords (``up``, ``down``, ``get``, ``out``,
+#: ``all``: ``deja how docker compose down`` listed ``docker compose up -d``, review50c M1).
+QUESTION_WORDS = frozenset({"the", "a", "an", "how", "to", "i", "we", "our", "my", "do", "did", "does"})
 
 
-def words_run(words: str, commands: list[str]) -> list[str]:
-    """The words of ``words`` (lowercased) a run of ``commands`` (lowercased) must contain: all of them when one has
-    them all; else all but the stopwords and ``RUN_WORDS``, the phrasing of a question (``the`` is in a commit
-    message's ``-m "fix the tests"``), unless they are all it has. ``deja how run the tests`` found nothing where
-    ``deja how tests`` listed ``pytest tests/…`` (trial50 F4); a word that names the thing (``cargo build`` where no
-    cargo ran) still finds no run."""
-    from .text import STOPWORDS
-
-    wanted = [word.lower() for word in words.split()]
-    if any(all(word in command for word in wanted) for command in commands):
-        return wanted
-    return [word for word in wanted if word not in STOPWORDS and word not in RUN_WORDS] or wanted
+def words_run(words: str, commands: list[str]) -> tuple[list[str], list[str]]:
+    """The words of ``words`` a run of ``commands`` (lowercased) must contain, and those left out, as given: all of
+    them when one run has them all; else all but the phrasing of a question (``QUESTION_WORDS``, and ``RUN_WORDS``
+    before the first word naming a thing), unless that is all there is. ``deja how run the tests`` found nothing
+    where ``deja how tests`` listed ``pytest tests/…`` (trial50 F4); a word that names the thing (``cargo build``
+    where no cargo ran, ``docker compose down`` where only ``up`` ran) still finds no run."""
+    given = words.split()
+    if any(all(word.lower() in command for word in given) for command in commands):
+        return given, []
+    kept: list[str] = []
+    left_out: list[str] = []
+    for word in given:
+        phrasing = word.lower() in QUESTION_WORDS or (not kept and word.lower() in RUN_WORDS)
+        (left_out if phrasing else kept).append(word)
+    return (kept, left_out) if kept else (given, [])
 
 
 #: How many sessions ``invocations`` reads the runs of: the newest of the ``INVOCATION_POOL`` a search finds best.
@@ -724,6 +741,7 @@ class FileUse(Record):
     reads: int = 0
     sessions: list[str] = []
     last: datetime | None = None
+    words_held: int = 0  # the most words of the query a session that touched it holds: the files of those come first
 
 
 #: How many of the sessions that match a topic best ``topic_files`` reads the files of.
@@ -737,7 +755,8 @@ def topic_files(
     limit: int = 30,
     sessions: Callable[[SessionMeta], bool] | None = None,
 ) -> list[FileUse]:
-    """Which files the sessions matching ``words`` edited or read, most edited first: the best ``TOPIC_SESSIONS`` of
+    """Which files the sessions matching ``words`` edited or read, those of the sessions holding the most of the words
+    first, then most edited: the best ``TOPIC_SESSIONS`` of
     ``project``'s, or, with ``sessions``, of those it accepts (the caller's rule of which are "here": ``how_scope``).
 
     A file the words name comes first; then the files of the sessions that hold the most of the words: every
@@ -768,10 +787,11 @@ def topic_files(
                 if when and (use.last is None or when > use.last):
                     use.last = when
     named = {use.path for use in uses.values() if asks_for_file(words, use.path)}
-    words_held = {use.path: max(held[session] for session in use.sessions) for use in uses.values()}
+    for use in uses.values():
+        use.words_held = max(held[session] for session in use.sessions)
     ranked = sorted(
         uses.values(),
-        key=lambda u: (u.path not in named, -words_held[u.path], -u.edits, -len(u.sessions), -u.reads, u.path),
+        key=lambda u: (u.path not in named, -u.words_held, -u.edits, -len(u.sessions), -u.reads, u.path),
     )
     return ranked[:limit]
 

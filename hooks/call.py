@@ -38,6 +38,9 @@ UNPROMPTED = "unprompted"
 TRANSCRIPT_TAIL = 256 << 10
 #: A conversation whose first event is a tool call this soon after a Task began in its project is that Task's subagent.
 TASK_SECONDS = 600
+#: At most this many Tasks of one project wait for their subagents at once, a file each (Cursor runs the Task calls of
+#: one turn in parallel): a new conversation's first tool event without a transcript reads this many files at most.
+TASK_RECORDS = 8
 TOOL_EVENTS = frozenset({"pretooluse", "posttooluse", "posttoolusefailure"})
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -625,8 +628,8 @@ class HookCall:
         1. ``transcript_path`` (or ``CURSOR_TRANSCRIPT_PATH``) ``…/<parent>/subagents/<child>.jsonl``;
         2. a tool event with no transcript (Cursor gives a subagent's tool hooks none) while a ``Task``
            started in the same project in the last ten minutes (the parent's preToolUse, :meth:`task_started`),
-           which the first such conversation takes: one Task, one subagent (every new one was filed as its
-           subagent for ten minutes, trial50 F6).
+           whose record the first such conversation takes: one Task, one subagent (every new one was filed as its
+           subagent for ten minutes, trial50 F6), and parallel Tasks one subagent each.
         """
         transcript = self.payload.get("transcript_path") or os.environ.get("CURSOR_TRANSCRIPT_PATH", "")
         if isinstance(transcript, str) and transcript.strip():
@@ -634,22 +637,41 @@ class HookCall:
             return os.path.basename(os.path.dirname(folder)) if os.path.basename(folder) == "subagents" else ""
         if self.event.lower() not in TOOL_EVENTS or not self.project_dir:
             return ""
-        task = os.path.join(self._state_dir("tasks"), _name(self.project_dir))
-        try:
-            if time.time() - os.stat(task).st_mtime > TASK_SECONDS:
-                return ""
-            parent = read_regular(task, 4096).decode("utf-8", "replace").strip()
-            if parent in self.conversation_ids:
-                return ""
-            os.unlink(task)  # (gone already: another new conversation took it, this one is none of its)
-        except OSError:
-            return ""
-        return parent
+        for record in self._task_records():
+            parent = _take_task(record, self.conversation_ids)
+            if parent:
+                return parent
+        return ""
+
+    def _task_records(self) -> list[str]:
+        """The files that can each hold one ``Task`` of this project waiting for its subagent."""
+        project = os.path.join(self._state_dir("tasks"), _name(self.project_dir))
+        return [f"{project}.{slot}" for slot in range(TASK_RECORDS)]
 
     def task_started(self) -> None:
-        """Note that this conversation started a ``Task`` here: its subagent's first tool hooks come next."""
-        if self.project_dir and self.state_id():
-            _write_small(os.path.join(self._state_dir("tasks"), _name(self.project_dir)), self.state_id())
+        """Note that this conversation started a ``Task`` here: its subagent's first tool hooks come next.
+
+        One record per Task, in a free one of this project's few files (made exclusively: the Tasks of one turn
+        start at once), so that N parallel Tasks link N subagents (review50c M2: one file per project, each Task
+        rewriting it, linked the first subagent only). With every file holding a Task still waiting, the oldest
+        gives way."""
+        if not (self.project_dir and self.state_id()):
+            return
+        records = self._task_records()
+        try:
+            private_dir(self._state_dir("tasks"))
+        except OSError:
+            return
+        for record in records:
+            try:
+                if time.time() - _modified(record) > TASK_SECONDS:
+                    remove(record)  # (a Task no subagent took, or none: its place is free)
+                with open_private(record, "x", encoding="utf-8") as f:
+                    f.write(self.state_id() + "\n")
+                return
+            except OSError:
+                continue
+        _write_small(min(records, key=_modified), self.state_id())
 
     def unread_prompt(self) -> str:
         """The newest prompt of this conversation's transcript when no prompt hook answers its prompts and this one
@@ -787,6 +809,21 @@ def transcript_prompt(path: str) -> str:
         if text.strip():
             return text.strip()
     return ""
+
+
+def _take_task(record: str, own: set[str]) -> str:
+    """The conversation whose ``Task`` ``record`` holds, taken (the file removed) by this new conversation; "" when
+    the record is missing, older than TASK_SECONDS, one of ``own``'s, or another new conversation took it first."""
+    try:
+        if time.time() - os.stat(record).st_mtime > TASK_SECONDS:
+            return ""
+        parent = read_regular(record, 4096).decode("utf-8", "replace").strip()
+        if not parent or parent in own:
+            return ""
+        os.unlink(record)  # (gone already: another new conversation took it, this one is none of its)
+    except OSError:
+        return ""
+    return parent
 
 
 def _write_small(path: str, text: str) -> None:

@@ -30,6 +30,7 @@ from typing import Any, Literal
 from ..core.cjson import lone_surrogates
 from ..core.private import private_dir, replace_private
 from ..core.redact import scrub
+from ..core.regular_files import open_regular
 
 Action = Literal["created", "updated", "removed", "unchanged"]
 
@@ -84,9 +85,12 @@ class DuplicateKey(InstallError):
 
 
 def read_text(path: Path) -> str | None:
-    """The file's text (through a symlink), or None when there is no file."""
+    """The file's text (through a symlink), or None when there is no file. Opened as deja opens Cursor's stores
+    (``open_regular``): a FIFO in the place of ``~/.cursor/mcp.json`` hung the rebuild line and doctor forever
+    (review50c L3)."""
     try:
-        data = path.read_bytes()
+        with open_regular(path) as handle:
+            data = handle.read()
     except FileNotFoundError:
         return None
     except OSError as error:

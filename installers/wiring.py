@@ -67,7 +67,7 @@ class _HooksFile:
 
 
 def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
-    deja = os.path.abspath(deja_path or default_deja_path())
+    deja = _as_wired(os.path.abspath(deja_path or default_deja_path()))
     cursor_hooks = _cursor_hooks_file(deja)
     install = _cursor_install(cursor_hooks)
     findings = [
@@ -83,6 +83,15 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
         findings += _hooks_findings(claude_hooks, deja)
         findings += _double_run_findings(cursor_hooks, claude_hooks)
     return findings
+
+
+def _as_wired(deja: str) -> str:
+    """This deja spelt as Cursor's entries spell it, when they start it by another path (README's link, the venv's
+    own): doctor compares what install writes with what is there, and a spelling is no difference (review50c M3)."""
+    server = _deja_server(cursor.mcp_path())
+    wired = [server["command"]] if server is not None else []
+    wired += sorted(e for c in _deja_commands(_cursor_hooks_file(deja)) if (e := hook_executable(c)))
+    return next((e for e in wired if e != deja and _is_one_of(e, (deja,))), deja)
 
 
 def double_run_findings(deja_path: str | None = None) -> list[WiringFinding]:
@@ -150,10 +159,10 @@ def other_deja_wired(deja_path: str | None = None) -> str:
     deja = os.path.abspath(deja_path or default_deja_path())
     hooks_file = _cursor_hooks_file(deja)
     ours = (deja, launcher_path())
-    hooks = sorted({e for c in _deja_commands(hooks_file) if (e := hook_executable(c)) and e not in ours})
+    hooks = sorted({e for c in _deja_commands(hooks_file) if (e := hook_executable(c)) and not _is_one_of(e, ours)})
     server = _deja_server(cursor.mcp_path())
     others = [f"your Cursor hooks run {', '.join(hooks)}"] if hooks else []
-    if server is not None and server["command"] not in ours:
+    if server is not None and not _is_one_of(server["command"], ours):
         others.append(f"Cursor's deja MCP server runs {server['command']}")
     return f"{' and '.join(others)}, not this deja: run `{_cursor_install(hooks_file)}`" if others else ""
 
@@ -308,7 +317,7 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
         return [*findings, WiringFinding("ok", message, install)]
     # This deja's hooks start its launcher or deja itself (if not the shape install writes, the check below says so),
     # however this deja was started (its console script, or ``python -m deja.interfaces.entry``).
-    others = [e for e in executables if e != launcher_path()]
+    others = [e for e in executables if not _is_one_of(e, (launcher_path(),))]
     findings += filter(None, (_executable_finding(e, deja, f"{path}: deja's hooks run", install) for e in others))
     if findings:
         return findings
@@ -482,10 +491,12 @@ def _executable_finding(executable: str, deja: str, runs: str, install: str) -> 
         why, fix = refused
         if fix is None:  # its #! line, which pip wrote: pip installing this deja again writes a launcher that starts
             fix = (
-                install if executable != deja else f"install deja again with pip (README: Two commands), then {install}"
+                f"install deja again with pip (README: Two commands), then {install}"
+                if _is_one_of(executable, (deja,))
+                else install
             )
         return WiringFinding("error", f"{runs} {executable}, which cannot start: {why}", fix)
-    if executable == deja:
+    if _is_one_of(executable, (deja,)):
         return None
     if executable.endswith(".py") and not os.path.isfile(executable):
         # The launcher's path names a Python version (``…/lib/python3.11/site-packages``): gone after ``pipx
@@ -496,6 +507,14 @@ def _executable_finding(executable: str, deja: str, runs: str, install: str) -> 
     if shutil.which(executable) is None and not executable.endswith(".py"):
         return WiringFinding("error", f"{runs} {executable}, which is gone", install)
     return WiringFinding("warn", f"{runs} {executable}, not this deja ({deja})", install)
+
+
+def _is_one_of(executable: str, ours: tuple[str, ...]) -> bool:
+    """Whether ``executable`` is one of ``ours`` (this deja, its hook launcher) by whatever path it is reached:
+    README's ``~/.local/bin/deja`` links to the venv's, which an activated venv or a script starts by its own path
+    (review50c M3: the same deja, so spelt, was "another deja", and reinstalling only flipped the spelling)."""
+    real = os.path.realpath(executable)
+    return any(real == os.path.realpath(one) for one in ours)
 
 
 def _cannot_start(executable: str) -> tuple[str, str | None] | None:

@@ -104,7 +104,7 @@ RESULT_CHARS = 2000
 WORK_TEXT_BYTES = 4096
 #: How many runs the work tool's ``how`` lists, newest first.
 HOW_RUNS = 15
-#: How many files the work tool's ``files`` lists, most edited first.
+#: How many files the work tool's ``files`` lists, in ``work.topic_files``' order.
 FILES_LISTED = 20
 
 INSTRUCTIONS = (
@@ -557,17 +557,18 @@ def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict
     here_only = None
     if folder:
         project, here_only = work.how_scope(index, readable_path(folder))
-    found = work.invocations(index, query, project, limit=None, sessions=here_only)
+    ran = work.invocations(index, query, project, limit=None, sessions=here_only)
+    found = ran.runs
     runs, more = found[:HOW_RUNS], max(len(found) - HOW_RUNS, 0)
     note = "" if runs else unknown_project(index, project)
     where = f"in {project}" if project else "on this machine"
     shown = len(runs)  # the newest that fit the answer's bytes with the note of the rest, which a cut would drop
     while True:
-        text = views.how_text(query, runs[:shown], where, (folder and project) or "", views.COMMAND_CHARS)
+        text = views.how_text(query, runs[:shown], ran.left_out, where, (folder and project) or "", views.COMMAND_CHARS)
         if left := len(found) - shown:
             text += f"\n{left} older run{'s' if left != 1 else ''} not listed: add words to narrow the command"
         if shown <= 1 or len(text.encode()) <= WORK_TEXT_BYTES:
-            return note or text, views.how_json(query, runs, more)
+            return note or text, views.how_json(query, runs, more, ran.left_out)
         shown -= 1
 
 

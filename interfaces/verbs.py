@@ -167,12 +167,12 @@ def how_command(
     here = Path(readable_path(os.getcwd()))
     project, here_only = (None, None) if all_projects else how_scope(index, str(here))
     found = invocations(index, query, project, None, sessions=here_only)
-    runs, more = found[:limit], max(len(found) - limit, 0)
+    runs, more = found.runs[:limit], max(len(found.runs) - limit, 0)
     where = "on this machine" if project is None else f"in {project}"
     if json:
-        emit_json(how_json(query, runs, more))
+        emit_json(how_json(query, runs, more, found.left_out))
         return
-    echo(how_text(query, runs, where, project or ""))
+    echo(how_text(query, runs, found.left_out, where, project or ""))
     if more:
         echo(more_line(more))
     if here_only and (others := _ran_beside(index, query, project, runs)):
@@ -188,7 +188,7 @@ def _way_on(index: Index, query: str) -> str:
     (review45a L1)."""
     from ..core.work import invocations
 
-    if invocations(index, query, None, 1):
+    if invocations(index, query, None, 1).runs:
         return "it ran in other projects: add --all-projects to see them"
     words = query.split()
     ends_options = ["--"] if any(word.startswith("-") for word in words) else []
@@ -202,7 +202,7 @@ def _ran_beside(index: Index, query: str, project: str | None, shown: list[Invoc
     from ..core.work import invocations
 
     seen = {(run.session_id, run.command) for run in shown}
-    other = [run for run in invocations(index, query, project, 50) if (run.session_id, run.command) not in seen]
+    other = [run for run in invocations(index, query, project, 50).runs if (run.session_id, run.command) not in seen]
     folders = list(dict.fromkeys(run.cwd or run.project for run in other))
     return ", ".join(folders[:3]) + (" and others" if len(folders) > 3 else "")
 

@@ -154,8 +154,7 @@ def files_text(query: str, uses: list[FileUse], project: str = "") -> str:
     where = f" in {project}" if project else ""
     if not uses:
         return f"no session about {echoed(query)!r}{where} touched a file"
-    order = "the one named first, then most edited" if asks_for_file(query, uses[0].path) else "most edited first"
-    lines = [f"files the work on {echoed(query)!r} touched{where}, {order}:"]
+    lines = [f"files the work on {echoed(query)!r} touched{where}, {_files_order(query, uses)}:"]
     any_read = any(use.reads for use in uses)
     for use in uses:
         counts = f"{use.edits} edit{'s' if use.edits != 1 else ''}"
@@ -164,6 +163,17 @@ def files_text(query: str, uses: list[FileUse], project: str = "") -> str:
             f"  {use.path}  ({counts} in {len(use.sessions)} session{'s' if len(use.sessions) != 1 else ''}, last {when(use.last)})"
         )
     return "\n".join(lines)
+
+
+def _files_order(query: str, uses: list[FileUse]) -> str:
+    """The order ``work.topic_files`` listed ``uses`` in, in words: the file named first, then those of the chats
+    holding more of the words, then most edited; each part said only where it ordered them (review50c L1: "most
+    edited first" headed a 1-edit file listed above a 3-edit one)."""
+    named = asks_for_file(query, uses[0].path)
+    by_words = len({use.words_held for use in (uses[1:] if named else uses)}) > 1
+    if named:
+        return f"the one named first, then {'those of chats holding more of the words, then ' if by_words else ''}most edited"
+    return "those of chats holding more of the words first, then most edited" if by_words else "most edited first"
 
 
 # --------------------------------------------------------------------------- fix
@@ -266,10 +276,13 @@ def _mentions_text(history: ErrorHistory, command_chars: int | None = None) -> s
 # --------------------------------------------------------------------------- how
 
 
-def how_json(words: str, runs: list[Invocation], more: int = 0) -> dict[str, Any]:
-    """The runs as ``deja how --json`` gives them; ``more``: how many older ones the answer left out."""
+def how_json(words: str, runs: list[Invocation], more: int, left_out: list[str]) -> dict[str, Any]:
+    """The runs as ``deja how --json`` gives them; ``more``: how many older ones the answer left out; ``left_out``:
+    the words of the query no run had with the others, which the runs listed need not hold (the text's first line
+    names them: an agent reading the JSON alone took the runs for the whole query's, review50c M1)."""
     return {
         "query": repeated(words),
+        "left_out": [repeated(word) for word in left_out],
         "invocations": [
             {
                 "command": r.command,
@@ -285,13 +298,20 @@ def how_json(words: str, runs: list[Invocation], more: int = 0) -> dict[str, Any
     }
 
 
-def how_text(words: str, runs: list[Invocation], where: str, folder: str = "", command_chars: int | None = None) -> str:
-    """The runs, newest first; ``where`` says where they were looked for (``in FOLDER`` or on this machine), and a run
-    that ran in another folder than ``folder`` says which. Each command is whole, or cut to ``command_chars``
-    (``command_shown``)."""
+def how_text(
+    words: str,
+    runs: list[Invocation],
+    left_out: list[str],
+    where: str,
+    folder: str = "",
+    command_chars: int | None = None,
+) -> str:
+    """The runs, newest first, found without the words ``left_out`` (``work.Runs``); ``where`` says where they were
+    looked for (``in FOLDER`` or on this machine), and a run that ran in another folder than ``folder`` says which.
+    Each command is whole, or cut to ``command_chars`` (``command_shown``)."""
     if not runs:
         return f"no command with {echoed(words)!r} ran {where}"
-    lines = [_how_header(words, runs, where)]
+    lines = [_how_header(words, left_out, where)]
     several = len({run.project for run in runs}) > 1  # then each run says which project's it was
     statuses = [_run_status(run.exit_code) for run in runs]
     width = max(map(len, statuses))  # (the commands line up whatever the widest status: `exit 255`, trial47 F7)
@@ -304,14 +324,19 @@ def how_text(words: str, runs: list[Invocation], where: str, folder: str = "", c
     return "\n".join(lines)
 
 
-def _how_header(words: str, runs: list[Invocation], where: str) -> str:
-    """``how 'WORDS' ran WHERE, newest first:``, naming the words left out when no run had them all
-    (``work.words_run``: ``deja how run the tests`` lists the runs of ``tests``, and says so, trial50 F4)."""
-    left_out = [word for word in words.split() if not all(word.lower() in run.command.lower() for run in runs)]
-    matched = " ".join(word for word in words.split() if word not in left_out)
+def _how_header(words: str, left_out: list[str], where: str) -> str:
+    """``how 'WORDS' ran WHERE, newest first:``, naming the words ``work.words_run`` left out when no run had them
+    all (``deja how run the tests`` lists the runs of ``tests``, and says so, trial50 F4): its answer, not a test of
+    its own (review50c L2: a substring test here named ``the`` matched, inside ``test_other.py``)."""
+    matched, dropped = [], list(left_out)
+    for word in words.split():  # (those left out come in the order given, each before any kept word alike)
+        if dropped and word == dropped[0]:
+            dropped.pop(0)
+        else:
+            matched.append(word)
     said = ", ".join(repr(echoed(word)) for word in left_out)
     left = f" ({said} left out: no run has every word)" if left_out else ""
-    return f"how {echoed(matched)!r} ran {where}, newest first{left}:"
+    return f"how {echoed(' '.join(matched))!r} ran {where}, newest first{left}:"
 
 
 def _run_status(exit_code: int | None) -> str:

@@ -223,6 +223,24 @@ def test_one_task_files_one_conversation_as_its_subagent(indexed_sample: Sample,
     assert len(filed) == 1 and "sub-3" in filed[0], filed
 
 
+def test_parallel_tasks_of_one_parent_each_file_their_subagent(indexed_sample: Sample, api: Path) -> None:
+    """review50c M2: Cursor 3.x runs several Task calls of one turn in parallel, each starting a subagent of the
+    parent. With one record per project that every Task rewrote, the first subagent took it and the second was shown
+    again what the parent was. One record per Task: two Tasks, two subagents, and the next new conversation is none."""
+    env, cache = indexed_sample.env, str(api / "api/cache.py")
+    parent = own_transcript(indexed_sample, api, "parent-9")
+    write = {"file_path": cache, "content": "x = 1\n"}
+    assert API_CACHE_CHAT in hook(
+        "hook-tool", tool("preToolUse", "parent-9", api, "Write", write, transcript_path=parent), env
+    )
+    for n in (1, 2):
+        task = {"description": f"tidy part {n}", "prompt": f"tidy part {n}", "subagent_type": "explore"}
+        hook("hook-tool", tool("preToolUse", "parent-9", api, "Task", task, transcript_path=parent), env)
+    assert hook("hook-tool", tool("preToolUse", "sub-9a", api, "Write", write), env) == ""
+    assert hook("hook-tool", tool("preToolUse", "sub-9b", api, "Write", write), env) == "", log(indexed_sample)
+    assert API_CACHE_CHAT in hook("hook-tool", tool("preToolUse", "stranger-9", api, "Write", write), env)
+
+
 def test_a_subagent_transcript_path_names_its_parent(indexed_sample: Sample, api: Path) -> None:
     env = indexed_sample.env
     assert START_BLOCK in hook("hook-context", cursor("sessionStart", "parent-2", api), env)

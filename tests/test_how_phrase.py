@@ -5,6 +5,7 @@ every word."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from harness import run_deja
@@ -50,3 +51,43 @@ def test_words_in_no_command_are_left_out_and_named(tmp_path: Path, cli_root: Pa
     for words in (["deploy", "staging"], ["run", "cargo", "tests"]):  # (a word naming what ran, in no run: none)
         none = run_deja("how", *words, cwd=shop)
         assert none.stdout.startswith(f"no command with {' '.join(words)!r} ran in {shop}\n"), none.stdout
+
+
+def test_how_never_answers_a_subcommand_word_with_its_opposite(tmp_path: Path, cli_root: Path) -> None:
+    """review50c M1: `up`, `down`, `get`, `out` are stopwords of the search and subcommands of docker, kubectl, git:
+    left out as phrasing, `deja how docker compose down` listed `docker compose up -d` (and `--json`, which said
+    nothing of the word left out, gave it to an agent as the way to take the stack down). Only a question's function
+    words are left out anywhere, and `run`, `use` only before the words naming a thing (`cargo run` is a command)."""
+    shop = tmp_path / "code" / "shop"
+    shop.mkdir(parents=True)
+    _chat(cli_root, shop, "c-up", "start the stack", ["docker compose up -d"])
+    _chat(cli_root, shop, "c-pods", "what pods are there", ["kubectl describe pods", "cargo build --release"])
+    assert run_deja("index").returncode == 0
+    ran = run_deja("how", "docker", "compose", "down", cwd=shop)
+    assert "docker compose up" not in ran.stdout, ran.stdout
+    for words in (["docker", "compose", "down"], ["kubectl", "get", "pods"], ["cargo", "run"], ["git", "pull"]):
+        none = run_deja("how", *words, cwd=shop)
+        assert none.stdout.startswith(f"no command with {' '.join(words)!r} ran in {shop}\n"), none.stdout
+        assert json.loads(run_deja("how", *words, "--json", cwd=shop).stdout)["invocations"] == []
+
+    asked = run_deja("how", "how", "do", "I", "run", "cargo", "--json", cwd=shop)
+    answer = json.loads(asked.stdout)
+    assert (answer["query"], answer["left_out"]) == ("how do I run cargo", ["how", "do", "I", "run"]), asked.stdout
+    assert [run["command"] for run in answer["invocations"]] == ["cargo build --release"]
+    whole = json.loads(run_deja("how", "docker", "compose", "up", "--json", cwd=shop).stdout)
+    assert whole["left_out"] == [] and [run["command"] for run in whole["invocations"]] == ["docker compose up -d"]
+
+
+def test_the_first_line_names_the_words_left_out_as_the_runs_were_found(tmp_path: Path, cli_root: Path) -> None:
+    """review50c L2: the header worked the left-out words out again with a substring test of its own over the runs
+    shown: `the` is inside `test_other.py`, so `deja how run the tests` said `how 'the tests' ran` though `the` was
+    left out to find it. It names what ``words_run`` left out, as the JSON does."""
+    shop = tmp_path / "code" / "shop"
+    shop.mkdir(parents=True)
+    _chat(cli_root, shop, "c-other", "run the other tests", ["pytest tests/test_other.py"])
+    assert run_deja("index").returncode == 0
+    ran = run_deja("how", "run", "the", "tests", cwd=shop)
+    assert ran.stdout.splitlines()[0] == (
+        f"how 'tests' ran in {shop}, newest first ('run', 'the' left out: no run has every word):"
+    ), ran.stdout
+    assert json.loads(run_deja("how", "run", "the", "tests", "--json", cwd=shop).stdout)["left_out"] == ["run", "the"]

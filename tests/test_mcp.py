@@ -581,6 +581,22 @@ def test_work_that_finds_nothing_answers_empty_with_a_note(history: History, tmp
     run(history, tmp_path, scenario)
 
 
+def test_how_names_in_its_structured_content_the_words_it_left_out(history: History, tmp_path: Path) -> None:
+    """review50c M1: the text's first line named the words left out, the structured content did not: an agent reading
+    it alone took the runs listed for the whole query's."""
+
+    async def scenario(session: ClientSession) -> None:
+        asked = await ok(session, "work", mode="how", query="how to run redis-cli")
+        data = asked.structured_content
+        assert (data["query"], data["left_out"]) == ("how to run redis-cli", ["how", "to", "run"]), data
+        assert [run["command"] for run in data["invocations"]] == ["redis-cli FLUSHALL"]
+        assert "('how', 'to', 'run' left out: no run has every word)" in text(asked).splitlines()[0], text(asked)
+        whole = await ok(session, "work", mode="how", query="redis-cli")
+        assert whole.structured_content["left_out"] == []
+
+    run(history, tmp_path, scenario)
+
+
 def test_a_project_no_session_ran_in_is_named_with_what_to_do(history: History, tmp_path: Path) -> None:
     """A misspelt project is not "nothing on that topic": the answer names it and points at ``recent``."""
     note = "No session of project 'apj' is indexed; did you mean project='api'? `recent` without a project lists the latest sessions and their projects."

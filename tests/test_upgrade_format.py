@@ -9,6 +9,7 @@ where the older index is, and doctor warns while the kept folder is there.
 from __future__ import annotations
 
 import json
+import os
 import select
 import subprocess
 from pathlib import Path
@@ -21,7 +22,7 @@ from test_rebuild_keeps_unread import _store_chat
 from deja.core.index import FORMAT_VERSION, MANIFEST, index_dir
 from deja.core.indexer import LOCK_NAME, refresh
 from deja.core.indexer.lock import WriterLock
-from deja.installers import install
+from deja.installers import install, wiring_report
 from deja.installers.wiring import other_deja_wired
 
 
@@ -181,3 +182,34 @@ def test_cursors_entries_of_this_deja_are_not_another_deja(tmp_path: Path) -> No
     install("cursor-auto", deja_path=str(deja))
     assert other_deja_wired(str(deja)) == ""
     assert other_deja_wired(str(tmp_path / "newvenv" / "bin" / "deja")).startswith(f"your Cursor hooks run {deja} and")
+
+
+def test_a_deja_reached_through_a_symlink_is_this_deja(tmp_path: Path) -> None:
+    """review50c M3: README's install links ~/.local/bin/deja to the venv's deja, and `deja install` writes the
+    link's path. The same deja started by the venv's path (an activated venv, a script) is not another deja: the
+    rebuild line (and doctor) told the user to reinstall, which only flipped the entries to the other spelling."""
+    real = tmp_path / "venv" / "bin" / "deja"
+    real.parent.mkdir(parents=True)
+    real.write_text("#!/bin/sh\nexit 0\n")
+    real.chmod(0o755)
+    link = tmp_path / "home" / ".local" / "bin" / "deja"
+    link.parent.mkdir(parents=True)
+    os.symlink(real, link)
+    install("cursor-auto", deja_path=str(link))
+    assert other_deja_wired(str(real)) == ""
+    said = [(f.level, f.message) for f in wiring_report(str(real)) if f.level != "ok"]
+    assert said == [], "\n".join(m for _, m in said)
+
+
+def test_a_fifo_in_place_of_cursors_config_hangs_neither_the_rebuild_line_nor_doctor(tmp_path: Path) -> None:
+    """review50c L3: ``~/.cursor/mcp.json`` (or hooks.json) a FIFO: reading it waited for a writer forever, so a
+    `deja search` that rebuilt the index and `deja doctor` hung. It is read as Cursor's stores are: never blocking."""
+    from deja.installers import cursor
+
+    install("cursor-auto", deja_path=str(tmp_path / "venv" / "bin" / "deja"))
+    for path in (cursor.mcp_path(), cursor.hooks_path()):
+        path.unlink()
+        os.mkfifo(path)
+    assert other_deja_wired(str(tmp_path / "newvenv" / "bin" / "deja")) == ""
+    doctor = run_deja("doctor", timeout=60)
+    assert f"{cursor.mcp_path()}: cannot read it (not a regular file)" in doctor.stdout, doctor.stdout

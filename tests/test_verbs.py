@@ -19,13 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ENTRY
+from harness import ENTRY, run_deja
 
 from deja.core.writers.ai_tracking import write_ai_tracking_db
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
     shell_result_text,
+    store_assistant_message,
+    store_user_message,
     tool_call_part,
     tool_result_message,
     tool_use,
@@ -405,6 +407,31 @@ def test_every_projects_files_put_those_of_the_chats_holding_every_word_first(wo
         listed = work.deja("files", "customer", "limit", "--all-projects", cwd=folder).stdout.splitlines()
         assert listed[1].startswith(f"  {work.limits}  (3 edits") and listed[2].startswith(f"  {tsconfig}  (4 edits")
     assert work.deja("files", "limit", "--all-projects").stdout.splitlines()[1].startswith(f"  {tsconfig}  (4 edits")
+
+
+def test_files_first_line_says_the_order_it_lists_in(tmp_path: Path, cli_root: Path) -> None:
+    """review50c L1: since trial50 F5 the files of the chats holding the most words come first, however few their
+    edits; the first line still said `most edited first` above a 1-edit file listed before a 3-edit one."""
+    shop = tmp_path / "code" / "shop"
+    shop.mkdir(parents=True)
+
+    def chat(chat_id: str, asked: str, path: str, edits: int) -> None:
+        messages = [store_user_message(asked)]
+        for n in range(edits):
+            edit = {"path": str(shop / path), "old_string": f"r{n}", "new_string": f"r{n + 1}"}
+            messages.append(store_assistant_message("Editing.", tool_call_part(f"{chat_id}-{n}", "StrReplace", edit)))
+            messages.append(tool_result_message(f"{chat_id}-{n}", "StrReplace", "ok"))
+        write_chat_store(chat_dir_for(cli_root, str(shop), chat_id), cwd=str(shop), name=asked, messages=messages)
+
+    chat("c-round", "checkout total has a rounding error on discounted carts", "checkout.py", 3)
+    chat("c-button", "fix the bug where the checkout button overlaps the footer", "web/button.css", 1)
+    assert run_deja("index").returncode == 0
+    lines = run_deja("files", "fix", "checkout", "rounding", "bug", cwd=shop).stdout.splitlines()
+    assert "(1 edit" in lines[1] and "(3 edits" in lines[2], lines  # (the order fixt50a chose)
+    assert "most edited first" not in lines[0], lines[0]
+    assert lines[0].endswith(", those of chats holding more of the words first, then most edited:"), lines[0]
+    alike = run_deja("files", "checkout", cwd=shop).stdout.splitlines()  # (one word: every chat holds it)
+    assert alike[0].endswith(", most edited first:") and "(3 edits" in alike[1], alike
 
 
 def test_files_lists_the_file_named_first_and_says_when_it_is_another_projects(work: Work) -> None:
