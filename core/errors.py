@@ -121,11 +121,15 @@ _CLAUSE_ENDS = (", ", "; ", " (", " - ", ": ")
 #: and the further a cut is from the end, the more generic what is kept (review50a M5: a SQL error's column list
 #: gave one form a comma).
 SHORTER_FORMS = 2
+#: How many clause ends of one line, the last ones, are tried as cuts: each reads the error's signature twice, and a
+#: line whose clause ends all come before a long tail refuses every cut (cg50: 18 commas cost the failure hook 20 M
+#: instructions, a fifth of it).
+CUTS_TRIED = 4
 
 
 def shorter_forms(line: str) -> list[str]:
-    """``line`` cut at the ends of its message's clauses (``_CLAUSE_ENDS``, outside quotes), longest first, at most
-    ``SHORTER_FORMS``, where what is kept is still an identity (``MESSAGE_WORDS`` words or more) and says more than
+    """``line`` cut at the last ``CUTS_TRIED`` ends of its message's clauses (``_CLAUSE_ENDS``, outside quotes),
+    longest first, at most ``SHORTER_FORMS``, where what is kept is still an identity (``MESSAGE_WORDS`` words or more) and says more than
     what is cut off: the same error as a program that adds less after it printed it. Node's ``Error: ENOSPC: System
     limit for number of file watchers reached, watch '/x/src'`` is the stored ``…watchers reached`` (trial49 F11), and
     ``connection to server at "db", port 5432 failed: …`` no bare ``connection to server at "db"``."""
@@ -134,9 +138,12 @@ def shorter_forms(line: str) -> list[str]:
     start = printed_by(line)
     quotes = _quote_marks(line, start)
     forms: list[str] = []
-    for at in sorted({at for end in _CLAUSE_ENDS for at in _found_at(line, end, start)}, reverse=True):
-        if sum(mark < at for mark in quotes) % 2:
-            continue
+    cuts = [
+        at
+        for at in sorted({at for end in _CLAUSE_ENDS for at in _found_at(line, end, start)}, reverse=True)
+        if not sum(mark < at for mark in quotes) % 2
+    ]
+    for at in cuts[:CUTS_TRIED]:
         kept = _words(error_signature(line[start:at]))
         if kept >= MESSAGE_WORDS and kept > _words(error_signature(line[at:])):
             forms.append(line[:at])
