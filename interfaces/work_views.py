@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..core.failures import RERUN_OTHER, RERUN_SAME, Step, bare_retry, fixed_by, not_rerun, rerun_differs
+from ..core.failures import RERUN_OTHER, RERUN_SAME, Fix, Step, bare_retry, fixed_by, not_rerun, rerun_differs
 from ..core.index import SessionMeta, in_project
 from ..core.keys import seen_from
 from ..core.lines import chat_began, cut, own_words
@@ -226,7 +226,7 @@ def fix_text(error: str, history: ErrorHistory, command_chars: int | None = None
     lines = [f"this error came up in {count} past session{'s' if count != 1 else ''}, {shown}:"]
     for fix in fixes:
         meta = fix.session
-        lines.append(f"{when(fix.timestamp or meta.updated)}  {meta.title or meta.asked}  (deja show {meta.id})")
+        lines.append(_fix_session_line(fix))
         if fix.error:
             lines.append(f"  error: {_cut(fix.error, 200)}")
         steps = fixed_by(fix)
@@ -252,6 +252,13 @@ def fix_text(error: str, history: ErrorHistory, command_chars: int | None = None
     return "\n".join(lines)
 
 
+def _fix_session_line(fix: Fix) -> str:
+    """A session's heading in ``deja fix``: when the error came up in it (else when it was last updated), its title,
+    and how to read it, one form for a failed run and for a mention."""
+    meta = fix.session
+    return f"{when(fix.timestamp or meta.updated)}  {meta.title or meta.asked}  (deja show {meta.id})"
+
+
 def _mentions_text(history: ErrorHistory, command_chars: int | None = None) -> str:
     """Sessions whose messages hold the error (pasted, quoted), or whose commands printed it and did not fail
     (``kubectl logs … | grep jwt``), though no failed command printed it, likeliest to tell the fix first
@@ -263,8 +270,7 @@ def _mentions_text(history: ErrorHistory, command_chars: int | None = None) -> s
     how = "written or printed" if any(fix.command for fix in fixes) else "written"
     lines = [f"no failed command printed this error; it was {how} in {count} past session{plural}, {shown}:"]
     for fix in fixes:
-        meta = fix.session
-        lines.append(f"{when(fix.timestamp or meta.updated)}  {meta.title or meta.asked}  (deja show {meta.id})")
+        lines.append(_fix_session_line(fix))
         if fix.command:
             lines.append(f"  printed by: {command_shown(fix.command, command_chars)}")
         lines.append(f"  {'output' if fix.command else 'said'}: {_cut(fix.error, 200)}")
