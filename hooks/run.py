@@ -59,8 +59,11 @@ def main(command: str, argv: list[str], preloader: Callable[[str], None] | None 
         raw, why = read_stdin(sys.stdin)
         call = HookCall.from_stdin(raw, default_event)
         if call is None:
-            what = "stdin is empty" if not raw.strip() else "stdin is not a JSON object"
-            log(f"{command} - -: silent: {what}{f' ({why})' if why else ''}")
+            if not raw.strip():
+                what = f"stdin is empty{f' ({why})' if why else ''}"
+            else:  # a payload cut short is no bad JSON of Cursor's: say where the reading stopped (trial50)
+                what = f"{why}: the event was not read whole" if why else "stdin is not a JSON object"
+            log(f"{command} - -: silent: {what}")
             return 0
         if why:
             call.notes.append(why)
