@@ -887,7 +887,9 @@ class _Server(MCPServer):
         tab, as the CLI prints them (``text.for_terminal``): an escape sequence or a right-to-left override of a
         stored chat, or of the query an error echoes, reached the model (trial44 F2). The structured content is read
         by the model too, and JSON escapes only C0 controls: a bidirectional override went as it is, and an escaped
-        ESC is a sequence for a model to decode; the CLI's ``--json``, read by programs, keeps them as stored."""
+        ESC is a sequence for a model to decode; the CLI's ``--json``, read by programs, keeps them as stored.
+        The line of names not UTF-8 a refresh passed over ends the next answer's text, once (``take_untold``): an
+        MCP user sees no ``deja index`` (review49c L4)."""
         from ..core.redaction import as_indexed, hidden, typed_secrets
         from ..core.text import for_terminal
 
