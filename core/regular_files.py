@@ -245,3 +245,10 @@ def not_utf8_finding() -> tuple[str, str] | None:
         "record",
         "give them UTF-8 names (nothing in them is read until then), then `deja index`",
     )
+
+
+def not_utf8_said() -> str:
+    """:func:`not_utf8_finding` in the one line ``deja index`` prints and the MCP server's next answer carries; ""
+    when no name was passed over."""
+    found = not_utf8_finding()
+    return f"{found[0]}: {found[1]}" if found else ""

@@ -1121,7 +1121,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
     from ..core import paths
     from ..core.folders import not_utf8
     from ..core.indexer import WRITER_WAIT_SECONDS, refresh
-    from ..core.regular_files import not_utf8_finding, not_utf8_shown
+    from ..core.regular_files import not_utf8_said, not_utf8_shown
 
     collect_from_now()
     check_roots()
@@ -1166,8 +1166,8 @@ def index_command(full: bool = False, json: bool = False) -> None:
         f"({result.added} added, {result.updated} updated, {result.removed} removed){waited}"
     )
     _report_unlisted(unlisted, _report_unreadable(result))
-    if passed_over := not_utf8_finding():
-        echo(f"{passed_over[0]}: {passed_over[1]}", err=True)
+    if passed_over := not_utf8_said():
+        echo(passed_over, err=True)
     for root, kept in result.roots_away.items():
         if not root_unlistable(root):  # (one there that may not be listed: the line of unlisted folders named it)
             echo(root_away(root, kept), err=True)

@@ -10,8 +10,10 @@ answered, so that the two do not compete for the machine). Each time it runs
 the cheap freshness check (``core.indexer.glance``) and, only when that finds
 something changed, loads the indexer and reads what changed, never waiting for
 another writer; then it writes ``done`` on stdout, whereupon the server opens
-the new index if there is one. It stops at the end of its stdin, that is when
-the server exits.
+the new index if there is one. A check that passed over a name not UTF-8 not
+said before adds the line ``deja index`` prints of them (``done <line>``),
+which the server's next answer carries, once. It stops at the end of its
+stdin, that is when the server exits.
 
 It is a process of its own rather than a thread of the server's so that the
 check's stats and the reading of a changed chat never hold the server's
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from subprocess import Popen
 
-DONE = b"done\n"
+DONE = b"done"
 
 
 class Refresher:
@@ -65,8 +67,9 @@ class Refresher:
         except OSError:
             return None
 
-    def listen(self, done: Callable[[], None]) -> None:
-        """Run ``done`` on a thread of the server's after each check, from now on."""
+    def listen(self, done: Callable[[str], None]) -> None:
+        """Run ``done`` on a thread of the server's after each check, from now on, with the line of the names not
+        UTF-8 it passed over that no check said before ("" when none)."""
         threading.Thread(target=self._listen, args=(done,), name="deja-refresh-done", daemon=True).start()
 
     @property
@@ -83,11 +86,11 @@ class Refresher:
         except OSError:
             self.busy = False  # it has ended: the next ask starts another
 
-    def _listen(self, done: Callable[[], None]) -> None:
+    def _listen(self, done: Callable[[str], None]) -> None:
         assert self._process.stdout is not None
-        for _ in iter(self._process.stdout.readline, b""):
+        for line in iter(self._process.stdout.readline, b""):
             self.busy = False
-            done()
+            done(line[len(DONE) :].strip().decode("utf-8", "replace"))
         self.busy = False
 
 
@@ -139,16 +142,31 @@ def _say_failed(home: str, exc: Exception) -> None:
     logging.getLogger("deja.mcp").warning(f"{why}; answering from the index as it stands", exc_info=debug)
 
 
+def passed_over(said: int) -> tuple[bytes, int]:
+    """What follows ``done``: the line of the names not UTF-8 the checks passed over (``folders.not_utf8``, which
+    only grows) when one joined them since ``said`` were, else nothing; and how many are said now. One line: a
+    newline in a name is sent as ``\\n``."""
+    from ..core.folders import not_utf8
+
+    if len(not_utf8) <= said:
+        return b"", said
+    from ..core.regular_files import not_utf8_said
+
+    return b" " + not_utf8_said().encode().replace(b"\n", b"\\n"), len(not_utf8)
+
+
 def main() -> int:
     """Check at once, then once per line on stdin, writing ``done`` after each."""
     home = sys.argv[1]
+    said = 0
     while True:
         try:
             check(home)
         except Exception as exc:  # noqa: BLE001 - a stale answer beats none: the server asks again later
             _say_failed(home, exc)
+        line, said = passed_over(said)
         try:
-            os.write(1, DONE)
+            os.write(1, DONE + line + b"\n")
         except OSError:
             return 0  # the server has gone (killed): nobody to refresh for
         if not sys.stdin.buffer.readline():

@@ -57,7 +57,7 @@ from .mcp_stdio import answering_stdio
 # The engine (index, search, views) loads in the warm-up's thread, beside the handshake, never on the import path:
 # start-up is the SDK's import and little else (bench/bench_mcp.py measures both).
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from datetime import datetime
 
     from ..core.index import Index, Segment, SessionMeta
@@ -212,6 +212,8 @@ class LiveIndex:
         self._refresher = refresher
         #: Set by the first tool call: the warm-up's search is then the call's own.
         self._asked = threading.Event()
+        #: The line of names not UTF-8 a refresh passed over, which the next answer carries (``take_untold``).
+        self._untold = ""
         self._lock = threading.Lock()
         if refresher is not None:
             refresher.listen(self._reopen)
@@ -321,12 +323,22 @@ class LiveIndex:
                 self._refresher.listen(self._reopen)
         return self._refresher
 
-    def _reopen(self) -> None:
-        """The refresher is done: open the index it left, if it is a new one, before the next call asks."""
+    def _reopen(self, passed_over: str) -> None:
+        """The refresher is done: open the index it left, if it is a new one, before the next call asks; keep the
+        line of the names it passed over, if any, for the next answer (an MCP user never sees ``deja index``'s)."""
         from ..core.index import IndexUnreadable
 
+        if passed_over:
+            with self._lock:
+                self._untold = passed_over
         with suppress(IndexUnreadable, OSError):
             self._current()
+
+    def take_untold(self) -> str:
+        """The line of names passed over that no answer has carried yet ("" when none), now said."""
+        with self._lock:
+            untold, self._untold = self._untold, ""
+        return untold
 
     def _current(self) -> Index:
         """The index the manifest names now, opened once per manifest; IndexUnreadable for one that may hold what
@@ -860,9 +872,11 @@ class _Server(MCPServer):
     so a misspelt filter would quietly not filter), or a value of the wrong shape (the SDK's own message is
     pydantic's, over several lines, with a link)."""
 
-    def __init__(self, arguments: dict[str, frozenset[str]], **settings: Any):
+    def __init__(self, arguments: dict[str, frozenset[str]], untold: Callable[[], str], **settings: Any):
         super().__init__(**settings)
         self._arguments = arguments
+        #: The line a refresh left for the next answer (``LiveIndex.take_untold``).
+        self._untold = untold
         #: deja's files on disk as the server found them when it started (``installed_stamp``).
         self._installed = installed_stamp()
 
@@ -873,7 +887,9 @@ class _Server(MCPServer):
         tab, as the CLI prints them (``text.for_terminal``): an escape sequence or a right-to-left override of a
         stored chat, or of the query an error echoes, reached the model (trial44 F2). The structured content is read
         by the model too, and JSON escapes only C0 controls: a bidirectional override went as it is, and an escaped
-        ESC is a sequence for a model to decode; the CLI's ``--json``, read by programs, keeps them as stored."""
+        ESC is a sequence for a model to decode; the CLI's ``--json``, read by programs, keeps them as stored.
+        The line of names not UTF-8 a refresh passed over ends the next answer's text, once (``take_untold``): an
+        MCP user sees no ``deja index`` (review49c L4)."""
         from ..core.redaction import as_indexed, hidden, typed_secrets
         from ..core.text import for_terminal
 
@@ -883,6 +899,8 @@ class _Server(MCPServer):
         except ToolError as exc:
             raise ToolError(for_terminal(hidden(as_indexed(str(exc)), typed))) from exc.__cause__
         if isinstance(answer, CallToolResult):
+            if answer.content and isinstance(answer.content[0], TextContent) and (untold := self._untold()):
+                answer.content[0].text += f"\n{untold}"
             for block in answer.content:
                 if isinstance(block, TextContent):
                     block.text = for_terminal(hidden(block.text, typed))
@@ -980,6 +998,7 @@ def build_server(tools: Tools | None = None) -> MCPServer:
     arguments = {tool.__name__: frozenset(inspect.signature(tool).parameters) for tool in methods}
     server = _Server(
         arguments,
+        tools.live.take_untold,
         name="deja",
         instructions=INSTRUCTIONS,
         version=version(),

@@ -59,11 +59,14 @@ class Server:
 
     def search(self, query: str) -> list[str]:
         """The session ids the ``search`` tool answers ``query`` with."""
+        return [hit["session_id"] for hit in self.call_search(query)["structuredContent"]["hits"]]
+
+    def call_search(self, query: str) -> dict:
+        """The ``search`` tool's result for ``query``."""
         request_id, self.next_id = self.next_id, self.next_id + 1
         arguments = {"name": "search", "arguments": {"query": query}}
         self.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": arguments}) + "\n")
-        result = self.answer(request_id)["result"]
-        return [hit["session_id"] for hit in result["structuredContent"]["hits"]]
+        return self.answer(request_id)["result"]
 
     def refreshers(self) -> list[int]:
         return [pid for pid, argv in self.children().items() if "deja.interfaces.mcp_refresh" in argv]
@@ -145,6 +148,28 @@ def test_a_chat_written_while_no_server_ran_is_read_as_the_server_starts(indexed
         assert server.search("celery broker") == ["5a1e0000-old"]
     finally:
         server.close()
+
+
+def test_a_name_not_utf8_a_refresh_passed_over_is_said_by_the_next_answer_once(indexed_sample: Sample) -> None:
+    """An MCP user never saw the line ``deja index`` prints of a name the index cannot record (review49c L4): the
+    refresher passes the name over in a process of its own. The answer after that refresh carries the CLI's line."""
+    # (in a folder of chats: the check lists a folder whose entries changed)
+    chats = sorted(indexed_sample.history.cli_root.glob("chats/*"))[0]
+    Path(os.fsdecode(os.fsencode(str(chats)) + b"/caf\xe9")).mkdir()  # a chat's folder named in Latin-1
+    said = f"deja passes over {chats}/caf\\xe9: its name is not UTF-8"
+    server = Server(indexed_sample)
+    try:
+        deadline = time.monotonic() + 30
+        while said not in (text := server.call_search("pytest")["content"][0]["text"]):
+            assert time.monotonic() < deadline, "no answer named the folder passed over"
+            time.sleep(0.2)
+        for _ in range(2):  # (each a second and more after the last: the call before it asked for a refresh)
+            time.sleep(1.5)
+            assert said not in server.call_search("pytest")["content"][0]["text"]
+    finally:
+        server.close()
+    indexed = subprocess.run([*ENTRY, "index"], env=indexed_sample.env, capture_output=True, text=True, timeout=60)
+    assert text.endswith(f"\n{indexed.stderr.splitlines()[-1]}")  # the line deja index prints, word for word
 
 
 def test_a_refresh_that_fails_says_one_line_naming_the_file_and_no_traceback(tmp_path: Path, cli_root: Path) -> None:
