@@ -39,6 +39,8 @@ OPENERS = frozenset({"hook-prompt", "hook-tool", "hook-tool-after"})
 #: The hooks that also give the recall for a prompt only the transcript holds (``HookCall.unread_prompt``).
 TOOL_HOOKS = frozenset({"hook-tool", "hook-tool-after"})
 STDIN_LIMIT = 8 << 20
+#: Why a payload was read only in part: the log says so, not that Cursor's JSON is bad.
+TOO_LARGE = f"stdin is larger than {STDIN_LIMIT >> 20} MiB"
 STDIN_SECONDS = 0.5
 
 
@@ -61,8 +63,10 @@ def main(command: str, argv: list[str], preloader: Callable[[str], None] | None 
         if call is None:
             if not raw.strip():
                 what = f"stdin is empty{f' ({why})' if why else ''}"
-            else:  # a payload cut short is no bad JSON of Cursor's: say where the reading stopped (trial50)
-                what = f"{why}: the event was not read whole" if why else "stdin is not a JSON object"
+            elif why == TOO_LARGE:  # a payload cut short is no bad JSON of Cursor's (trial50)
+                what = f"{why}: the event was not read whole"
+            else:  # (stdin left open may still have held the whole event: review50d L3)
+                what = f"stdin is not a JSON object{f' ({why})' if why else ''}"
             log(f"{command} - -: silent: {what}")
             return 0
         if why:
@@ -145,7 +149,7 @@ def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
         chunks.append(chunk)
         size += len(chunk)
         if size >= STDIN_LIMIT:
-            return b"".join(chunks), f"stdin is larger than {STDIN_LIMIT >> 20} MiB"
+            return b"".join(chunks), TOO_LARGE
         if chunk.rstrip().endswith(b"}") and _complete(chunks):
             return b"".join(chunks), ""
 
