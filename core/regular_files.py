@@ -225,16 +225,20 @@ def subfolders(folder: StrPath) -> list[os.DirEntry[str]]:
 
 
 def not_utf8_shown(path: str) -> str:
-    """``path``, one of ``not_utf8``, as a person can read it: each byte that is not UTF-8 as ``\\xNN``."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
+    """``path``, one of ``not_utf8``, as a person can read it: each byte that is not UTF-8 as ``\\xNN``, and a
+    secret in it as the index would hold it (a name is read off the disk, not out of the redacted index, and reaches
+    stderr, ``--json`` and, through the MCP server, the model: review50d M1)."""
+    from .redaction import as_indexed
+
+    return as_indexed(os.fsencode(path).decode("utf-8", "backslashreplace"))
 
 
-def not_utf8_finding() -> tuple[str, str] | None:
-    """What ``deja index`` and doctor say of the names passed over so far (``not_utf8``), the first by name, and
-    what to do about them; None when there are none."""
-    if not not_utf8:
+def not_utf8_finding(paths: set[str] | None = None) -> tuple[str, str] | None:
+    """What ``deja index`` and doctor say of the names passed over so far (``not_utf8``; or of ``paths``, some of
+    them), the first by name, and what to do about them; None when there are none."""
+    shown = sorted(not_utf8_shown(path) for path in (not_utf8 if paths is None else paths))
+    if not shown:
         return None
-    shown = sorted(not_utf8_shown(path) for path in not_utf8)
     if len(shown) == 1:
         return (
             f"deja passes over {shown[0]}: its name is not UTF-8, which the index cannot record",
@@ -247,8 +251,8 @@ def not_utf8_finding() -> tuple[str, str] | None:
     )
 
 
-def not_utf8_said() -> str:
+def not_utf8_said(paths: set[str] | None = None) -> str:
     """:func:`not_utf8_finding` in the one line ``deja index`` prints and the MCP server's next answer carries; ""
     when no name was passed over."""
-    found = not_utf8_finding()
+    found = not_utf8_finding(paths)
     return f"{found[0]}: {found[1]}" if found else ""

@@ -142,29 +142,32 @@ def _say_failed(home: str, exc: Exception) -> None:
     logging.getLogger("deja.mcp").warning(f"{why}; answering from the index as it stands", exc_info=debug)
 
 
-def passed_over(said: int) -> tuple[bytes, int]:
+def passed_over(said: set[str]) -> bytes:
     """What follows ``done``: the line of the names not UTF-8 the checks passed over (``folders.not_utf8``, which
-    only grows) when one joined them since ``said`` were, else nothing; and how many are said now. One line: a
-    newline in a name is sent as ``\\n``."""
+    only grows) that were not in ``said`` (which takes them), else nothing: a name renamed since stays in the set,
+    and the line names the new one, as ``deja index`` would (review50d M2). One line: a newline in a name is sent
+    as ``\\n``."""
     from ..core.folders import not_utf8
 
-    if len(not_utf8) <= said:
-        return b"", said
+    new = not_utf8 - said
+    if not new:
+        return b""
+    said |= new
     from ..core.regular_files import not_utf8_said
 
-    return b" " + not_utf8_said().encode().replace(b"\n", b"\\n"), len(not_utf8)
+    return b" " + not_utf8_said(new).encode().replace(b"\n", b"\\n")
 
 
 def main() -> int:
     """Check at once, then once per line on stdin, writing ``done`` after each."""
     home = sys.argv[1]
-    said = 0
+    said: set[str] = set()
     while True:
         try:
             check(home)
         except Exception as exc:  # noqa: BLE001 - a stale answer beats none: the server asks again later
             _say_failed(home, exc)
-        line, said = passed_over(said)
+        line = passed_over(said)
         try:
             os.write(1, DONE + line + b"\n")
         except OSError:

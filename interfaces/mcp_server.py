@@ -900,7 +900,7 @@ class _Server(MCPServer):
             raise ToolError(for_terminal(hidden(as_indexed(str(exc)), typed))) from exc.__cause__
         if isinstance(answer, CallToolResult):
             if answer.content and isinstance(answer.content[0], TextContent) and (untold := self._untold()):
-                answer.content[0].text += f"\n{untold}"
+                answer.content[0].text += f"\n\n{untold}"  # (apart: not a stored chat's last line, review50d L1)
             for block in answer.content:
                 if isinstance(block, TextContent):
                     block.text = for_terminal(hidden(block.text, typed))

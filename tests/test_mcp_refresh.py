@@ -169,7 +169,51 @@ def test_a_name_not_utf8_a_refresh_passed_over_is_said_by_the_next_answer_once(i
     finally:
         server.close()
     indexed = subprocess.run([*ENTRY, "index"], env=indexed_sample.env, capture_output=True, text=True, timeout=60)
-    assert text.endswith(f"\n{indexed.stderr.splitlines()[-1]}")  # the line deja index prints, word for word
+    assert text.endswith(f"\n\n{indexed.stderr.splitlines()[-1]}")  # the line deja index prints, word for word
+
+
+def _passed_over_said(server: Server) -> str:
+    """The text of the first search answer that names a folder passed over (within 30 s)."""
+    deadline = time.monotonic() + 30
+    while "deja passes over" not in (text := server.call_search("pytest")["content"][0]["text"]):
+        assert time.monotonic() < deadline, "no answer named a folder passed over"
+        time.sleep(0.2)
+    return text
+
+
+def test_a_secret_in_a_name_passed_over_reaches_no_answer_nor_deja_index(indexed_sample: Sample) -> None:
+    """The line is read off the disk, not out of the redacted index: a token in a folder's name reached the model
+    whole, and ``deja index``'s stderr and ``--json`` too (review50d M1)."""
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    chats = sorted(indexed_sample.history.cli_root.glob("chats/*"))[0]
+    Path(os.fsdecode(os.fsencode(str(chats)) + b"/key " + secret.encode() + b" \xe9")).mkdir()
+    server = Server(indexed_sample)
+    try:
+        text = _passed_over_said(server)
+    finally:
+        server.close()
+    assert "[redacted:" in text.splitlines()[-1] and secret not in text
+    for args in (["index"], ["index", "--json"]):
+        ran = subprocess.run([*ENTRY, *args], env=indexed_sample.env, capture_output=True, text=True, timeout=60)
+        assert ran.returncode == 0 and "key [redacted:github-token] " in ran.stdout + ran.stderr, ran.stderr
+        assert secret not in ran.stdout + ran.stderr
+
+
+def test_a_name_passed_over_and_renamed_is_not_named_again_the_new_one_is(indexed_sample: Sample) -> None:
+    """The refresher's set of names passed over only grows: after the user renamed ``caf\\xe9`` as the line said,
+    the next line named it again (first by name) and not the new ``zz\\xff`` (review50d M2)."""
+    chats = sorted(indexed_sample.history.cli_root.glob("chats/*"))[0]
+    first = Path(os.fsdecode(os.fsencode(str(chats)) + b"/caf\xe9"))
+    first.mkdir()
+    server = Server(indexed_sample)
+    try:
+        assert f"deja passes over {chats}/caf\\xe9: " in _passed_over_said(server)
+        first.rename(chats / "cafe")  # what the line said to do
+        Path(os.fsdecode(os.fsencode(str(chats)) + b"/zz\xff")).mkdir()
+        text = _passed_over_said(server)
+    finally:
+        server.close()
+    assert text.splitlines()[-1].startswith(f"deja passes over {chats}/zz\\xff: its name is not UTF-8"), text
 
 
 def test_a_refresh_that_fails_says_one_line_naming_the_file_and_no_traceback(tmp_path: Path, cli_root: Path) -> None:
