@@ -183,10 +183,8 @@ def _deja_server(path: Path) -> dict[str, Any] | None:
 def deja_server_env(path: Path) -> dict[str, str]:
     """The ``env`` of deja's server in the MCP file ``path`` (its string values): what Cursor gives that server and not
     the hooks, which doctor compares with theirs (trial50 F5); {} when there is none."""
-    document = _load(path)
-    servers = document.get("mcpServers") if isinstance(document, dict) else None
-    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
-    env = entry.get("env") if isinstance(entry, dict) and is_deja_server(entry) else None
+    entry = _deja_server(path)
+    env = entry.get("env") if isinstance(entry, dict) else None
     return {name: value for name, value in env.items() if isinstance(value, str)} if isinstance(env, dict) else {}
 
 
