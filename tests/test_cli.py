@@ -48,7 +48,7 @@ def test_index_json_reports_what_it_did(sample: Sample) -> None:
     again = orjson.loads(run_deja("index", "--json").stdout)
     assert (again["added"], again["updated"]) == (0, 0)
     full = orjson.loads(run_deja("index", "--full", "--json").stdout)
-    assert full["sessions"] == 7
+    assert (full["sessions"], full["added"], full["updated"], full["removed"]) == (7, 0, 7, 0)  # (said "7 added")
 
 
 def test_index_behind_another_build_says_it_waited_apart_from_its_own_time(sample: Sample) -> None:

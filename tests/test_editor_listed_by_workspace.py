@@ -258,7 +258,7 @@ def test_a_chat_whose_global_composer_goes_is_read_from_its_inline_copy_as_a_reb
     assert _counts() == (0, 1, 0)
     assert _shown() == [bubble["text"] for bubble in BUBBLES.values()]
     refreshed = _sessions()
-    assert _index("--full")["removed"] == 0  # (a rebuild counts every session it wrote as added)
+    assert _index("--full")["removed"] == 0
     assert _sessions() == refreshed
     assert _shown() == [bubble["text"] for bubble in BUBBLES.values()]
 

@@ -54,6 +54,9 @@ class Carried(msgspec.Struct):
     #: The sessions of the index it replaces that the rebuild gave up (their sources gone): its "removed" count,
     #: which the rebuild's own tally, starting from nothing, cannot see (review49e L1: "0 removed" as it dropped 3).
     removed: int = 0
+    #: The sessions of the index it replaces that the rebuild read again: "updated", not "added", in its counts
+    #: (its tally, starting from nothing, counted every session it wrote as added: "7 added" of an unchanged index).
+    again: int = 0
 
 
 class _Unread(msgspec.Struct):
@@ -77,13 +80,13 @@ def carry_unread(
     new = {ref.name for ref in written}
     live, before = _replaced(directory)
     try:
-        lost, removed = _lost(before, book, plan) if before is not None else (None, 0)
+        lost, removed, again = _lost(before, book, plan) if before is not None else (None, 0, 0)
     except IndexUnreadable:  # a shard of its bookkeeping is damaged
         lost = None
     if live is None or lost is None:
         return _keep_unreadable(directory, plan, problems, new)
     if not lost:
-        return Carried(removed=removed)
+        return Carried(removed=removed, again=again)
     writer = NewSegments(directory, mode != "off")
     damaged = _copy_sessions(directory, live, {sid: chat for sid, (chat, _) in lost.items()}, writer)
     for sid, where in writer.where.items():
@@ -93,27 +96,29 @@ def carry_unread(
     _count(plan, problems, [lost[sid][1] for sid in writer.where])
     why = f"a session of a store it could not read is in a damaged segment ({damaged})"
     aside = _keep_aside(directory, why, new | {ref.name for ref in writer.done}) if damaged else Carried()
-    return msgspec.structs.replace(aside, segments=writer.done, removed=removed)
+    return msgspec.structs.replace(aside, segments=writer.done, removed=removed, again=again)
 
 
-def _lost(before: Bookkeeping, book: Bookkeeping, plan: Plan) -> tuple[dict[str, tuple[ChatState, _Unread]], int]:
+def _lost(before: Bookkeeping, book: Bookkeeping, plan: Plan) -> tuple[dict[str, tuple[ChatState, _Unread]], int, int]:
     """The chats of the index being replaced (``before``) whose sessions the rebuild (``book``) lost because it
-    could not read a source still there, and why; and how many more it gave up, their sources gone. Raises
-    IndexUnreadable when ``before`` is damaged."""
+    could not read a source still there, and why; how many more it gave up, their sources gone; and how many of
+    its sessions it read again. Raises IndexUnreadable when ``before`` is damaged."""
     lost: dict[str, tuple[ChatState, _Unread]] = {}
-    removed = 0
+    removed = again = 0
     looked_at = -1  # the rebuild's shard last looked into, set aside again once passed (``Bookkeeping.park``)
     for sid, chat in before.items():  # (shard by shard)
         if shard_of(sid) != looked_at:
             book.park(looked_at)
             looked_at = shard_of(sid)
         now = book.chat(sid)
+        read = now is not None and now.where is not None  # (its tally counted it as added)
+        again += chat.where is not None and read
         if (unread := _unread(sid, chat, now, plan)) is not None:
             lost[sid] = (chat, unread)
-        elif chat.where is not None and (now is None or now.where is None):
+        elif chat.where is not None and not read:
             removed += 1
     book.park(looked_at)
-    return lost, removed
+    return lost, removed, again
 
 
 def _replaced(directory: Path) -> tuple[Manifest | None, Bookkeeping | None]:

@@ -327,8 +327,8 @@ def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, prog
         return RefreshResult(
             sessions=sum(ref.sessions - len(ref.deleted) for ref in live),
             messages=sum(ref.messages - ref.deleted_messages for ref in live),
-            added=tally.added,
-            updated=tally.updated,
+            added=tally.added - carried.again,
+            updated=tally.updated + carried.again,
             removed=tally.removed + carried.removed,
             seconds=round(time.perf_counter() - started, 3),
             problems=merged_problems,
