@@ -98,8 +98,23 @@ Earlier = Callable[[Path], dict[str, Any]]
 
 
 def default_deja_path() -> str:
-    """The ``deja`` on PATH, else the running script; always absolute."""
-    return os.path.abspath(shutil.which("deja") or sys.argv[0])
+    """The ``deja`` script that runs, spelt as the ``deja`` on PATH when that is the same file (README's
+    ``~/.local/bin/deja`` link to the venv's: an upgrade in place keeps it), else by its own path; when no ``deja``
+    script runs (``python -m``), the one on PATH. Always absolute.
+
+    The ``deja`` on PATH came first even when another deja ran: after an upgrade into a new venv, the old venv's
+    link still on PATH, the new deja's ``install`` wired Cursor to the old one again (stop 50's leftover)."""
+    here = sys.argv[0] if sys.argv else ""
+    on_path = shutil.which("deja")
+    if is_deja_script(here) and not (on_path and os.path.realpath(on_path) == os.path.realpath(here)):
+        return os.path.abspath(here)
+    return os.path.abspath(on_path or here)
+
+
+def is_deja_script(path: str) -> bool:
+    """Whether ``path`` (``sys.argv[0]``) is a ``deja`` console script (``deja``, Windows' ``deja.exe``), not a
+    module run with ``python -m``."""
+    return os.path.splitext(os.path.basename(path))[0].lower() == "deja" and os.path.isfile(path)
 
 
 def command_line(deja: str, subcommand: str) -> str:

@@ -27,10 +27,12 @@ from .entries import (
     Carry,
     Strip,
     carried_hook,
+    command_line,
     default_deja_path,
     deja_hook,
     hook_executable,
     is_deja_hook,
+    is_deja_script,
     is_deja_server,
     launcher_path,
     plan_hooks,
@@ -164,7 +166,21 @@ def other_deja_wired(deja_path: str | None = None) -> str:
     others = [f"your Cursor hooks run {', '.join(hooks)}"] if hooks else []
     if server is not None and not _is_one_of(server["command"], ours):
         others.append(f"Cursor's deja MCP server runs {server['command']}")
-    return f"{' and '.join(others)}, not this deja: run `{_cursor_install(hooks_file)}`" if others else ""
+    return (
+        f"{' and '.join(others)}, not this deja: run `{_as_run_by(deja, _cursor_install(hooks_file))}`"
+        if others
+        else ""
+    )
+
+
+def _as_run_by(deja: str, install: str) -> str:
+    """``install`` ("deja install cursor-auto") as this deja (``deja``) runs it: by its path when the ``deja`` on
+    PATH is another (an upgrade into a new venv, the old one's link still on PATH), whose install would wire
+    Cursor to itself again."""
+    on_path = shutil.which("deja")
+    if not is_deja_script(deja) or on_path and os.path.realpath(on_path) == os.path.realpath(deja):
+        return install
+    return command_line(deja, install.removeprefix("deja "))
 
 
 def serves_deja(path: Path) -> bool:

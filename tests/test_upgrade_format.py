@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from harness import ENTRY, Sample, as_format_wrote_it, locked, run_deja
+from harness import ENTRY, Sample, as_format_wrote_it, console_script, locked, path_with, run_deja
 from test_rebuild_keeps_unread import _store_chat
 
 from deja.core.index import FORMAT_VERSION, MANIFEST, index_dir
@@ -145,10 +145,10 @@ def test_a_read_while_another_deja_rebuilds_an_upgraded_index_says_so_once(index
     assert run_deja("search", "docker").returncode == 0  # once it is done (here: rebuilt by this one)
 
 
-def _rebuilt_line(home: Path, *args: str) -> str:
+def _rebuilt_line(home: Path, *args: str, script: Path | None = None, env: dict[str, str] | None = None) -> str:
     """The line ``deja ARGS`` says as it rebuilds the index an older deja wrote at ``home``."""
     _as_an_older_deja_wrote_it(home)
-    ran = run_deja(*args)
+    ran = run_deja(*args, script=script, env=env)
     rebuilt = [line for line in ran.stderr.splitlines() if "rebuilt the index" in line]
     assert ran.returncode == 0 and len(rebuilt) == 1, ran.stderr
     return rebuilt[0]
@@ -174,6 +174,23 @@ def test_a_rebuild_says_when_cursors_entries_run_another_deja_and_what_to_run(
             f"; your Cursor hooks run {old} and Cursor's deja MCP server runs {old}, not this deja:"
             " run `deja install cursor-auto`"
         ), said
+
+
+def test_a_new_deja_run_by_its_path_names_itself_and_wires_cursor_to_itself(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """An upgrade into a new venv, the old venv's ``deja`` still on PATH: the new deja, run by its path, told the
+    person to run `deja install cursor-auto` (the old one, on PATH), and its own ``install`` wired Cursor to the
+    deja on PATH (the old one) again. It names its own path, and its install wires Cursor to itself."""
+    old = console_script(tmp_path / "oldvenv" / "bin")
+    new = console_script(tmp_path / "newvenv" / "bin")
+    env = {**os.environ, "PATH": path_with(old)}
+    install("cursor-auto", deja_path=str(old))
+    said = _rebuilt_line(indexed_sample.home, "search", "docker", script=new, env=env)
+    assert said.endswith(f"not this deja: run `{new} install cursor-auto`"), said
+    assert run_deja("install", "cursor-auto", script=new, env=env).returncode == 0
+    assert other_deja_wired(str(new)) == ""
+    assert "Cursor" not in _rebuilt_line(indexed_sample.home, "search", "docker", script=new, env=env)
 
 
 def test_cursors_entries_of_this_deja_are_not_another_deja(tmp_path: Path) -> None:
