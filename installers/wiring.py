@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..core import paths
+from ..core import folders, paths
 from . import claude, cursor, guidance
 from .entries import (
     SERVER_NAME,
@@ -197,11 +198,43 @@ def _deja_server(path: Path) -> dict[str, Any] | None:
 
 
 def deja_server_env(path: Path) -> dict[str, str]:
-    """The ``env`` of deja's server in the MCP file ``path`` (its string values): what Cursor gives that server and not
-    the hooks, which doctor compares with theirs (trial50 F5); {} when there is none."""
+    """The ``env`` of deja's server in the MCP file ``path`` (its string values, as Cursor expands them: ``as_cursor_
+    expands``): what Cursor gives that server and not the hooks, which doctor compares with theirs (trial50 F5); {}
+    when there is none."""
     entry = _deja_server(path)
     env = entry.get("env") if isinstance(entry, dict) else None
-    return {name: value for name, value in env.items() if isinstance(value, str)} if isinstance(env, dict) else {}
+    if not isinstance(env, dict):
+        return {}
+    return {name: as_cursor_expands(value) for name, value in env.items() if isinstance(value, str)}
+
+
+#: The placeholders Cursor replaces in an mcp.json server's ``command``, ``args``, ``env``, ``url`` and ``headers``
+#: that are the same in every window, beside ``${env:NAME}``.
+_PLACEHOLDERS = {"userHome": folders.home, "pathSeparator": lambda: os.sep, "/": lambda: os.sep}
+_PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
+
+
+def as_cursor_expands(value: str) -> str:
+    """``value`` with Cursor's placeholders replaced as Cursor replaces them as it starts the server: ``${env:NAME}``
+    from this environment ("" when unset), ``${userHome}``, ``${/}``. One that is not the same in every window
+    (``${workspaceFolder}``) stays as written (``names_the_window``). Taken as written, ``DEJA_HOME=${userHome}/x``
+    read as a relative folder, and doctor said the server refused every call (stop 50's leftover)."""
+    if "${" not in value:
+        return value
+
+    def replaced(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name.startswith("env:"):
+            return os.environ.get(name.removeprefix("env:"), "")
+        return _PLACEHOLDERS[name]() if name in _PLACEHOLDERS else match.group(0)
+
+    return _PLACEHOLDER.sub(replaced, value)
+
+
+def names_the_window(expanded: str) -> bool:
+    """Whether a value ``as_cursor_expands`` gave still holds a placeholder: Cursor gives it another value in each
+    window (``${workspaceFolder}``), or none it knows."""
+    return _PLACEHOLDER.search(expanded) is not None
 
 
 def _is_deja_command() -> bool:

@@ -286,12 +286,25 @@ def _server_env_problems() -> list[Finding]:
     without it. With DEJA_HOME there the server built and served an index of its own, while doctor said the hooks and
     the server saw the same settings (trial50 F5)."""
     from ..installers.cursor import mcp_path
-    from ..installers.wiring import deja_server_env
+    from ..installers.wiring import deja_server_env, names_the_window
     from .settings import shown_value
 
     path = mcp_path()
-    env = {name: value for name, value in deja_server_env(path).items() if value.strip()}
+    given = {name: value for name, value in deja_server_env(path).items() if value.strip()}
+    read = {setting.variable for setting in config.SETTINGS.values()} | {*folders.ROOT_VARIABLES, "XDG_CACHE_HOME"}
+    per_window = sorted(name for name, value in given.items() if name in read and names_the_window(value))
+    env = {name: value for name, value in given.items() if name not in per_window}
     found = [
+        Finding(
+            "warn",
+            "settings",
+            f"deja's MCP server gets {name}={given[name]} from its env in {path}: Cursor gives it another value in "
+            "each window (or none it knows), which doctor cannot check; the hooks do not get it",
+            f"give {name} an absolute path in that env, or remove it",
+        )
+        for name in per_window
+    ]
+    found += [
         Finding(
             "error",
             "settings",

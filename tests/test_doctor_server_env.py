@@ -67,3 +67,23 @@ def test_an_env_that_changes_nothing_of_deja_keeps_the_ok_line(fake_home: Path, 
     text, settings = doctor_with_server_env(fake_home, tmp_path, env)
     assert settings == []
     assert SAME in text
+
+
+def test_cursors_placeholders_in_the_servers_env_are_read_as_cursor_expands_them(
+    fake_home: Path, tmp_path: Path
+) -> None:
+    """``${userHome}`` in the server's ``DEJA_HOME``: Cursor expands it as it starts the server, and doctor read it as
+    written, a relative folder, and said the server refused every tool call."""
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {"DEJA_HOME": "${userHome}${/}.cache/deja"})
+    assert settings == []
+    assert SAME in text
+
+
+def test_a_value_naming_the_window_is_said_to_be_one_doctor_cannot_check(fake_home: Path, tmp_path: Path) -> None:
+    mcp = fake_home / ".cursor" / "mcp.json"
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {"DEJA_HOME": "${workspaceFolder}/.deja"})
+    assert [problem["message"] for problem in settings] == [
+        f"deja's MCP server gets DEJA_HOME=${{workspaceFolder}}/.deja from its env in {mcp}: Cursor gives it another "
+        "value in each window (or none it knows), which doctor cannot check; the hooks do not get it"
+    ]
+    assert SAME not in text
