@@ -104,17 +104,21 @@ def default_deja_path() -> str:
 
     The ``deja`` on PATH came first even when another deja ran: after an upgrade into a new venv, the old venv's
     link still on PATH, the new deja's ``install`` wired Cursor to the old one again (stop 50's leftover)."""
-    here = sys.argv[0] if sys.argv else ""
+    here = running_deja_script()
     on_path = shutil.which("deja")
-    if is_deja_script(here) and not (on_path and os.path.realpath(on_path) == os.path.realpath(here)):
-        return os.path.abspath(here)
-    return os.path.abspath(on_path or here)
+    if here and not (on_path and os.path.realpath(on_path) == os.path.realpath(here)):
+        return here
+    return os.path.abspath(on_path or (sys.argv[0] if sys.argv else ""))
 
 
-def is_deja_script(path: str) -> bool:
-    """Whether ``path`` (``sys.argv[0]``) is a ``deja`` console script (``deja``, Windows' ``deja.exe``), not a
-    module run with ``python -m``."""
-    return os.path.splitext(os.path.basename(path))[0].lower() == "deja" and os.path.isfile(path)
+def running_deja_script() -> str:
+    """The ``deja`` console script that runs (absolute), "" when none does (``python -m``). On Windows pip's
+    ``deja.exe`` launcher gives Python its path without ``.exe``, which is the file hooks must start."""
+    here = sys.argv[0] if sys.argv else ""
+    for script in (here, f"{here}.exe") if os.name == "nt" else (here,):
+        if is_deja_executable(script) and os.path.isfile(script):
+            return os.path.abspath(script)
+    return ""
 
 
 def command_line(deja: str, subcommand: str) -> str:

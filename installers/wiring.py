@@ -33,11 +33,11 @@ from .entries import (
     deja_hook,
     hook_executable,
     is_deja_hook,
-    is_deja_script,
     is_deja_server,
     launcher_path,
     plan_hooks,
     plan_server,
+    running_deja_script,
 )
 from .files import DuplicateKey, InstallError, json_type, parse_object, read_text
 
@@ -82,7 +82,9 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
     if _installed_for_claude():
         claude_hooks = _claude_hooks_file(deja)
         server = claude.server_entry(deja)
-        findings += _server_findings("Claude Code", claude.mcp_path(), server, deja, "deja install claude")
+        findings += _server_findings(
+            "Claude Code", claude.mcp_path(), server, deja, _as_run_by(deja, "deja install claude")
+        )
         findings += _hooks_findings(claude_hooks, deja)
         findings += _double_run_findings(cursor_hooks, claude_hooks)
     return findings
@@ -120,7 +122,7 @@ def _cursor_hooks_file(deja: str) -> _HooksFile:
         cursor.strip_entries,
         carried_hook,
         _entry_commands,
-        "deja install cursor-auto",
+        _as_run_by(deja, "deja install cursor-auto"),
         cursor.mcp_path(),
         cursor.PREAMBLE,
         _cursor_loading_findings,
@@ -135,7 +137,7 @@ def _claude_hooks_file(deja: str) -> _HooksFile:
         claude.strip_groups,
         claude.carried_group,
         _group_commands,
-        "deja install claude-auto",
+        _as_run_by(deja, "deja install claude-auto"),
         claude.mcp_path(),
     )
 
@@ -148,7 +150,7 @@ def _cursor_install(hooks_file: _HooksFile) -> str:
     """
     if _deja_commands(hooks_file) or not (serves_deja(cursor.mcp_path()) or _is_deja_command()):
         return hooks_file.install
-    return "deja install cursor"
+    return hooks_file.install.removesuffix("-auto")
 
 
 def other_deja_wired(deja_path: str | None = None) -> str:
@@ -167,19 +169,17 @@ def other_deja_wired(deja_path: str | None = None) -> str:
     others = [f"your Cursor hooks run {', '.join(hooks)}"] if hooks else []
     if server is not None and not _is_one_of(server["command"], ours):
         others.append(f"Cursor's deja MCP server runs {server['command']}")
-    return (
-        f"{' and '.join(others)}, not this deja: run `{_as_run_by(deja, _cursor_install(hooks_file))}`"
-        if others
-        else ""
-    )
+    return f"{' and '.join(others)}, not this deja: run `{_cursor_install(hooks_file)}`" if others else ""
 
 
 def _as_run_by(deja: str, install: str) -> str:
-    """``install`` ("deja install cursor-auto") as this deja (``deja``) runs it: by its path when the ``deja`` on
-    PATH is another (an upgrade into a new venv, the old one's link still on PATH), whose install would wire
-    Cursor to itself again."""
+    """``install`` ("deja install cursor-auto") as this deja (``deja``) runs it: by its path when this deja is the
+    console script running and the ``deja`` on PATH is another (an upgrade into a new venv, the old one's link still
+    on PATH), whose install would wire Cursor to itself again; as given otherwise, or when it names no bare ``deja``."""
     on_path = shutil.which("deja")
-    if not is_deja_script(deja) or on_path and os.path.realpath(on_path) == os.path.realpath(deja):
+    if not install.startswith("deja ") or os.path.realpath(deja) != os.path.realpath(running_deja_script() or "/"):
+        return install
+    if on_path and os.path.realpath(on_path) == os.path.realpath(deja):
         return install
     return command_line(deja, install.removeprefix("deja "))
 
@@ -216,9 +216,10 @@ _PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
 
 def as_cursor_expands(value: str) -> str:
     """``value`` with Cursor's placeholders replaced as Cursor replaces them as it starts the server: ``${env:NAME}``
-    from this environment ("" when unset), ``${userHome}``, ``${/}``. One that is not the same in every window
-    (``${workspaceFolder}``) stays as written (``names_the_window``). Taken as written, ``DEJA_HOME=${userHome}/x``
-    read as a relative folder, and doctor said the server refused every call (stop 50's leftover)."""
+    from this environment ("" when unset; Cursor's own may differ), ``${userHome}``, ``${/}``. One that names the
+    window (``${workspaceFolder}``) and one Cursor does not know (``${HOME}``, which it leaves as written) stay as
+    written. Taken as written, ``DEJA_HOME=${userHome}/x`` read as a relative folder, and doctor said the server
+    refused every call (stop 50's leftover)."""
     if "${" not in value:
         return value
 
@@ -231,10 +232,14 @@ def as_cursor_expands(value: str) -> str:
     return _PLACEHOLDER.sub(replaced, value)
 
 
+#: The placeholders Cursor gives another value in each window.
+_WINDOW_PLACEHOLDERS = ("${workspaceFolder}", "${workspaceFolderBasename}")
+
+
 def names_the_window(expanded: str) -> bool:
-    """Whether a value ``as_cursor_expands`` gave still holds a placeholder: Cursor gives it another value in each
-    window (``${workspaceFolder}``), or none it knows."""
-    return _PLACEHOLDER.search(expanded) is not None
+    """Whether a value ``as_cursor_expands`` gave names the window (``${workspaceFolder}``): Cursor gives it another
+    value in each one."""
+    return any(placeholder in expanded for placeholder in _WINDOW_PLACEHOLDERS)
 
 
 def _is_deja_command() -> bool:

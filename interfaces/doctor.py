@@ -299,7 +299,7 @@ def _server_env_problems() -> list[Finding]:
             "warn",
             "settings",
             f"deja's MCP server gets {name}={given[name]} from its env in {path}: Cursor gives it another value in "
-            "each window (or none it knows), which doctor cannot check; the hooks do not get it",
+            "each window, which doctor cannot check; the hooks do not get it",
             f"give {name} an absolute path in that env, or remove it",
         )
         for name in per_window

@@ -84,6 +84,17 @@ def test_a_value_naming_the_window_is_said_to_be_one_doctor_cannot_check(fake_ho
     text, settings = doctor_with_server_env(fake_home, tmp_path, {"DEJA_HOME": "${workspaceFolder}/.deja"})
     assert [problem["message"] for problem in settings] == [
         f"deja's MCP server gets DEJA_HOME=${{workspaceFolder}}/.deja from its env in {mcp}: Cursor gives it another "
-        "value in each window (or none it knows), which doctor cannot check; the hooks do not get it"
+        "value in each window, which doctor cannot check; the hooks do not get it"
     ]
     assert SAME not in text
+
+
+def test_a_shell_style_home_in_the_servers_env_is_the_relative_folder_cursor_passes_on(
+    fake_home: Path, tmp_path: Path
+) -> None:
+    """review51a M1: Cursor expands ``${env:HOME}``, not ``${HOME}``: the server gets ``${HOME}/.deja`` as written,
+    a relative folder, and refuses every tool call, which doctor says (it had said only that Cursor gives it
+    another value in each window)."""
+    _, settings = doctor_with_server_env(fake_home, tmp_path, {"DEJA_HOME": "${HOME}/.deja"})
+    assert [problem["level"] for problem in settings] == ["error"]
+    assert "a relative folder" in settings[0]["message"]

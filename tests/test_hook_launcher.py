@@ -134,7 +134,8 @@ def test_the_older_shape_is_rewritten_in_place_and_doctor_asks_for_it(fake_home:
     launcher = _installed_as_pip_does(fake_home.parent / "site-packages")
     findings = _install_from(launcher.parents[2], running_deja)
     missing = "sessionStart, preToolUse, postToolUse, postToolUseFailure, stop, preCompact, sessionEnd"
-    differ = f"{hooks_path}: deja's hooks differ from what `deja install cursor-auto` writes"
+    # (the deja that runs, on no PATH here: its fix names it by its path, as `deja` would run another or none)
+    differ = f"{hooks_path}: deja's hooks differ from what `{shlex.quote(running_deja)} install cursor-auto` writes"
     assert findings == [("warn", f"{differ} (no deja hook on {missing} yet; the others run as they are)")], (
         "the older shape is this deja's: not 'another deja', only not what install writes now"
     )

@@ -188,6 +188,9 @@ def test_a_new_deja_run_by_its_path_names_itself_and_wires_cursor_to_itself(
     install("cursor-auto", deja_path=str(old))
     said = _rebuilt_line(indexed_sample.home, "search", "docker", script=new, env=env)
     assert said.endswith(f"not this deja: run `{new} install cursor-auto`"), said
+    doctor = orjson.loads(run_deja("doctor", "--json", script=new, env=env).stdout)["problems"]
+    fixes = {problem["fix"] for problem in doctor if "not this deja" in problem["message"]}
+    assert fixes == {f"{new} install cursor-auto"}, fixes  # (review51a M2: `deja install …`, the old one, again)
     assert run_deja("install", "cursor-auto", script=new, env=env).returncode == 0
     assert other_deja_wired(str(new)) == ""
     assert "Cursor" not in _rebuilt_line(indexed_sample.home, "search", "docker", script=new, env=env)
