@@ -12,12 +12,6 @@ databases are as they were, reads none of them (what a ``deja search`` right aft
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
-if TYPE_CHECKING:
-    from typing import Any
-
-    from .ide import ChatCensus, chat_census, composer_fingerprints, read_ide_database
-
 from .chatstore import is_acp_chat, read_chat_meta
 from .cursor_agent import (
     FORBIDDEN_STORE,
@@ -41,6 +35,12 @@ from .transcripts import (
     session_id_of,
     slug_folders,
 )
+
+TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .ide import ChatCensus, chat_census, composer_fingerprints, read_ide_database
 
 __all__ = [
     "FORBIDDEN_STORE",
