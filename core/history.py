@@ -20,18 +20,9 @@ from .index.format import edited_paths, in_project
 from .keys import EDIT_TOOLS, resolved_folder
 from .lean_msgspec import msgspec
 from .model import Message, Session, ToolCall, fill_times
-from .readers import (
-    Projects,
-    all_chat_folders,
-    composer_fingerprints,
-    read_cli_chat,
-    read_ide_database,
-    scan_transcripts,
-    store_only_chats,
-)
+from .readers import Projects, all_chat_folders, read_cli_chat, scan_transcripts, store_only_chats
 from .readers.chatstore import chat_folders, is_acp_chat, newest_chat_dir
 from .readers.conversation import normalise_tool_name
-from .readers.ide import listed_only
 from .readers.pairing import Pass, pair_calls, target_of, text_key, whole_call
 from .regular_files import check_regular, gone
 
@@ -166,6 +157,8 @@ def _stat_transcripts(session_id: str, candidates: Iterable[Path], chat_dir: str
 def ide_composer_owners(problems: Counter[str] | None = None) -> dict[str, Path]:
     """Chat id -> the database that holds it (global storage first, then each workspace); a database that only lists
     a chat (``listed_only``) holds none of it."""
+    from .readers.ide import composer_fingerprints, listed_only  # (a refresh of the chats a check names needs none)
+
     owners: dict[str, Path] = {}
     for db in paths.ide_databases():
         for chat_id, fingerprint in composer_fingerprints(db, problems=problems).items():
@@ -177,6 +170,8 @@ def ide_composer_owners(problems: Counter[str] | None = None) -> dict[str, Path]
 def read_ide_session(
     db: Path, chat_id: str, problems: Counter[str] | None = None, projects: Projects | None = None
 ) -> Session | None:
+    from .readers.ide import read_ide_database
+
     return next(read_ide_database(db, only_ids={chat_id}, problems=problems, projects=projects), None)
 
 
@@ -266,6 +261,8 @@ def _in_folder(path: str, project_dir: str) -> str:
 
 def read_history(problems: Counter[str] | None = None) -> Iterator[Session]:
     """Every session on this machine, streamed: one chat in memory at a time."""
+    from .readers.ide import read_ide_database
+
     owners = ide_composer_owners(problems)
     projects = Projects.of_this_machine(problems)
     merged: set[str] = set()

@@ -82,6 +82,20 @@ def test_a_search_that_finds_nothing_changed_reads_the_record_without_importing_
     assert not {"json", "json.decoder", "deja.core.library"} & loaded
 
 
+def test_a_search_right_after_a_turn_loads_the_indexer_but_not_the_editors_reader_nor_the_checksums_record(
+    indexed_sample: Sample,
+) -> None:
+    """A turn appended to a cursor-agent chat while the editor's databases are as they were is refreshed without
+    importing ``readers.ide`` (no database is read) or ``indexer.checked`` (only ``deja index`` verifies the index's
+    files); the turn is found all the same. A change to a database still loads the reader: the editor's tests."""
+    assert list(indexed_sample.history.ide_root.rglob("state.vscdb"))  # (the sample has editor databases)
+    _append_turn(indexed_sample)
+    printed, loaded = deja_imports(indexed_sample.env, "search", "zeppelin", "--json")
+    assert [hit["session_id"] for hit in orjson.loads(printed)["hits"]] == [API_CHAT]
+    assert {"deja.core.indexer.driver", "deja.core.readers.cursor_agent"} <= loaded  # (it did refresh)
+    assert not {"deja.core.readers.ide", "deja.core.indexer.checked", "deja.core.index.pack"} & loaded
+
+
 def test_the_record_is_read_as_json_reads_it(indexed_sample: Sample) -> None:
     record = (index_dir(indexed_sample.home) / glance.RECORD).read_bytes()
     assert glance.load_raw(index_dir(indexed_sample.home)) == json.loads(record)

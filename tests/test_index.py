@@ -21,8 +21,8 @@ from deja.core.bookkeeping import Bookkeeping, State
 from deja.core.dates import parse_since
 from deja.core.index import Index, IndexUnreadable, index_dir
 from deja.core.indexer import MAX_SEGMENTS, refresh
-from deja.core.indexer import reads as indexer_reads
 from deja.core.readers import cursor_agent
+from deja.core.readers import ide as ide_reader
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
 from deja.core.search import Filters, search
 from deja.core.writers.cursor_agent import (
@@ -171,13 +171,13 @@ def test_a_composer_updated_in_place_is_read_again_and_only_it(history, monkeypa
         )
     conn.close()
     read_ids: list[set[str] | None] = []
-    real = indexer_reads.read_ide_database
+    real = ide_reader.read_ide_database  # (what a refresh reads a changed database with: imported when needed)
 
     def recording(path, *, only_ids=None, **rest):
         read_ids.append(only_ids)
         return real(path, only_ids=only_ids, **rest)
 
-    monkeypatch.setattr(indexer_reads, "read_ide_database", recording)
+    monkeypatch.setattr(ide_reader, "read_ide_database", recording)
     result = refresh(home)
     assert result.updated == 1
     assert read_ids == [{WEB_COMPOSER}]

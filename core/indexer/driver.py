@@ -55,7 +55,6 @@ from ..redaction import mode as redaction_mode
 from ..regular_files import gone
 from . import freshness, glance
 from .carry import Carried, carry_unread, kept_indexes
-from .checked import Checked
 from .glance import FolderState
 from .lock import WriterLock
 from .parts import Written, write_changes
@@ -228,6 +227,8 @@ def _damage(directory: Path) -> str:
 
     A file read whole before and not changed since is not read again (see ``checked``).
     """
+    from .checked import Checked  # (``deja index`` and a rebuild's: a read's refresh verifies nothing)
+
     if not (directory / MANIFEST).exists():
         return ""
     checked = Checked(directory)

@@ -26,11 +26,9 @@ from ..folders import real_folder
 from ..history import CliChat, find_cli_chats, locate_cli_chats
 from ..lean_msgspec import msgspec
 from ..private import open_private
-from ..readers import composer_fingerprints
 from ..readers.chatstore import UNREADABLE_STORE
 from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
-from ..readers.ide import CHANGED_WHILE_READ, listed_only
-from ..readers.vscdb import MID_WRITE_DATABASE
+from ..readers.vscdb import CHANGED_WHILE_READ, MID_WRITE_DATABASE
 from ..regular_files import blocked, gone, open_regular
 from . import glance
 
@@ -319,6 +317,8 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
                 plan.unreadable_files.append(db)
                 problems[UNREADABLE_DATABASE] += 1
             continue
+        from ..readers.ide import composer_fingerprints, listed_only  # (only a database that changed is read)
+
         found: Counter[str] = Counter()
         now = composer_fingerprints(Path(db), problems=found)
         problems.update(found)
@@ -413,6 +413,8 @@ class _Holders:
         """The first database, but those in ``lost``, whose prints on record hold ``cid``'s messages (not
         ``listed_only``): the chat is read again there, or kept as indexed when it cannot be read this time (locked,
         out of sight); None when there is none, and the chat is gone."""
+        from ..readers.ide import listed_only  # (the editor's reader: a database dropped the chat)
+
         for db in self.order:
             if db in lost:
                 continue

@@ -13,7 +13,7 @@ from ..history import merge_transcript_into_ide
 from ..index import Index, IndexUnreadable, Segment, read_manifest
 from ..lean_msgspec import msgspec
 from ..model import Message, Session
-from ..readers import Projects, Resume, read_cli_chat, read_ide_database
+from ..readers import Projects, Resume, read_cli_chat
 from ..readers.chatstore import UNREADABLE_STORE
 from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
 from .plan import DATABASE_FAILURES, UNREADABLE_NAMED, Plan, cli_state
@@ -129,6 +129,8 @@ def read_changes(
     decoded: dict[str, list[Path]] = {}  # project slugs decoded on disk, for this read's chats
     subagents = paths.include_subagents()
     for db, ids in plan.ide_reads.items():
+        from ..readers.ide import read_ide_database  # (loaded only where an editor's database changed)
+
         found: Counter[str] = Counter()
         given: set[str] = set()
         # One chat at a time, as read: a build holds no more than a chat of the database at once.

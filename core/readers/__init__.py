@@ -5,6 +5,9 @@
 - :mod:`.chatstore` and :mod:`.conversation`: cursor-agent's per-chat ``store.db`` and ``meta.json``;
 - :mod:`.cursor_agent`: a cursor-agent chat as a session, from its transcript, its store, or both;
 - :mod:`.projects`: the folder each chat belongs to, from every store that records one.
+
+:mod:`.ide`'s names are imported when first asked for: a refresh of a turn to a cursor-agent chat, while the editor's
+databases are as they were, reads none of them (what a ``deja search`` right after a turn would import for nothing).
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from .cursor_agent import (
     store_only_chats,
     survey_chats,
 )
-from .ide import ChatCensus, chat_census, composer_fingerprints, read_ide_database
 from .projects import SIGNALS, Projects, slug_of
 from .transcripts import (
     is_subagent,
@@ -33,6 +35,12 @@ from .transcripts import (
     session_id_of,
     slug_folders,
 )
+
+TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .ide import ChatCensus, chat_census, composer_fingerprints, read_ide_database
 
 __all__ = [
     "FORBIDDEN_STORE",
@@ -62,3 +70,16 @@ __all__ = [
     "store_only_chats",
     "survey_chats",
 ]
+
+#: The names :mod:`.ide` gives, imported from it when first asked for (``__getattr__``).
+_IDE_NAMES = frozenset({"ChatCensus", "chat_census", "composer_fingerprints", "read_ide_database"})
+
+
+def __getattr__(name: str) -> Any:
+    """One of :mod:`.ide`'s names, imported from it when first asked for and kept as the package's own."""
+    if name not in _IDE_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import ide
+
+    value = globals()[name] = getattr(ide, name)
+    return value

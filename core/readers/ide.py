@@ -34,11 +34,16 @@ from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_tim
 from ..record import Record
 from . import jsonvalue
 from .projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, path_values, uri_dir
-from .vscdb import READ_ATTEMPTS, CursorConnection, connect_read_only, count_database_error, table_names
+from .vscdb import (
+    CHANGED_WHILE_READ,
+    READ_ATTEMPTS,
+    CursorConnection,
+    connect_read_only,
+    count_database_error,
+    table_names,
+)
 
 Problems = Counter[str]
-#: Cursor started writing a database while it was read without locks: what was read may be torn.
-CHANGED_WHILE_READ = "ide: database changed while read"
 
 SOURCE: Source = "cursor-ide"
 

@@ -216,6 +216,8 @@ _DAMAGED_CODES = frozenset({11, 26})
 _MID_WRITE_CODES = frozenset({776, 264})
 #: The problem counted for a database left so.
 MID_WRITE_DATABASE = "ide: left mid-write by Cursor"
+#: Cursor started writing a database while it was read without locks: what was read may be torn.
+CHANGED_WHILE_READ = "ide: database changed while read"
 #: What ``failed_read`` says of a database left so.
 MID_WRITE = "left mid-write by Cursor"
 
