@@ -520,9 +520,8 @@ class SegmentWriter:
 
     def _write_held(self, with_dicts: bool) -> None:
         """Make the dictionary (``format.dictionary``) of the held sessions, or none, and write those sessions."""
-        zdict = b""
-        if with_dicts:
-            zdict = dictionary(b"".join(held.meta for held in self._held), b"".join(held.records for held in self._held))
+        metas, records = (b"".join(held.meta for held in self._held), b"".join(held.records for held in self._held))
+        zdict = dictionary(metas, records) if with_dicts else b""
         self._dict_file.write(zdict)
         self._deflate = deflater(zdict)
         for held in self._held:
