@@ -161,9 +161,10 @@ class Segment:
     def _term_at(self, i: int) -> tuple[bytes, int, int, int]:
         """Term ``i``: (term, postings offset, postings kept, docs holding it)."""
         try:
-            t_off, t_len, p_off, count, df = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
+            t_off, t_len, p_low, p_high, count, df = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
         except _DAMAGE as exc:
             raise self._damaged("terms.idx", exc) from None
+        p_off = p_low | p_high << 32
         # A posting takes at least a doc number: ``_doc_width`` bytes (a word's) or more (a key's).
         if t_off + t_len > len(self._terms) or p_off + count * self._doc_width > len(self._postings):
             raise IndexUnreadable(

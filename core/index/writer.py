@@ -43,7 +43,6 @@ from .format import (
     SOURCE_CODES,
     TAIL_GAPS,
     TAIL_SKIP,
-    TERM_ROW,
     WBITS,
     WHOLE_LISTS_DOCS,
     WORD_POSTINGS_KEPT,
@@ -53,6 +52,7 @@ from .format import (
     doc_width,
     filed_paths,
     name_hash,
+    term_row,
 )
 from .records import FileSum, SegmentRef, SessionMeta, StoredMessage, stored
 
@@ -641,7 +641,7 @@ class SegmentWriter:
                 if not keyed and len(pairs) < holding:
                     own = own or _own_impacts(at_one, shapes)
                     packed += _tail(impacts_of(entries), pairs, own)
-                term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), holding))
+                term_idx.write(term_row(terms.size, len(encoded), postings.size, len(pairs), holding))
                 terms.write(encoded)
                 postings.write(packed)
             if own:  # each doc's own impact, for the tails' postings that have it
