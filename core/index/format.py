@@ -29,10 +29,10 @@ sees a whole index, old or new, without ever taking the lock.
 Why it is small: a session's meta and messages deflate together, the meta first (its ask, answer and title are
 the messages' words), against a dictionary taken from the segment's first sessions (what sessions share: the words
 of the project, the tools' names and arguments, the metas' fields); a record is a msgpack array, with no field
-names; a doc costs 12 bytes; a word's posting 2 or 3 (its doc; its session is the doc's, read from ``docs.bin``) and its impact is
-shared by the run of postings that have it; a common word's tail is read only by a filtered search, and only the
-blocks holding the docs it admits (found by halving their first docs): about a byte a posting, its doc a gap from
-the one before and its impact its doc's own, deflated.
+names; a doc costs 12 bytes; a word's posting 2 or 3 (its doc; its session is the doc's, read from ``docs.bin``)
+and its impact is shared by the run of postings that have it; a common word's tail is read only by a filtered
+search, and only the blocks holding the docs it admits (found by halving their first docs): about a byte a posting,
+its doc a gap from the one before and its impact its doc's own, deflated.
 
 The records themselves (``SessionMeta``, ``Manifest``…) are msgspec Structs in
 ``records.py``; a ``Codec`` says how a reader decodes them: into those Structs

@@ -383,7 +383,7 @@ class SegmentWriter:
         self._session_idx = _SegmentFile(self.path / "sessions.idx")
         self._dict_file = _SegmentFile(self.path / "dicts.bin")
         self._held: list[_Held] = []
-        #: What deflates a session's meta and records against the segment's dictionary, once made (``_write_held``).
+        #: What deflates a session's meta and records against the segment's dictionary, once made (``_write_held``)
         self._deflate: Callable[[bytes, bytes], tuple[bytes, bytes]] | None = None
         self._record_off = 0
         self._session_off = 0
