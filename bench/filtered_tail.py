@@ -44,7 +44,7 @@ def tail_postings(index: Index) -> int:
     for segment in index.segments:
         rows = segment._term_idx  # noqa: SLF001  (read as the reader reads it: each term's kept and holding)
         for at in range(0, len(rows), TERM_ROW.size):
-            kept, holding = TERM_ROW.unpack_from(rows, at)[3:]
+            kept, holding = TERM_ROW.unpack_from(rows, at)[4:]
             tails += holding - kept
     return tails
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from deja.core import parallel
-from deja.core.index.format import RECORDS_LEVEL, WBITS, deflater
+from deja.core.index.format import RECORDS_LEVEL, SYNC, WBITS, Inflating, deflater, inflate
 from deja.core.index.writer import _best
 from deja.core.indexer import parts
 from deja.core.indexer.records import NewSegments
@@ -79,11 +79,14 @@ def test_deflater_writes_the_bytes_a_new_compressor_writes() -> None:
     words = [f"word{n}" for n in range(300)]
     zdict = " ".join(rng.choice(words) for _ in range(6000)).encode()[-32768:]
     deflate = deflater(zdict)
+    meta = " ".join(rng.choice(words) for _ in range(40)).encode()
     for size in (0, 10, 500, 40_000):
         data = " ".join(rng.choice(words) for _ in range(size)).encode()
         fresh = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, WBITS, zdict=zdict)
-        assert deflate(data) == fresh.compress(data) + fresh.flush()
-        assert zlib.decompressobj(WBITS, zdict=zdict).decompress(deflate(data)) == data
+        lead = fresh.compress(meta) + fresh.flush(zlib.Z_SYNC_FLUSH)
+        assert deflate(meta, data) == (lead[: -len(SYNC)], fresh.compress(data) + fresh.flush())
+        assert inflate(deflate(meta, data)[0], zdict) == meta
+        assert Inflating(*deflate(meta, data), zdict).whole() == data
 
 
 class _Node:

@@ -184,6 +184,8 @@ def test_every_kind_of_damaged_file_is_found_and_rebuilt(history: Sample) -> Non
             shutil.rmtree(index_dir(home))
             shutil.copytree(pristine, index_dir(home))
             path = index_files(home)[kind]
+            if how in ("truncate", "zero") and not path.stat().st_size:
+                continue  # (an empty file has nothing to cut: dicts.bin of a segment too small for a dictionary)
             damage(path, how)
             said = read_everything(home)
             if kind == "manifest" or (how != "garbage" and path.parent.name.startswith("seg-")):

@@ -1,5 +1,6 @@
-"""Format 9's encodings read back what was written: a segment's records and session metas deflated against its
-dictionaries, a word's postings as impact runs and 2-, 3- or 4-byte docs (``deja.core.index.format``).
+"""Format 9's encodings read back what was written: a segment's session metas and records deflated against its
+dictionary (one stream a session since format 22), a word's postings as impact runs and 2-, 3- or 4-byte docs
+(``deja.core.index.format``).
 
 The sample holds fewer sessions than a segment needs to make dictionaries (``DICT_SESSIONS``) and fewer docs
 than need 3-byte doc numbers, so each test lowers a threshold and compares with the index built without it.
@@ -7,6 +8,7 @@ than need 3-byte doc numbers, so each test lowers a threshold and compares with 
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from test_build import _everything, many  # noqa: F401  # the fixture, and every
 from deja.core.index import Index, index_dir, read_manifest
 from deja.core.index import reader as segment_reader
 from deja.core.index import writer as segment_writer
+from deja.core.index.format import RECORDS_LEVEL, SESSION_ROW, TERM_ROW, WBITS, term_row
 from deja.core.index.light import LIGHT
 from deja.core.indexer import refresh
 from deja.core.text import terms
@@ -59,7 +62,7 @@ def test_sessions_deflated_against_the_segments_dictionaries_read_back_whole(
     refresh(many.home, full=True)
     whole = _everything(many.home)
     metas = {meta.id: meta for _, _, meta in Index.open(many.home).sessions()}
-    assert _segment_file(many.home, "dicts.bin").stat().st_size == 4  # too few sessions: no dictionaries
+    assert _segment_file(many.home, "dicts.bin").stat().st_size == 0  # too few sessions: no dictionary
 
     monkeypatch.setattr(segment_writer, "DICT_SESSIONS", 4)
     refresh(many.home, full=True)
@@ -71,6 +74,26 @@ def test_sessions_deflated_against_the_segments_dictionaries_read_back_whole(
         meta.id: (meta.title, [(m.role, m.text, len(m.tool_calls)) for m in segment.messages(meta)])
         for segment, _, meta in light.sessions()
     } == whole
+
+
+def test_a_sessions_records_deflate_after_its_meta_in_fewer_bytes_than_alone(
+    many: Sample,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Format 22: a session's records continue its meta's deflate stream, so the ask, the answer and the title its
+    meta repeats cost references (issue 15's size): fewer bytes than the same records deflated alone against the
+    same dictionary, as format 21 did."""
+    monkeypatch.setattr(segment_writer, "DICT_SESSIONS", 4)
+    refresh(many.home, full=True)
+    stored = alone = 0
+    for segment in Index.open(many.home).segments:
+        zdict = Path(segment.path, "dicts.bin").read_bytes()
+        rows = Path(segment.path, "sessions.idx").read_bytes()
+        for ordinal in range(segment.ref.sessions):
+            packer = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, WBITS, zdict=zdict)
+            alone += len(packer.compress(segment.inflating(ordinal).whole()) + packer.flush())
+            stored += SESSION_ROW.unpack_from(rows, ordinal * SESSION_ROW.size)[7]
+    assert 0 < stored < 0.95 * alone
 
 
 def test_a_words_postings_read_back_in_runs_of_any_length_and_with_wide_docs(
@@ -95,3 +118,12 @@ def test_a_words_postings_read_back_in_runs_of_any_length_and_with_wide_docs(
         assert _segment_file(alike.home, "postings.bin").stat().st_size > narrower
         narrower = _segment_file(alike.home, "postings.bin").stat().st_size
         assert _postings(alike.home) == written
+
+
+@pytest.mark.unit
+def test_a_term_rows_postings_offset_past_4_gib_reads_back_from_its_19_bytes() -> None:
+    """Format 22 keeps a term's postings offset in 5 bytes, not 8 (terms.idx was 6% of the index at 10k sessions): an
+    offset past 4 GiB keeps its bits above the 32nd."""
+    row = term_row(3, 4, (5 << 32) + 7, 8, 9)
+    t_off, t_len, low, high, kept, holding = TERM_ROW.unpack(row)
+    assert (len(row), t_off, t_len, low | high << 32, kept, holding) == (19, 3, 4, (5 << 32) + 7, 8, 9)

@@ -12,7 +12,7 @@ from harness import Sample
 
 from deja.core.ending import apart, seconds
 from deja.core.index import Index, IndexUnreadable, Manifest, SegmentRef, SessionMeta, index_dir, read_manifest
-from deja.core.index.format import FORMAT_VERSION, SESSION_ROW, inflate, split_dicts
+from deja.core.index.format import FORMAT_VERSION, SESSION_ROW, inflate
 from deja.core.index.light import DEFAULTS, LIGHT, ORDER, micros, unpackb
 from deja.core.index.records import STRUCTS, FileSum, StoredCall, StoredMessage, decode_message, stored
 from deja.core.model import Message, ToolCall
@@ -74,9 +74,10 @@ _ORDER_17 = {
 }  # fmt: skip
 #: (18 changed what is filed under a Windows folder's tree keys, 19 and 20 what a session's ``asked`` says, 20 kept
 #: a common word's tail of postings too, not the records' order; 21 what a long chat's ``asked`` and ``concluded``
-#: say, and the meta's ``untimed_lead`` and ``after_part`` after its ``files``)
+#: say, and the meta's ``untimed_lead`` and ``after_part`` after its ``files``; 22 how a session's meta and records
+#: are deflated, not their order)
 _ORDER_21 = {**_ORDER_17, "SessionMeta": (*_ORDER_17["SessionMeta"], "untimed_lead", "after_part")}
-_WRITTEN_ORDER = {17: _ORDER_17, 18: _ORDER_17, 19: _ORDER_17, 20: _ORDER_17, 21: _ORDER_21}
+_WRITTEN_ORDER = {17: _ORDER_17, 18: _ORDER_17, 19: _ORDER_17, 20: _ORDER_17, 21: _ORDER_21, 22: _ORDER_21}
 
 
 @pytest.mark.unit
@@ -140,10 +141,10 @@ def test_an_index_stores_no_field_names_in_its_records_or_metas(indexed_sample: 
     for segment in Index.open(indexed_sample.home).segments:
         folder = Path(segment.path)
         rows, metas = (folder / "sessions.idx").read_bytes(), (folder / "sessions.bin").read_bytes()
-        metas_dict = split_dicts((folder / "dicts.bin").read_bytes())[1]
+        zdict = (folder / "dicts.bin").read_bytes()
         for ordinal in range(segment.ref.sessions):
             off, length = SESSION_ROW.unpack_from(rows, ordinal * SESSION_ROW.size)[:2]
-            held = segment._records(ordinal, None)[0] + inflate(metas[off : off + length], metas_dict)
+            held = segment._records(ordinal, None)[0] + inflate(metas[off : off + length], zdict)
             assert segment.session(ordinal).n_docs
             assert [key for key in keys if key in held] == []
 
@@ -266,7 +267,10 @@ def test_a_manifest_of_another_version_or_corrupt_is_named_as_such(indexed_sampl
             msgspec.msgpack.encode({"version": 999, "generation": 1, "built_at": 0.0}),
             "index format reads 999, which no",
         ),
-        (msgspec.msgpack.encode({"version": 22, "generation": 1, "built_at": 0.0}), "is index format 22, written by"),
+        (
+            msgspec.msgpack.encode({"version": FORMAT_VERSION + 1, "generation": 1, "built_at": 0.0}),
+            f"is index format {FORMAT_VERSION + 1}, written by",
+        ),
         (original[: len(original) // 2], "is corrupt"),
         (msgspec.msgpack.encode([1, 2]), "is corrupt"),
     ):

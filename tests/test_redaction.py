@@ -26,7 +26,7 @@ from redaction_corpus import SECRETS, Secret, code_lines
 from test_hooks import Machine, claude, cursor, cursor_tool
 from test_mcp import ok, text
 
-from deja.core.index.format import WBITS, split_dicts
+from deja.core.index.format import SESSION_ROW, SYNC, WBITS
 from deja.core.model import cap_text
 from deja.core.redact import redact, redact_value, secret_key
 from deja.core.redaction import as_indexed
@@ -703,22 +703,23 @@ def mcp_answers(machine: Machine, tmp_path: Path) -> dict[str, str]:
 
 
 def files_under(home: Path) -> Iterator[tuple[Path, bytes]]:
-    """Every file's bytes as someone reading the disk would get them: a segment's records and metas inflated."""
+    """Every file's bytes as someone reading the disk would get them: a segment's metas and records inflated."""
     for path in sorted(home.rglob("*")):
         if path.is_file():
             yield path, _inflated(path) if path.name in ("records.bin", "sessions.bin") else path.read_bytes()
 
 
 def _inflated(path: Path) -> bytes:
-    """records.bin and sessions.bin are a raw deflate stream per session, back to back, each against the
-    segment's dictionary for that file (``deja.core.index.format``)."""
-    records, metas = split_dicts(path.with_name("dicts.bin").read_bytes())
-    zdict = records if path.name == "records.bin" else metas
-    data, out = path.read_bytes(), []
-    while data:
+    """records.bin and sessions.bin hold per session one raw deflate stream against the segment's dictionary, its
+    meta's part in sessions.bin (its flush's last four bytes left out) and its records' in records.bin, where
+    sessions.idx says (``deja.core.index.format``): both files' sessions, inflated back to back."""
+    zdict, rows = path.with_name("dicts.bin").read_bytes(), path.with_name("sessions.idx").read_bytes()
+    metas, records, out = path.with_name("sessions.bin").read_bytes(), path.with_name("records.bin").read_bytes(), []
+    for row in SESSION_ROW.iter_unpack(rows):
+        (meta_off, meta_length), (off, length) = row[:2], row[6:8]
         stream = zlib.decompressobj(WBITS, zdict=zdict)
-        out.append(stream.decompress(data))
-        data = stream.unused_data
+        out.append(stream.decompress(metas[meta_off : meta_off + meta_length] + SYNC + records[off : off + length]))
+        assert stream.eof and not stream.unused_data
     return b"".join(out)
 
 

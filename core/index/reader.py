@@ -37,7 +37,6 @@ from .format import (
     doc_width,
     inflate,
     read_manifest,
-    split_dicts,
     tail_blocks,
 )
 
@@ -103,8 +102,8 @@ class Segment:
         self._sessions = self._open("sessions.bin")
         self._session_idx = self._open("sessions.idx")
         self._dict_file = self._open("dicts.bin")
-        #: The records' and the metas' deflate dictionaries, read when first needed (``_dicts``).
-        self._dict_pair: tuple[bytes, bytes] | None = None
+        #: The sessions' deflate dictionary, read when first needed (``_dictionary``).
+        self._zdict: bytes | None = None
         #: Each doc's own impact, read when a tail is first read (``_own_impact``).
         self._own: tuple[tuple[float, ...], memoryview] | None = None
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
@@ -162,9 +161,10 @@ class Segment:
     def _term_at(self, i: int) -> tuple[bytes, int, int, int]:
         """Term ``i``: (term, postings offset, postings kept, docs holding it)."""
         try:
-            t_off, t_len, p_off, count, df = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
+            t_off, t_len, p_low, p_high, count, df = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
         except _DAMAGE as exc:
             raise self._damaged("terms.idx", exc) from None
+        p_off = p_low | p_high << 32
         # A posting takes at least a doc number: ``_doc_width`` bytes (a word's) or more (a key's).
         if t_off + t_len > len(self._terms) or p_off + count * self._doc_width > len(self._postings):
             raise IndexUnreadable(
@@ -455,23 +455,21 @@ class Segment:
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
 
-    def _dicts(self) -> tuple[bytes, bytes]:
-        """The records' and the metas' deflate dictionaries (both empty in a segment written without them)."""
-        if self._dict_pair is None:
-            try:
-                self._dict_pair = split_dicts(self._dict_file)
-            except _DAMAGE as exc:
-                raise self._damaged("dicts.bin", exc) from None
-        return self._dict_pair
+    def _dictionary(self) -> bytes:
+        """The sessions' deflate dictionary (empty in a segment written without one)."""
+        if self._zdict is None:
+            self._zdict = bytes(self._dict_file)
+        return self._zdict
 
     def _records(self, ordinal: int, upto: int | None) -> tuple[bytes, int]:
-        """A session's records inflated (only ``upto`` bytes of them, if given), and its first doc."""
+        """A session's records inflated (only as far as their first ``upto`` bytes, if given), and its first doc."""
         try:
-            off, length, first_doc = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[6:]
+            first_doc = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[8]
         except _DAMAGE as exc:
             raise self._damaged("sessions.idx", exc) from None
+        records = self.inflating(ordinal)
         try:
-            return inflate(self._records_file[off : off + length], self._dicts()[0], upto or 0), first_doc
+            return (records.upto(upto) if upto else records.whole()), first_doc
         except _DAMAGE as exc:
             raise self._damaged("records.bin", exc) from None
 
@@ -526,12 +524,18 @@ class Segment:
             yield self._decoded(raw, start, end)
 
     def inflating(self, ordinal: int) -> Inflating:
-        """A session's records, to inflate as far as they are read (``Inflating``)."""
+        """A session's records, to inflate as far as they are read (``Inflating``), after its meta's part of their
+        stream."""
         try:
-            off, length = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[6:8]
+            row = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)
         except _DAMAGE as exc:
             raise self._damaged("sessions.idx", exc) from None
-        return Inflating(self._records_file[off : off + length], self._dicts()[0])
+        (meta_off, meta_length), (off, length) = row[:2], row[6:8]
+        meta = self._sessions[meta_off : meta_off + meta_length]
+        try:
+            return Inflating(meta, self._records_file[off : off + length], self._dictionary())
+        except _DAMAGE as exc:
+            raise self._damaged("sessions.bin", exc) from None
 
     def messages(self, meta: SessionMeta) -> list[Message]:
         """A session's messages in order (its title doc left out)."""
@@ -629,7 +633,7 @@ class Segment:
     def session(self, ordinal: int) -> SessionMeta:
         try:
             off, length = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[:2]
-            return self.codec.session(inflate(self._sessions[off : off + length], self._dicts()[1]))
+            return self.codec.session(inflate(self._sessions[off : off + length], self._dictionary()))
         except self._damage as exc:
             raise self._damaged("sessions.bin", exc) from None
 

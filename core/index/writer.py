@@ -28,8 +28,6 @@ from ..text import forget_cached_terms
 from ..text import terms as text_terms
 from . import format as layout
 from .format import (
-    DICT_BYTES,
-    DICT_HEAD,
     DICT_SESSIONS,
     DOC_ROW,
     K1,
@@ -45,15 +43,16 @@ from .format import (
     SOURCE_CODES,
     TAIL_GAPS,
     TAIL_SKIP,
-    TERM_ROW,
     WBITS,
     WHOLE_LISTS_DOCS,
     WORD_POSTINGS_KEPT,
     B,
     deflater,
+    dictionary,
     doc_width,
     filed_paths,
     name_hash,
+    term_row,
 )
 from .records import FileSum, SegmentRef, SessionMeta, StoredMessage, stored
 
@@ -384,8 +383,8 @@ class SegmentWriter:
         self._session_idx = _SegmentFile(self.path / "sessions.idx")
         self._dict_file = _SegmentFile(self.path / "dicts.bin")
         self._held: list[_Held] = []
-        #: What deflates a session's records and its meta against the segment's dictionaries, once made (``_write_held``).
-        self._deflaters: tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]] | None = None
+        #: What deflates a session's meta and records against the segment's dictionary, once made (``_write_held``)
+        self._deflate: Callable[[bytes, bytes], tuple[bytes, bytes]] | None = None
         self._record_off = 0
         self._session_off = 0
         #: The latest docs' lengths and kinds; every ``_DOC_CHUNK`` docs they go to their files (``_DocFiles``).
@@ -510,29 +509,27 @@ class SegmentWriter:
         faults.point("segment-session")
 
     def _store(self, held: _Held) -> None:
-        """Write a session's records and meta, deflated, once the segment's dictionaries are made from its first
+        """Write a session's meta and records, deflated, once the segment's dictionary is made from its first
         ``DICT_SESSIONS`` sessions (they are held until then)."""
-        if self._deflaters is not None:
-            self._write_session(held, *self._deflaters)
+        if self._deflate is not None:
+            self._write_session(held, self._deflate)
             return
         self._held.append(held)
         if len(self._held) >= DICT_SESSIONS:
             self._write_held(with_dicts=True)
 
     def _write_held(self, with_dicts: bool) -> None:
-        """Make the dictionaries (``format.DICT_BYTES``) of the held sessions, or none, and write those sessions."""
-        records = b"".join(held.records for held in self._held)[-DICT_BYTES:] if with_dicts else b""
-        metas = b"".join(held.meta for held in self._held)[-DICT_BYTES:] if with_dicts else b""
-        self._dict_file.write(DICT_HEAD.pack(len(records)) + records + metas)
-        self._deflaters = (deflater(records), deflater(metas))
+        """Make the dictionary (``format.dictionary``) of the held sessions, or none, and write those sessions."""
+        metas, records = (b"".join(held.meta for held in self._held), b"".join(held.records for held in self._held))
+        zdict = dictionary(metas, records) if with_dicts else b""
+        self._dict_file.write(zdict)
+        self._deflate = deflater(zdict)
         for held in self._held:
-            self._write_session(held, *self._deflaters)
+            self._write_session(held, self._deflate)
         self._held.clear()
 
-    def _write_session(
-        self, held: _Held, deflate_records: Callable[[bytes], bytes], deflate_meta: Callable[[bytes], bytes]
-    ) -> None:
-        block, record = deflate_records(held.records), deflate_meta(held.meta)
+    def _write_session(self, held: _Held, deflate: Callable[[bytes, bytes], tuple[bytes, bytes]]) -> None:
+        record, block = deflate(held.meta, held.records)
         self._records.write(block)
         self._sessions.write(record)
         project, directory, source, updated, first_doc = held.row
@@ -590,7 +587,7 @@ class SegmentWriter:
             self._run_start = self.doc_count
 
     def finish(self) -> SegmentRef:
-        if self._deflaters is None:
+        if self._deflate is None:
             self._write_held(with_dicts=False)
         files = {name: out.done() for name, out in self._open_files().items()}
         if self._runs:
@@ -644,7 +641,7 @@ class SegmentWriter:
                 if not keyed and len(pairs) < holding:
                     own = own or _own_impacts(at_one, shapes)
                     packed += _tail(impacts_of(entries), pairs, own)
-                term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), holding))
+                term_idx.write(term_row(terms.size, len(encoded), postings.size, len(pairs), holding))
                 terms.write(encoded)
                 postings.write(packed)
             if own:  # each doc's own impact, for the tails' postings that have it
