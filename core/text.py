@@ -529,9 +529,10 @@ def terms(text: str) -> list[str]:
     # Every piece looked up and joined without a Python step per piece (a build's hot loop): a piece not in the
     # cache is the only one that costs a call.
     found = list(chain.from_iterable(map(_PIECES.__getitem__, _apart(composed(text)).split())))
-    if _LENT is not None and _LENT.room > 0:
-        _LENT[text] = found
-        _LENT.room -= len(found)
+    lent = _LENT  # (read once: another thread's ``lent_terms`` may take it meanwhile, and a text's terms are its own)
+    if lent is not None and lent.room > 0:
+        lent[text] = found
+        lent.room -= len(found)
         return found.copy()
     return found
 
