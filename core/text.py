@@ -547,8 +547,9 @@ class _Lent(dict[str, list[str]]):
 
 
 _LENT: _Lent | None = None
-#: The most terms a ``_Lent`` holds (8 MiB of a list's pointers).
-LENT_TERMS = 1 << 20
+#: The most terms a ``_Lent`` holds (2 MiB of a list's pointers: a session of about a megabyte of text; a longer one is
+#: lent its first texts' terms only).
+LENT_TERMS = 1 << 18
 
 
 def lend_terms() -> None:
