@@ -528,7 +528,42 @@ def terms(text: str) -> list[str]:
     """
     # Every piece looked up and joined without a Python step per piece (a build's hot loop): a piece not in the
     # cache is the only one that costs a call.
-    return list(chain.from_iterable(map(_PIECES.__getitem__, _apart(composed(text)).split())))
+    found = list(chain.from_iterable(map(_PIECES.__getitem__, _apart(composed(text)).split())))
+    lent = _LENT  # (read once: another thread's ``lent_terms`` may take it meanwhile, and a text's terms are its own)
+    if lent is not None and lent.room > 0:
+        lent[text] = found
+        lent.room -= len(found)
+        return found.copy()
+    return found
+
+
+class _Lent(dict[str, list[str]]):
+    """What ``terms`` worked out while a session was made ready to write (``lend_terms``), for its writer to take
+    (``lent_terms``) rather than tokenise the same texts again: a session's summary reads the words of its asks and
+    answers (``topic``) before its writer indexes them (a third of a build's tokenising). ``room``: how many more
+    terms it may hold (a session of many long messages is held only up to it)."""
+
+    room = 0
+
+
+_LENT: _Lent | None = None
+#: The most terms a ``_Lent`` holds (2 MiB of a list's pointers: a session of about a megabyte of text; a longer one is
+#: lent its first texts' terms only).
+LENT_TERMS = 1 << 18
+
+
+def lend_terms() -> None:
+    """Have ``terms`` remember what it works out, until ``lent_terms`` takes it."""
+    global _LENT
+    _LENT = _Lent()
+    _LENT.room = LENT_TERMS
+
+
+def lent_terms() -> dict[str, list[str]]:
+    """What ``terms`` worked out since ``lend_terms`` (text -> its terms), remembered no longer."""
+    global _LENT
+    lent, _LENT = _LENT, None
+    return {} if lent is None else lent
 
 
 def composed(text: str) -> str:

@@ -11,12 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from deja.core import parallel
+from deja.core import parallel, text
+from deja.core.fields import doc_text
+from deja.core.index import SegmentWriter
 from deja.core.index.format import RECORDS_LEVEL, SYNC, WBITS, Inflating, deflater, inflate
-from deja.core.index.writer import _best
+from deja.core.index.writer import _best, _doc_terms
 from deja.core.indexer import parts
-from deja.core.indexer.records import NewSegments
+from deja.core.indexer.records import NewSegments, indexable
 from deja.core.keys import command_words
+from deja.core.model import Message, Session, ToolCall
+from deja.core.text import lend_terms, lent_terms, terms
 
 pytestmark = pytest.mark.unit
 
@@ -115,3 +119,66 @@ def test_a_part_collects_its_cycles_at_its_spills_only(tmp_path: Path) -> None:
     [(kept, freed, enabled)] = parallel.run_parts(lambda number, tell: _cycle_kept_until_a_spill(tmp_path), 1)
     assert kept and freed and not enabled
     assert gc.isenabled()  # the builder's own collector is untouched
+
+
+#: Texts whose terms a joined doc text could get wrong: none, a mark that composes, one that starts a text, a joiner,
+#: several scripts, several lines.
+TEXTS = ["", "Fix the login redirect in fetchUser", "de\u0301filement", "\u0301after", "a\u200db"]
+TEXTS += ["naïve 東京 src/app.py", "one\ntwo  three\t"]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("paths", [[], ["src/app.py"], ["\u0301odd name.py", "b c.txt"]])
+def test_a_docs_terms_are_its_doc_texts(text: str, paths: list[str]) -> None:
+    """A message doc's terms, its text's (lent or not) then its tool calls' targets', are what its doc text gives."""
+    message = Message("assistant", text, tool_calls=[ToolCall("Read", {"path": path}) for path in paths])
+    assert _doc_terms(message, {}) == terms(doc_text(message))
+    lent = {text: terms(text)}
+    assert _doc_terms(message, lent) == terms(doc_text(message))
+    assert lent == {}  # taken, not held on
+
+
+def _session() -> Session:
+    """A chat whose summary reads its turns' words (a title naming its second turn, not its first)."""
+    said = [
+        ("user", "first, fix the lint errors ruff reports"),
+        ("assistant", "Fixed the lint errors."),
+        ("user", "now the circular import between models and schemas breaks startup"),
+        ("assistant", "Moved the schemas import into the function: no circular import at startup."),
+        ("user", "does the circular import come back with lazy models?"),
+        ("assistant", "No: models import schemas lazily now."),
+    ]
+    return Session(
+        id="c1",
+        source="cursor-cli",
+        title="Circular import between models and schemas",
+        messages=[Message(role, text) for role, text in said],  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize("room", [text.LENT_TERMS, 3])
+def test_a_session_is_written_the_same_with_its_summarys_terms_lent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, room: int
+) -> None:
+    """The terms a session's summary worked out, lent to its writer, write the segment tokenising again wrote, all
+    of them lent or (past the room for them) none; nothing is held once the session is written."""
+    monkeypatch.setattr(text, "LENT_TERMS", room)
+    lend_terms()
+    meta, messages = indexable(_session(), on=True)
+    lent = lent_terms()
+    held = {m.text for m in messages} & lent.keys()
+    assert len(held) == (len(messages) if room > 3 else 0)  # (the title's terms, worked out first, fill a room of 3)
+    own = SegmentWriter(tmp_path / "own")
+    own.add(meta, messages)
+    tokenised = own.finish()
+    segments = NewSegments(tmp_path / "lent", redacting=True)
+    segments.add(_session())
+    segments.flush()
+    assert text._LENT is None
+    [written] = segments.done
+    files = sorted(p.name for p in (tmp_path / "own" / tokenised.name).iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "lent" / written.name).iterdir())
+    for name in files:
+        assert (tmp_path / "own" / tokenised.name / name).read_bytes() == (
+            tmp_path / "lent" / written.name / name
+        ).read_bytes(), name

@@ -20,7 +20,7 @@ from typing import IO, Any, BinaryIO, NamedTuple
 
 from .. import faults, keys
 from ..dates import date_keys
-from ..fields import MESSAGE_KINDS, doc_text, field_texts
+from ..fields import MESSAGE_KINDS, acted_on, field_texts
 from ..lean_msgspec import msgspec
 from ..model import Message
 from ..private import DIR_MODE, open_private, private_dir
@@ -70,6 +70,17 @@ def _count_with_counter(counts: dict[Any, int], items: Iterable[Any]) -> None:
 count_into: Callable[[dict[Any, int], Iterable[Any]], None] = getattr(
     collections, "_count_elements", _count_with_counter
 )
+
+
+def _doc_terms(message: Message, lent: dict[str, list[str]]) -> list[str]:
+    """The terms of ``message``'s doc text (``fields.doc_text``): its text's (from ``lent`` when worked out already),
+    then those of what its tool calls acted on. ``doc_text`` joins the two by a line's end, and a text's terms are
+    those of its pieces between blanks, in order (``text.terms``), so they are the same terms as the whole's."""
+    found = lent.pop(message.text, None)
+    if found is None:
+        found = text_terms(message.text)
+    extra = acted_on(message)
+    return found + text_terms("\n".join(extra)) if extra else found
 
 
 def _derived_title(title: str, messages: list[Message]) -> bool:
@@ -408,11 +419,11 @@ class SegmentWriter:
     def doc_count(self) -> int:
         return self._doc_files.count + len(self._doc_kinds)
 
-    def _add_doc(self, ordinal: int, kind: int, span: tuple[int, int], text: str) -> None:
-        """Add a doc whose message is at ``span`` (start, end) of its session's records once inflated."""
+    def _add_doc(self, ordinal: int, kind: int, span: tuple[int, int], found: list[str]) -> None:
+        """Add a doc whose message is at ``span`` (start, end) of its session's records once inflated, and whose
+        text's terms are ``found``."""
         doc = self.doc_count
         self._doc_rows += DOC_ROW.pack(ordinal | kind << KIND_SHIFT, *span)
-        found = text_terms(text)
         self._doc_lengths.append(len(found))
         self._doc_kinds.append(kind)
         tf = self._tf
@@ -450,8 +461,10 @@ class SegmentWriter:
                 for path in filed_paths(call.args, project_dir):
                     self._add_key(keys.path_key(path), doc, when)
 
-    def add(self, meta: SessionMeta, messages: list[Message]) -> None:
-        """Add a session whose messages are already redacted and capped."""
+    def add(self, meta: SessionMeta, messages: list[Message], lent: dict[str, list[str]] | None = None) -> None:
+        """Add a session whose messages are already redacted and capped; ``lent``: terms of some of their texts,
+        worked out already (``text.lent_terms``)."""
+        lent = lent or {}
         ordinal = self.session_count
         meta.first_doc = self.doc_count
         encode = msgspec.msgpack.encode
@@ -465,7 +478,7 @@ class SegmentWriter:
             doc = self.doc_count
             span = (len(raw), len(raw) + len(record := encode(stored(message))))
             raw += record
-            self._add_doc(ordinal, kind, span, doc_text(message))
+            self._add_doc(ordinal, kind, span, _doc_terms(message, lent))
             written = message.timestamp or meta.started or meta.updated  # (an old Chat tab knows its last time only)
             if written is not None and written.tzinfo is not None:
                 # A transcript's stamp keeps the offset it was written in; the index files UTC days, which is what
@@ -487,11 +500,11 @@ class SegmentWriter:
         if meta.title and not _derived_title(meta.title, messages):
             span = (len(raw), len(raw) + len(record := encode(StoredMessage("user", meta.title))))
             raw += record
-            self._add_doc(ordinal, KIND_TITLE, span, meta.title)
+            self._add_doc(ordinal, KIND_TITLE, span, text_terms(meta.title))
         meta.n_docs = self.doc_count - meta.first_doc
         meta.messages = len(messages)
         for span, field, text in fields:
-            self._add_doc(ordinal, field, span, text)
+            self._add_doc(ordinal, field, span, text_terms(text))
         self.message_count += len(messages)
         self._docs.write(self._doc_rows)
         self._doc_rows.clear()

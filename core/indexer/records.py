@@ -18,6 +18,7 @@ from ..lines import chat_began, cut, one_line, own_words
 from ..model import Message, Session, ToolCall, cap_text
 from ..redact import scrub, scrub_value
 from ..settled import prose_and_code
+from ..text import lend_terms, lent_terms
 from ..topic import summarised_part
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a hook's refresh builds records)
@@ -197,8 +198,12 @@ class NewSegments:
         """Write ``session``, whose first ``stored`` messages are as the index stores them (``indexable``)."""
         if self.current is None:
             self.current = SegmentWriter(self.directory)
-        meta, messages = indexable(session, self.redacting, stored)
-        self.current.add(meta, messages)
+        lend_terms()  # (the terms its summary reads, its writer takes: ``text.lent_terms``)
+        try:
+            meta, messages = indexable(session, self.redacting, stored)
+        finally:
+            lent = lent_terms()
+        self.current.add(meta, messages, lent)
         self.where[session.id] = Location(self.current.name, self.current.session_count - 1)
         if self.current.doc_count >= SEGMENT_MAX_DOCS:
             self.flush()
