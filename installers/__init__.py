@@ -29,7 +29,7 @@ from functools import partial
 from types import ModuleType
 
 from . import claude, cursor, ledger
-from .entries import default_deja_path
+from .entries import another_deja_on_path, default_deja_path
 from .files import Change, InstallError, apply, preflight, refuse_root_in_anothers_home
 from .wiring import WiringFinding, cursor_hooks_there, double_run_findings, wiring_report
 
@@ -64,13 +64,17 @@ def install(target: str, *, dry_run: bool = False, deja_path: str | None = None)
 
 def install_notes(target: str, *, dry_run: bool = False) -> list[str]:
     """What ``install(target)`` does that its changes do not show, asked before it runs: the folder
-    ``CURSOR_CONFIG_DIR`` names made where none was (a typo made one in silence: trial46 F3), and deja's hooks
-    ``cursor`` leaves in place over ``cursor-auto`` (F4)."""
+    ``CURSOR_CONFIG_DIR`` names made where none was (a typo made one in silence: trial46 F3), deja's hooks
+    ``cursor`` leaves in place over ``cursor-auto`` (F4), and a ``deja`` on PATH that is not the deja it wires
+    (review51a L4: after an upgrade into a new venv, Cursor runs the new one and the terminal the old)."""
     from ..core.folders import missing_cursor_config_dir
 
-    if not target.startswith("cursor"):
-        return []
     notes = []
+    if other := another_deja_on_path():
+        deja = default_deja_path()
+        notes.append(f"{'would wire' if dry_run else 'wired'} {deja}, the deja running this; the `deja` on your PATH is another one ({other}): put {os.path.dirname(deja)} first on your PATH, or run deja by that path")  # fmt: skip
+    if not target.startswith("cursor"):
+        return notes
     if folder := missing_cursor_config_dir():
         notes.append(f"CURSOR_CONFIG_DIR names {folder}, which does not exist: {'would create' if dry_run else 'created'} it")  # fmt: skip
     if target == "cursor" and cursor_hooks_there():

@@ -111,6 +111,14 @@ def default_deja_path() -> str:
     return os.path.abspath(on_path or (sys.argv[0] if sys.argv else ""))
 
 
+def another_deja_on_path() -> str:
+    """The ``deja`` on PATH when it is another file than the one ``default_deja_path`` wires, else ""."""
+    on_path = shutil.which("deja")
+    if on_path and os.path.realpath(on_path) != os.path.realpath(default_deja_path()):
+        return os.path.abspath(on_path)
+    return ""
+
+
 def running_deja_script() -> str:
     """The ``deja`` console script that runs (absolute), "" when none does (``python -m``). On Windows pip's
     ``deja.exe`` launcher gives Python its path without ``.exe``, which is the file hooks must start."""

@@ -191,7 +191,12 @@ def test_a_new_deja_run_by_its_path_names_itself_and_wires_cursor_to_itself(
     doctor = orjson.loads(run_deja("doctor", "--json", script=new, env=env).stdout)["problems"]
     fixes = {problem["fix"] for problem in doctor if "not this deja" in problem["message"]}
     assert fixes == {f"{new} install cursor-auto"}, fixes  # (review51a M2: `deja install …`, the old one, again)
-    assert run_deja("install", "cursor-auto", script=new, env=env).returncode == 0
+    installed = run_deja("install", "cursor-auto", script=new, env=env)
+    assert installed.returncode == 0, installed.stderr
+    assert (  # (review51a L4: it said nothing of the terminal's deja, still the old one)
+        f"cursor-auto: wired {new}, the deja running this; the `deja` on your PATH is another one ({old}): put "
+        f"{new.parent} first on your PATH, or run deja by that path\n"
+    ) in installed.stdout, installed.stdout
     assert other_deja_wired(str(new)) == ""
     assert "Cursor" not in _rebuilt_line(indexed_sample.home, "search", "docker", script=new, env=env)
 
