@@ -844,6 +844,17 @@ def _an_auth_given(text: str, lowered: str) -> bool:
     return False
 
 
+def _a_cookie_option(text: str, lowered: str) -> bool:
+    """Whether ``-b`` has a blank, a tab or a ``=`` right after it: curl's cookies (``redact``'s rule, whose other
+    needle, ``--cookie``, is asked as before). ``docker compose up --build`` and ``e2e-build`` hold none."""
+    at = text.find("-b")
+    while at != -1:
+        if text.startswith((" ", "\t", "="), at + 2):
+            return True
+        at = text.find("-b", at + 1)
+    return False
+
+
 def _an_azure_key(text: str, lowered: str) -> bool:
     """Whether ``Key``, blanks and a ``=`` are in ``text`` (the Azure key's rule). ``KeyError: 'id'`` is none."""
     at = text.find("Key")
@@ -896,6 +907,7 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "define": _a_define_call,
     "</": _an_element_named_a_secret,
     "auth": _an_auth_given,
+    "-b": _a_cookie_option,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.

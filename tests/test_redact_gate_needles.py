@@ -135,6 +135,7 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "define": ["keyed:(?i:\\bdefine)[ \\t]*\\"],
         "</": ["keyed:<(?P<tag>(?i:[\\w.-]*"],
         "auth": ["keyed:(?<![\\w.-])_?auth\\\\?"],
+        "-b": ["keyed:-(?:b|-cookie)(?<![\\"],
         "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
         ".": ["token:[MNO][A-Za-z\\d_-]{23"],
     }
@@ -329,6 +330,7 @@ _SHAPES = (
         (".",),
         ("ZnCjm1XVW7vRze4b7Cq4se7kKWs9xQ", "ZnCjm1XVW7vRze4b7Cq4se7kKWs", "ZnCjm1XVW7vRze4b7Cq4se7kK"),
     ),
+    (("curl ", "x", "up"), ("-b", "--build", "-B", "e2e-b"), (" ", "\t", "=", "", "  "), _VALUES),
     (("gh secret",), _BLANKS, ("set DEPLOY",), _BLANKS, ("-b", "--body", "-x"), ("", " ", "="), _VALUES),
 )
 
