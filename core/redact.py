@@ -32,6 +32,7 @@ from .redaction import (
     element_name,
     enabled,
     escape_ending,
+    folds_into_ascii,
     longest_run,
     may_hold_a_pgpass_line,
     may_name_a_secret_in_english,
@@ -2929,28 +2930,15 @@ _CONTEXT_GATE = Lazy(globals(), "_CONTEXT_GATE", CONTEXT_GATE_BUT_NETRC)  # (see
 _BASIC = Lazy(globals(), "_BASIC", TOKEN_GATE.partition("|")[2])
 
 
-#: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
-#: dotless i (``i``), the long s (``s``) and the Kelvin sign (``k``). No other character does
-#: (``tests/test_build_fast.py`` asks ``re`` about every one), so a text without them finds a gate's case-blind words
-#: as its lowercase does: a prompt with an accent or an ellipsis and a long word (a path) in it compiles no gate, and
-#: loads no ``re`` for one (about 20 M instructions of its hook).
-_FOLDED_INTO_ASCII = "\u0130\u0131\u017f\u212a"
-
-
-def _folds_into_ascii(text: str) -> bool:
-    """Whether ``text`` holds a character of ``_FOLDED_INTO_ASCII``."""
-    return not text.isascii() and any(c in text for c in _FOLDED_INTO_ASCII)
-
-
 def _token_gate(text: str, lowered: str, longest: int) -> bool:
     """Whether ``TOKEN_GATE`` finds ``text`` (``lowered`` is its lowercase, ``longest`` its ``longest_run``).
 
     A text without "basic" in its lowercase cannot match ``(?i:basic)`` unless it holds a character that pattern
-    matches a letter of without lowering to it (``_folds_into_ascii``: the long s); any other text is asked.
+    matches a letter of without lowering to it (``folds_into_ascii``: the long s); any other text is asked.
     """
     if longest >= 16:
         return True
-    return ("basic" in lowered or _folds_into_ascii(text)) and _BASIC.search(text) is not None
+    return ("basic" in lowered or folds_into_ascii(text)) and _BASIC.search(text) is not None
 
 
 def _context_gate(text: str) -> bool:
@@ -2960,10 +2948,10 @@ def _context_gate(text: str) -> bool:
     match the alternatives that need them; the pattern, but its netrc part (``CONTEXT_GATE_BUT_NETRC``, which scans
     every position of a text it does not find), is asked only about a text with one of those, and
     Redis's words are looked for in the lowered text (case folds nothing else into them but the few characters of
-    ``_folds_into_ascii``: a text holding one is asked)."""
+    ``folds_into_ascii``: a text holding one is asked)."""
     if ":" in text or "=" in text or "<" in text or "'" in text or "--" in text or a_netrc_entry(text):
         return True
-    if _folds_into_ascii(text):  # (the pattern's case-blind words match more than ``str.lower`` finds: ``rediſ-``)
+    if folds_into_ascii(text):  # (the pattern's case-blind words match more than ``str.lower`` finds: ``rediſ-``)
         return _CONTEXT_GATE.search(text) is not None
     if ("ENV" in text or "-p" in text) and _CONTEXT_GATE.search(text) is not None:
         return True

@@ -14,7 +14,7 @@ from .text import as_seen
 
 TYPE_CHECKING = False  # typing's own, without importing typing (hooks load this module); type checkers know it
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
 #: Bumped whenever the rules (``redact``) change to redact more, so an index redacted by older rules is rebuilt before
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
@@ -44,6 +44,19 @@ if TYPE_CHECKING:
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
 RULES_VERSION = 28
+
+
+#: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
+#: dotless i (``i``), the long s (``s``) and the Kelvin sign (``k``). No other character does
+#: (``tests/test_build_fast.py`` asks ``re`` about every one), so a text without them finds a gate's case-blind words
+#: as its lowercase does: a prompt with an accent or an ellipsis and a long word (a path) in it compiles no gate, and
+#: loads no ``re`` for one (about 20 M instructions of its hook).
+FOLDED_INTO_ASCII = "\u0130\u0131\u017f\u212a"
+
+
+def folds_into_ascii(text: str) -> bool:
+    """Whether ``text`` holds a character of ``FOLDED_INTO_ASCII``."""
+    return not text.isascii() and any(c in text for c in FOLDED_INTO_ASCII)
 
 
 def enabled() -> bool:
@@ -632,27 +645,273 @@ def _may_be_changed(text: str) -> bool:
 
 
 def _may_be_changed_as_written(text: str) -> bool:
-    """``_may_be_changed`` of ``text`` as written."""
+    """``_may_be_changed`` of ``text`` as written. Around a common needle (``NEEDED_AROUND``) it asks what the rules
+    that needle calls on need there, but in a text holding a character a case-blind pattern reads as an ASCII letter
+    (``folds_into_ascii``), which ``str.lower`` does not show: there the needle alone says yes, as before."""
     lowered = text.lower()
-    if _may_hold_a_token(text, lowered):
+    exact = len(lowered) == len(text) and not folds_into_ascii(text)
+    if _may_hold_a_token(text, lowered, exact):
         return True
-    if any(needle in (lowered if needle.islower() else text) for needle in KEYED_NEEDLES):
+    if _a_keyed_rule_may_run(text, lowered, exact):
         return True
     return may_hold_a_pgpass_line(text) or may_name_a_secret(lowered)
 
 
-def _may_hold_a_token(text: str, lowered: str) -> bool:
+def _a_keyed_rule_may_run(text: str, lowered: str, exact: bool) -> bool:
+    """Whether ``text`` holds a needle of ``KEYED_NEEDLES`` and, where the needle is a common one and ``exact``,
+    what its rules need around it (``NEEDED_AROUND``; each asked once)."""
+    asked: dict[Callable[[str, str], bool], bool] = {}
+    for needle in KEYED_NEEDLES:
+        if needle not in (lowered if needle.islower() else text):
+            continue
+        needed = NEEDED_AROUND.get(needle) if exact else None
+        if needed is None:
+            return True
+        if needed not in asked:
+            asked[needed] = needed(text, lowered)
+        if asked[needed]:
+            return True
+    return False
+
+
+def _may_hold_a_token(text: str, lowered: str, exact: bool) -> bool:
     """Whether a token rule may change ``text`` (``lowered``: its lowercase): the token gate may pass (a run of 16
     characters, or a text outside ASCII or holding "basic": ``redact._token_gate``) and the text holds a needle of
-    a token rule, with as long a run as that rule needs (``TOKEN_NEEDLES``, ``TOKEN_RUNS``): ``scrub`` runs only
+    a token rule, with as long a run as that rule needs (``TOKEN_NEEDLES``, ``TOKEN_RUNS``) and, where ``exact``
+    (``_may_be_changed_as_written``), what it needs around it (``TOKEN_NEEDED_AROUND``): ``scrub`` runs only
     those rules. A prompt naming a path of 16 characters (``src/vojegu_ziba.py``) loaded the rules for none of
     them to run: about 6 M instructions, a thirtieth of a recalling prompt's hook at 1k sessions."""
     longest = longest_run(text)
     gate = longest >= 16 or not text.isascii() or "basic" in lowered  # (``_token_gate``'s, without its pattern)
     return gate and any(
-        needle in (lowered if needle.islower() else text) and longest >= TOKEN_RUNS.get(needle, 0)
+        needle in (lowered if needle.islower() else text)
+        and longest >= TOKEN_RUNS.get(needle, 0)
+        and (not exact or needle not in TOKEN_NEEDED_AROUND or TOKEN_NEEDED_AROUND[needle](text, lowered))
         for needle in TOKEN_NEEDLES
     )
+
+
+#: The forms of a secret's noun in the rules (``redact._NOUNS``): what a flag's or an element's name ends with.
+NOUN_FORMS = ("pass", "password", "passwd", "passphrase", "passcode", "pw", "pwd", "secret", "token", "key",
+              "key_base", "key_id", "keyid")  # fmt: skip
+#: What follows each of ``redact._ASSIGNMENT_NEEDLES`` in the assignments' noun (``redact._NOUN_SEP``).
+_NOUN_ENDS = {"pass": ("", "word", "wd", "phrase", "code"), "pw": ("", "d"), "secret": ("",), "token": ("",),
+              "key": ("", "_base", "_id", "id")}  # fmt: skip
+#: What ``redact._NOUN_SEP`` lets stand between a noun and its ``:`` or ``=`` but blanks (digits too: ``_2``, a
+#: quote, an escape, a bracket, Markdown's emphasis).
+_BEFORE_A_SIGN = frozenset("_\\\"']*`")
+
+
+def _after(text: str, at: int, chars: str) -> int:
+    """Where the run of ``chars`` that starts at ``at`` of ``text`` ends."""
+    while at < len(text) and text[at] in chars:
+        at += 1
+    return at
+
+
+def _a_noun_given_a_value(text: str, lowered: str) -> bool:
+    """What the rules called on by ``pass``, ``pw``, ``secret``, ``token`` and ``key`` need around one: a noun with
+    a ``:`` or ``=`` after it (``redact._NOUN_SEP``, every assignment's), a comment after a blank and a word holding
+    one (``redact._COMMENTED``, whose ``_commented`` asks ``secret_key`` of that word), or ``gh secret set``.
+    "12 passed", ``KeyError: 'id'`` and "duplicate key value" hold none of them."""
+    for stem, ends in _NOUN_ENDS.items():
+        at = lowered.find(stem)
+        while at != -1:
+            end = at + len(stem)
+            for noun_end in ends:
+                if lowered.startswith(noun_end, end) and _a_sign_after(lowered, end + len(noun_end)):
+                    return True
+            at = lowered.find(stem, at + 1)
+    return _a_comment_after_a_noun(text) or _gh_secret_set(text)
+
+
+def _a_sign_after(lowered: str, at: int) -> bool:
+    """Whether what ``redact._NOUN_SEP`` reads after a noun (``_BEFORE_A_SIGN``, digits, then blanks) ends at ``at``
+    of ``lowered`` in a ``:`` or ``=``."""
+    while at < len(lowered) and (lowered[at] in _BEFORE_A_SIGN or lowered[at].isdigit()):
+        at += 1
+    at = _after(lowered, at, " \t\u00a0")
+    return lowered[at : at + 1] in (":", "=")
+
+
+def _a_comment_after_a_noun(text: str) -> bool:
+    """Whether a ``#`` has a blank before it and, on its line, a word holding a noun right before that blank: what
+    ``redact._commented`` asks before it redacts a comment's value (``secret_key`` of that word, whose last word is
+    a noun or holds one)."""
+    at = text.find("#")
+    while at != -1:
+        if at and text[at - 1].isspace():
+            words = text[max(0, at - 80) : at].rpartition("\n")[2].split()
+            if words and any(stem in words[-1].lower() for stem in _NOUN_ENDS):
+                return True
+        at = text.find("#", at + 1)
+    return False
+
+
+def _gh_secret_set(text: str) -> bool:
+    """Whether ``text`` holds ``secret`` then blanks and ``set`` (``gh secret set NAME --body …``'s rule)."""
+    at = text.find("secret")
+    while at != -1:
+        after = _after(text, at + 6, " \t")
+        if after > at + 6 and text.startswith("set", after):
+            return True
+        at = text.find("secret", at + 1)
+    return False
+
+
+#: What ends a URL's part before its path (``redact``'s URL rules read no blank, ``/``, quote or bracket there).
+_URL_PART_ENDS = " \t\n\r\f\v/\"'<>"
+
+
+def _credentials_in_a_url(text: str, lowered: str) -> bool:
+    """Whether a ``://`` has an ``@`` after it before its path, a blank, a quote or a bracket: what the URL rules
+    (``://``'s, ``@``'s and ``sentry``'s) need. ``https://react.dev/errors/185``, ``http://localhost:8000/api`` and
+    ``web@0.1.0`` hold none."""
+    at = text.find("://")
+    while at != -1:
+        end = text.find("/", at + 3)
+        part = text[at + 3 : end if end != -1 else len(text)]
+        sign = part.find("@")
+        if sign != -1 and not any(c in part[:sign] for c in _URL_PART_ENDS):
+            return True
+        at = text.find("://", at + 3)
+    return False
+
+
+def _a_flag_named_a_secret(text: str, lowered: str) -> bool:
+    """Whether a ``--`` starts a name of letters, digits, ``_`` and ``-`` that ends with a noun (``NOUN_FORMS``) and
+    has a ``=``, a blank or a tab after it: what ``redact._FLAG`` needs (``--api-key=…``, ``--password …``).
+    pytest's ``platform linux -- Python``, its ``-----`` rules and ``git push --help`` hold none."""
+    at = text.find("--")
+    while at != -1:
+        end = at + 2
+        while end < len(text) and (text[end].isalnum() or text[end] in "_-"):
+            end += 1
+        if text[end : end + 1] in ("=", " ", "\t") and text[at + 2 : end].lower().endswith(NOUN_FORMS):
+            return True
+        at = text.find("--", max(end, at + 1))
+    return False
+
+
+def _a_key_value_table(text: str, lowered: str) -> bool:
+    """Whether ``Key``, blanks and ``Value`` are in ``text``: the head of Vault's table (``redact``'s ``-----``
+    rule). pytest's ``----- Captured stdout -----`` holds none."""
+    at = text.find("Key")
+    while at != -1:
+        after = _after(text, at + 3, " \t")
+        if after > at + 3 and text.startswith("Value", after):
+            return True
+        at = text.find("Key", at + 1)
+    return False
+
+
+def _a_define_call(text: str, lowered: str) -> bool:
+    """Whether ``define``, blanks or tabs and a ``(`` are in ``lowered``: PHP's ``define(`` (``redact``'s rule).
+    Node's ``ReferenceError: window is not defined`` holds none."""
+    at = lowered.find("define")
+    while at != -1:
+        if lowered.startswith("(", _after(lowered, at + 6, " \t")):
+            return True
+        at = lowered.find("define", at + 1)
+    return False
+
+
+def _an_element_named_a_secret(text: str, lowered: str) -> bool:
+    """Whether a ``</`` closes an element whose name (letters, digits, ``_``, ``.``, ``-``) ends with a noun
+    (``NOUN_FORMS``): what ``redact._XML`` needs (``<password>…</password>``). JSX's ``</h1>`` is none."""
+    at = text.find("</")
+    while at != -1:
+        end = at + 2
+        while end < len(text) and (text[end].isalnum() or text[end] in "_.-"):
+            end += 1
+        if text.startswith(">", end) and text[at + 2 : end].lower().endswith(NOUN_FORMS):
+            return True
+        at = text.find("</", at + 2)
+    return False
+
+
+def _an_auth_given(text: str, lowered: str) -> bool:
+    """Whether ``auth`` has a ``:`` or ``=`` right after it (an escape, a quote and blanks between): a registry's
+    ``"auth": "…"`` (``redact``'s rule). "Unable to authenticate" holds none."""
+    at = text.find("auth")
+    while at != -1:
+        after = at + 4
+        after += text.startswith("\\", after)
+        after += text[after : after + 1] in ("'", '"')
+        if text.startswith((":", "="), _after(text, after, " \t")):
+            return True
+        at = text.find("auth", at + 1)
+    return False
+
+
+def _a_cookie_option(text: str, lowered: str) -> bool:
+    """Whether ``-b`` has a blank, a tab or a ``=`` right after it: curl's cookies (``redact``'s rule, whose other
+    needle, ``--cookie``, is asked as before). ``docker compose up --build`` and ``e2e-build`` hold none."""
+    at = text.find("-b")
+    while at != -1:
+        if text.startswith((" ", "\t", "="), at + 2):
+            return True
+        at = text.find("-b", at + 1)
+    return False
+
+
+def _an_azure_key(text: str, lowered: str) -> bool:
+    """Whether ``Key``, blanks and a ``=`` are in ``text`` (the Azure key's rule). ``KeyError: 'id'`` is none."""
+    at = text.find("Key")
+    while at != -1:
+        after = at + 3
+        while after < len(text) and text[after].isspace():
+            after += 1
+        if text.startswith("=", after):
+            return True
+        at = text.find("Key", at + 1)
+    return False
+
+
+def _a_discord_token(text: str, lowered: str) -> bool:
+    """Whether a word holds 24 letters, digits, ``_`` or ``-``, a ``.``, 6 of them, a ``.`` and 27 more (the discord
+    bot token's rule, whose needle, the ``.``, is in nearly every long path)."""
+    for word in text.split():
+        if len(word) < 59:
+            continue
+        at = word.find(".", 24)
+        while at != -1:
+            if (
+                word[at + 7 : at + 8] == "."
+                and all(
+                    _a_token_character(c)
+                    for c in (*word[at - 24 : at], *word[at + 1 : at + 7], *word[at + 8 : at + 35])
+                )
+                and len(word) >= at + 35
+            ):
+                return True
+            at = word.find(".", at + 1)
+    return False
+
+
+def _a_token_character(character: str) -> bool:
+    return character.isalnum() or character in "_-"
+
+
+#: What the rules a common needle calls on need around it, asked only where the needle is in the text (and the text
+#: lowers exactly: ``_may_be_changed_as_written``): a needle alone let nearly every failed command's output load the
+#: rules (``pass`` in "12 passed", ``key`` in ``KeyError``, ``://`` in any URL, ``--`` in pytest's header): about 38 M
+#: instructions of the failure hook, to change nothing. Each is a test the rules' matches all pass, read off their
+#: patterns; ``tests/test_redact_gate_needles.py`` checks that a text it says no to comes back from ``scrub`` as it
+#: was, over the tests' secrets, the bench's texts and mutations around each needle.
+NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
+    **dict.fromkeys(("pass", "pw", "secret", "token", "key"), _a_noun_given_a_value),
+    **dict.fromkeys(("://", "@", "sentry"), _credentials_in_a_url),
+    "--": _a_flag_named_a_secret,
+    "-----": _a_key_value_table,
+    "define": _a_define_call,
+    "</": _an_element_named_a_secret,
+    "auth": _an_auth_given,
+    "-b": _a_cookie_option,
+}
+#: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
+#: ``.`` in every long path.
+TOKEN_NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {"Key": _an_azure_key, ".": _a_discord_token}
 
 
 def searched_words(query: str) -> str:

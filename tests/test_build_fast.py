@@ -166,7 +166,7 @@ def test_only_the_characters_named_fold_into_an_ascii_letter() -> None:
     lowers to one."""
     letter = re.compile("(?i:[a-z])")
     folded = {c for c in map(chr, range(128, sys.maxunicode + 1)) if letter.fullmatch(c)}
-    assert folded == set(redact._FOLDED_INTO_ASCII)
+    assert folded == set(redaction.FOLDED_INTO_ASCII)
     lowered = {c for c in map(chr, range(128, sys.maxunicode + 1)) if any(x.isascii() for x in c.lower())}
     assert lowered <= folded
 

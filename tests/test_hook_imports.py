@@ -69,7 +69,7 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
             NO_PATTERN_OR_DATE,
         ),
         # Said as people say it: "out" is no phrase's cue alone (``thesaurus.PHRASES``), and a path of 16 characters
-        # in a text with an ellipsis is asked the redaction gates with ``str``'s methods (``redact._folds_into_ascii``).
+        # in a text with an ellipsis is asked the redaction gates with ``str``'s methods (``redaction.folds_into_ascii``).
         "a prompt that recalls, with an ellipsis and a path": (
             "hook-prompt",
             {

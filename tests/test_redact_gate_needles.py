@@ -1,0 +1,386 @@
+"""The failure gate asks, around a common needle, what the rules that needle calls on need there
+(``redaction.NEEDED_AROUND``, ``TOKEN_NEEDED_AROUND``): "12 passed", ``KeyError``, a URL without credentials and
+pytest's ``--`` loaded the rules and ``re`` for every failed command's output, to change nothing.
+
+The property kept: a text the gate says no to comes back from ``redact.scrub`` as it was. It is checked over the
+tests' own strings, the redaction bench's texts, the real Cursor database's messages and random mutations around
+each needle; and each narrowed needle's test, replaced by one that always says no, lets a secret of that corpus
+through (so the corpus holds what each test is there for)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+
+import pytest
+from conftest import SHARED
+from redaction_corpus import SECRETS, code_lines
+
+from deja.core import redact, redaction
+
+TESTS = Path(__file__).resolve().parent
+BENCH = TESTS.parent / "bench"
+
+#: Failed commands' output as people get it, none holding a secret: none may load the rules.
+PYTEST = """============================= test session starts ==============================
+platform linux -- Python 3.11.7, pytest-8.0.2, pluggy-1.4.0
+rootdir: /home/dev/shop
+collected 13 items
+
+tests/test_orders.py ....F........                                       [100%]
+
+=================================== FAILURES ===================================
+_________________________________ test_total __________________________________
+
+    def test_total():
+        order = make_order(items=[("apple", 3), ("pear", 1)])
+>       assert order.total() == 4
+E       KeyError: 'user_id'
+
+tests/test_orders.py:12: KeyError
+----------------------------- Captured stdout call -----------------------------
+computing total for order 17
+=========================== short test summary info ============================
+FAILED tests/test_orders.py::test_total - KeyError: 'user_id'
+========================= 1 failed, 12 passed in 0.31s =========================
+"""
+NODE = """/home/dev/app/src/server.js:14
+TypeError: Cannot read properties of undefined (reading 'port')
+    at Object.<anonymous> (/home/dev/app/src/server.js:14:30)
+    at Module._compile (node:internal/modules/cjs/loader:1256:14)
+    at node:internal/main/run_main_module:23:47
+ReferenceError: window is not defined
+> 12 |     <h1>{post.title}</h1>
+npm ERR! web@0.1.0 build: `next build`
+npm ERR!     /home/dev/.npm/_logs/2026-01-12T10_22_41_123Z-debug-0.log
+Error: Minified React error #185; visit https://react.dev/errors/185 for the full message, at
+commitHookEffectListMount (webpack-internal:///./node_modules/react-dom/cjs/react-dom.development.js:23150:26)
+Tests:       1 failed, 17 passed, 18 total
+"""
+URL_AND_GIT = """requests.exceptions.HTTPError: 500 Server Error for url: http://localhost:8000/api/v2/invoices?page=3&limit=50
+fatal: unable to access 'https://github.com/acme/shop.git/': Could not resolve host: github.com
+hint: See the 'Note about fast-forwards' in 'git push --help' for details.
+error: could not compile `demo` (bin "demo"), try `rustc --explain E0308`
+src/api/client.ts(41,12): error TS2339: Property 'token_type' does not exist on type 'Session'.
+sqlalchemy.exc.IntegrityError: duplicate key value violates unique constraint "invoices_number_key"
+"""
+OUTPUTS = [PYTEST, NODE, URL_AND_GIT]
+
+
+@pytest.mark.unit
+def test_a_failed_commands_usual_output_loads_no_rules_and_no_re() -> None:
+    """pytest's header, rules and summary, a ``KeyError``, a node stack, JSX, an npm package's ``@``, URLs without
+    credentials and git's ``--help``: each holds a needle, and none what its rules need around it."""
+    assert not any(redaction._may_be_changed(output) for output in OUTPUTS)
+    assert _as_indexed_afresh(OUTPUTS) == {"out": OUTPUTS, "loaded": [False, False]}
+
+
+_PROBE = """
+import sys
+from deja.core.redaction import as_indexed
+out = [as_indexed(text, whatever_the_setting=True) for text in sys.argv[1:]]
+print(repr({"out": out, "loaded": ["re" in sys.modules, "deja.core.redact" in sys.modules]}))
+"""
+
+
+def _as_indexed_afresh(texts: list[str]) -> dict:
+    """What ``as_indexed`` makes of ``texts`` in a new interpreter without ``site``, deja in a folder of its own as a
+    hook finds it, and whether it loaded ``re`` and the rules."""
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "deja").symlink_to(Path(redact.__file__).parents[1])
+        probe = f"import sys; sys.path.insert(0, {folder!r})\n{_PROBE}"
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", probe, *texts], capture_output=True, text=True, check=True
+        )
+    return ast.literal_eval(done.stdout)
+
+
+@pytest.mark.unit
+def test_a_secret_beside_that_output_still_loads_the_rules() -> None:
+    for secret in ("https://deploy:Hunter2hunter2@db:5432", "--api-key=Xk9mPq2Lw7", "password: Xk9mPq2Lw7"):
+        assert redaction._may_be_changed(f"{PYTEST}{secret}\n"), secret
+        assert secret not in redact.scrub(f"{PYTEST}{secret}\n")
+
+
+@pytest.mark.unit
+def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None:
+    """A rule added on a narrowed needle must have its needs read into that needle's test: this list changes with
+    it."""
+    calls = {
+        needle: sorted(
+            f"{group}:{rule.regex[:20]}"
+            for group, rules in (("keyed", redact._KEYED_RULES), ("token", redact._TOKEN_RULES))
+            for rule in rules
+            if needle in rule.needles and (group == "token") == (needle in redaction.TOKEN_NEEDED_AROUND)
+        )
+        for needle in (*redaction.NEEDED_AROUND, *redaction.TOKEN_NEEDED_AROUND)
+    }
+    comment = "keyed:#(?![^\\n:=#]{0,60}?("
+    assert calls == {
+        **dict.fromkeys(("pass", "pw", "token", "key"), [comment]),
+        "secret": [comment, "keyed:(?:gh(?:\\.exe)?[ \\t]"],
+        "://": ["keyed:://(?:\\[redacted:[\\w"],
+        "@": ["keyed:://([A-Za-z0-9_-]{20"],
+        "sentry": ["keyed:://([A-Za-z0-9]{8,})"],
+        "--": ["keyed:--(?i:[\\w-]*?(?:pass"],
+        "-----": ["keyed:(?m)^[ \\t]*Key[ \\t]+"],
+        "define": ["keyed:(?i:\\bdefine)[ \\t]*\\"],
+        "</": ["keyed:<(?P<tag>(?i:[\\w.-]*"],
+        "auth": ["keyed:(?<![\\w.-])_?auth\\\\?"],
+        "-b": ["keyed:-(?:b|-cookie)(?<![\\"],
+        "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
+        ".": ["token:[MNO][A-Za-z\\d_-]{23"],
+    }
+    assert set(redact._ASSIGNMENT_NEEDLES) == {"pass", "pw", "secret", "token", "key"}  # (the assignments' too)
+    import re
+
+    nouns = re.compile(redact._NOUNS)  # (the nouns' forms are its: no more, no fewer)
+    ends = ("", "word", "wd", "phrase", "code", "d", "_base", "_id", "id", "s", "ed", "_key", "base", "x")
+    made = {f"{stem}{end}" for stem in ("pass", "pw", "secret", "token", "key") for end in ends}
+    assert {form for form in made if nouns.fullmatch(form)} == set(redaction.NOUN_FORMS)
+
+
+def _test_strings() -> list[str]:
+    """Every string written in the redaction tests and their corpus."""
+    strings = []
+    for path in sorted([*TESTS.glob("test_redact*.py"), TESTS / "redaction_corpus.py"]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                strings.append(node.value)
+    return strings
+
+
+def _bench_texts() -> list[str]:
+    """The redaction bench's texts (``bench/bench_redact.py``): its secrets, its logs, and its code and prose cut into
+    lines and into its 4 KB messages."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import bench_redact
+    finally:
+        sys.path.remove(str(BENCH))
+    texts = [*bench_redact.secrets(), *bench_redact.messages(bench_redact.log_text(400), 4096)]
+    for text in (bench_redact.code_text(), bench_redact.prose_text()):
+        texts += bench_redact.messages(text, 4096)[::7] + text.splitlines()[::3]
+    return texts
+
+
+def _real_strings() -> list[str]:
+    """Every string in the real Cursor database's values (its chats' messages among them), opened read-only; none
+    where a clone has no shared data (the rest of the corpus is still read)."""
+    path = SHARED / "realdata" / "slevin48-cursor-history" / "state.vscdb"
+    if not path.exists():
+        return []
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        values = [value for (value,) in db.execute("SELECT value FROM ItemTable")]
+    strings: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            strings.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for value in values:
+        try:
+            walk(json.loads(value))
+        except (TypeError, ValueError):
+            walk(value if isinstance(value, str) else "")
+    return [string for string in strings if string]
+
+
+#: What each narrowed needle's rules read around it: separators, quotes, blanks, nouns, values, URLs' parts.
+AROUND = [
+    *redaction.NOUN_FORMS, "PASSWORD", "Token", "API_KEY", "_2", "12", ":", "=", " ", "  ", "\t", "\n", "\u00a0",
+    '"', "'", "\\", '\\"', "]", "*", "**", "`", "#", " # ", "(", ")", "<", ">", "</", "/", "@", "://", "https://",
+    "-", "--", "---", "-----", "_", ".", ",", "Key", "Value", "Key   Value\n---   -----\n", "define", "DEFINE", "auth",
+    "_auth", "gh secret set ", "secret", "set", "sentry", "passed", "KeyError", "undefined", "Xk9mPq2Lw7",
+    "Hunter2hunter2", "dXNlcjpQYXNzd29yZDEyMzQ=", "aBcDeFgHiJkLmNoPqRsTuVwXyZ", "MTk4NjIyNDgzNDcxOTI1MjQ4",
+    "Cl2FMQ", "ZnCjm1XVW7vRze4b7Cq4se7kKWs9xQ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYZq4T9m1LkQ", "deploy", "db.internal",
+    "localhost:8000", "x", "é", "İ", "ſ", "\u212a",
+]  # fmt: skip
+
+
+def _around_each_needle(count: int, seed: int) -> list[str]:
+    """Random texts of a narrowed needle and what its rules read around it (``AROUND``)."""
+    rng = random.Random(seed)
+    needles = [*redaction.NEEDED_AROUND, *redaction.TOKEN_NEEDED_AROUND]
+    texts = []
+    for _ in range(count):
+        pieces = [rng.choice(AROUND) for _ in range(rng.randrange(1, 14))]
+        pieces.insert(rng.randrange(len(pieces) + 1), rng.choice(needles))
+        texts.append("".join(pieces))
+    return texts
+
+
+def _mutated(texts: list[str], seed: int) -> Iterator[str]:
+    """Each text near each narrowed needle in it with a character dropped, doubled or changed, or a piece of
+    ``AROUND`` put in: the near-misses of the secrets the rules find."""
+    rng = random.Random(seed)
+    needles = [*redaction.NEEDED_AROUND, *redaction.TOKEN_NEEDED_AROUND]
+    for text in texts:
+        for needle in needles:
+            at = text.lower().find(needle.lower())
+            if at == -1 or len(text) > 2000:
+                continue
+            for _ in range(3):
+                near = min(len(text), max(0, at + rng.randrange(-12, len(needle) + 24)))
+                change = rng.randrange(4)
+                if change == 0:
+                    yield text[:near] + text[near + 1 :]
+                elif change == 1:
+                    yield text[:near] + text[near : near + 1] * 2 + text[near + 1 :]
+                elif change == 2:
+                    yield text[:near] + rng.choice(AROUND)[:1] + text[near + 1 :]
+                else:
+                    yield text[:near] + rng.choice(AROUND) + text[near:]
+
+
+#: A secret each narrowed needle's rules find, holding no other needle that would load the rules: the seeds of the
+#: mutations, so that each needle's test is what lets its secret be asked.
+SEEDS = [
+    "note:\t" + "define('AUTH_PW', " + "'Xk9mPq2Lw7');",
+    "MTk4NjIyNDgzNDcxOTI1MjQ4" + ".Cl2FMQ." + "ZnCjm1XVW7vRze4b7Cq4se7kKWs9xQ",
+    "AccountKey\n=" + "dXNlcjpQYXNzd29yZDEyMzQ1Njc4OTA=",
+    "<db_pw>" + "Xk9mPq2Lw7" + "</db_pw>",
+    '{"' + "auth" + '": "' + "ZGVwbG95OlRyMHViNGRvciYzeA==" + '"}',
+    "Key    Value\n---    -----\ndb_pw    " + "Xk9mPq2Lw7\n",
+    "run it --db-pw " + "Xk9mPq2Lw7",
+    "https://deploy:" + "Hunter2hunter2" + "@db.internal/app",
+    "https://" + "Rk9mPq2Lw7Tz4Vb8Nc3Xd5F" + "@db.internal/app",
+    "https://" + "abc123def456" + "@o1.ingest.sentry.io/1",
+    "DB_PW=" + "Xk9mPq2Lw7",
+    "db_pw   # was: " + "Xk9mPq2Lw7",
+    "gh secret set DEPLOY " + "-b Xk9mPq2Lw7",
+]
+
+
+def _shaped(count: int, seed: int) -> list[str]:
+    """Random texts in the shapes each narrowed needle's rules read (``_SHAPES``: one choice of each part), their parts
+    drawn from near misses: a noun's every form in any case, blanks of every kind (a newline, a no-break space),
+    quotes, escapes."""
+    rng = random.Random(seed)
+    return ["".join(rng.choice(part) for part in rng.choice(_SHAPES)) for _ in range(count)]
+
+
+_BLANKS = ("", " ", "  ", "\t", "\u00a0", "\n", "\r\n", "\x0b", "\u2003")
+_VALUES = ("Xk9mPq2Lw7", "hunter2", "S3cr3t!x", "$PW", "[redacted:secret]", "None", "'Xk9mPq2Lw7'", '"Xk9 m"', "")
+_B64 = ("dXNlcjpQYXNzd29yZDEyMzQ1Njc4OTA=", "ZGVwbG95OlRyMHViNGRvciYzeA==", "abc", "dXNlcjpw")
+_QUOTES = ("", '"', "'", '\\"', "`")
+#: A noun in each of its forms and cases, with what a name puts before and after it, and words that hold one.
+_NOUNS = tuple(
+    f"{before}{form}{after}"
+    for noun in (*redaction.NOUN_FORMS, "passed", "keys", "tokenizer", "pwdx")
+    for form in (noun, noun.upper(), noun.title())
+    for before, after in (("", ""), ("db_", ""), ("API-", "_2"), ("x.", "1"), ("MY", "s"))
+)
+_TAGS = ("db_pw", "Password", "api-key", "h1", "tokens")
+_SHAPES = (
+    (("--",), _NOUNS, ("=", " ", "\t", "  ", ":", ""), _VALUES),
+    (("<",), _TAGS, (">",), _VALUES, ("</",), _TAGS, (">", " >")),
+    (_NOUNS, (*_QUOTES, "]", "**", "\\", '"]'), _BLANKS, (":", "=", ":=", "=>", " is "), _BLANKS, _VALUES),
+    (_NOUNS, _BLANKS, ("#", "# ", " #"), ("was", "then typed", "type"), (":", "=", " "), (" ",), _VALUES),
+    (
+        ("https", "redis", "x"),
+        ("://",),
+        ("deploy", "", "a b", "u/x"),
+        (":", "", "/"),
+        _VALUES,
+        ("@", " @", "/@"),
+        ("db.internal", "-", "o1.ingest.sentry.io"),
+    ),
+    (
+        ("https://", "x://", ":/"),
+        ("Rk9mPq2Lw7Tz4Vb8Nc3Xd5F", "abc123def456", "Rk9m-Pq2L_w7Tz4V"),
+        ("@", "@@", " @"),
+        ("db.internal", "o1.ingest.sentry.io", " x"),
+    ),
+    (("Key", "key", " Key"), _BLANKS, ("Value\n",), ("---",), _BLANKS, ("-----\n",), ("db_pw",), _BLANKS, _VALUES),
+    (
+        ("define", "DEFINE", "undefine", "defined"),
+        _BLANKS,
+        ("(",),
+        _QUOTES,
+        ("AUTH_PW",),
+        _QUOTES,
+        (", ",),
+        _QUOTES,
+        _VALUES,
+        _QUOTES,
+        (")",),
+    ),
+    (("", "_", "o", "{"), ("auth", "Auth"), ("", "\\"), _QUOTES, _BLANKS, (":", "=", " "), _BLANKS, _QUOTES, _B64),
+    (("Account", "", "x"), ("Key", "KEY", "key"), _BLANKS, ("=", ":"), _BLANKS, _B64),
+    (
+        ("M", "N", "O", "x"),
+        ("Tk4NjIyNDgzNDcxOTI1MjQ4", "Tk4NjIyNDgzNDcxOTI1Mj", "Tk4NjIyNDgzNDcxOTI1MjQ4ab"),
+        (".",),
+        ("Cl2FMQ", "Cl2FM", "Cl2FMQx"),
+        (".",),
+        ("ZnCjm1XVW7vRze4b7Cq4se7kKWs9xQ", "ZnCjm1XVW7vRze4b7Cq4se7kKWs", "ZnCjm1XVW7vRze4b7Cq4se7kK"),
+    ),
+    (("curl ", "x", "up"), ("-b", "--build", "-B", "e2e-b"), (" ", "\t", "=", "", "  "), _VALUES),
+    (("gh secret",), _BLANKS, ("set DEPLOY",), _BLANKS, ("-b", "--body", "-x"), ("", " ", "="), _VALUES),
+)
+
+
+def _base() -> list[str]:
+    """The tests' strings, the bench's, the real database's, the corpus's secrets alone and in a failed command's
+    output, the seeds and random texts around each needle."""
+    texts = [*_test_strings(), *_bench_texts(), *_real_strings(), *(secret.text for secret in SECRETS), *SEEDS]
+    texts += [line for _, line in code_lines()]
+    texts += [f"{output}{secret.text}\n" for output in OUTPUTS for secret in SECRETS]
+    return texts + _around_each_needle(5_000, seed=51) + _shaped(20_000, seed=53)
+
+
+@cache
+def _changed() -> tuple[frozenset[str], int]:
+    """The texts ``scrub`` changes, of the base and of the mutations around the needles of those it changes (and of
+    the seeds, many times), and how many texts it was asked about."""
+    base = list(dict.fromkeys(_base()))
+    changed = {text for text in base if redact.scrub(text) != text}
+    mutated = set(_mutated([*changed, *SEEDS * 20], seed=52)) - changed
+    changed |= {text for text in mutated if redact.scrub(text) != text}
+    skipped = sum(not redaction._may_be_changed(text) for text in [*base, *mutated])
+    return frozenset(changed), skipped
+
+
+@pytest.mark.unit
+def test_a_text_the_gate_says_no_to_comes_back_from_scrub_as_it_was() -> None:
+    changed, skipped = _changed()
+    assert len(changed) > 5_000 and skipped > 10_000  # (not vacuous: both sides are many)
+    assert [text for text in changed if not redaction._may_be_changed(text)] == []
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "needed",
+    sorted(
+        {*redaction.NEEDED_AROUND.values(), *redaction.TOKEN_NEEDED_AROUND.values()}, key=lambda needed: needed.__name__
+    ),
+    ids=lambda needed: needed.__name__,
+)
+def test_a_needles_test_that_says_no_to_all_lets_a_secret_of_the_corpus_through(
+    needed: Callable[[str, str], bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The corpus holds secrets each test is there for: one that said no where its rules need it would fail the test
+    above."""
+    needles = []
+    for table in (redaction.NEEDED_AROUND, redaction.TOKEN_NEEDED_AROUND):
+        for needle, asked in list(table.items()):
+            if asked is needed:
+                monkeypatch.setitem(table, needle, lambda text, lowered: False)
+                needles.append(needle.lower())
+    held = [text for text in _changed()[0] if any(needle in text.lower() for needle in needles)]
+    assert [text for text in held if not redaction._may_be_changed(text)]
