@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import config
 from .escapes import escape_at, escapes, surrogate_pair_at
 from .lines import cut
-from .text import as_seen
+from .text import as_seen, holds_unseen
 
 TYPE_CHECKING = False  # typing's own, without importing typing (hooks load this module); type checkers know it
 if TYPE_CHECKING:
@@ -647,9 +647,11 @@ def _may_be_changed(text: str) -> bool:
 def _may_be_changed_as_written(text: str) -> bool:
     """``_may_be_changed`` of ``text`` as written. Around a common needle (``NEEDED_AROUND``) it asks what the rules
     that needle calls on need there, but in a text holding a character a case-blind pattern reads as an ASCII letter
-    (``folds_into_ascii``), which ``str.lower`` does not show: there the needle alone says yes, as before."""
+    (``folds_into_ascii``), which ``str.lower`` does not show, or one a terminal does not show (``holds_unseen``:
+    ``token\u200b: …``, which ``scrub`` reads as ``as_seen`` gives it, review51b L1): there the needle alone says
+    yes, as before."""
     lowered = text.lower()
-    exact = len(lowered) == len(text) and not folds_into_ascii(text)
+    exact = len(lowered) == len(text) and not folds_into_ascii(text) and not holds_unseen(text)
     if _may_hold_a_token(text, lowered, exact):
         return True
     if _a_keyed_rule_may_run(text, lowered, exact):

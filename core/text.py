@@ -841,10 +841,10 @@ def _after_escape(piece: str) -> tuple[str, bool]:
 #: What a terminal draws as nothing inside a word, though ``for_terminal`` keeps it for the text it shapes (an emoji's
 #: or a script's joiners, a soft hyphen): the soft hyphen, the Mongolian vowel separator, the zero-width space and
 #: joiners. Each is a format character, as every character ``for_terminal`` takes out is a control or one: none is
-#: printable (``str.isprintable``), which ``_holds_unseen`` asks first.
+#: printable (``str.isprintable``), which ``holds_unseen`` asks first.
 _DRAWN_AS_NOTHING = "\u00ad\u180e\u200b\u200c\u200d"
 #: Each character a person reading a terminal does not see: those ``for_terminal`` takes out and those drawn as
-#: nothing; looked for by ``_holds_unseen`` (the ASCII ones alone in an ASCII text).
+#: nothing; looked for by ``holds_unseen`` (the ASCII ones alone in an ASCII text).
 _UNSEEN = _TAKEN_OUT + _DRAWN_AS_NOTHING
 _UNSEEN_ASCII = "".join(c for c in _UNSEEN if c.isascii())
 #: What ``as_seen`` takes out: a run of those characters and tag characters (an ESC read with the sequence it opens,
@@ -869,8 +869,8 @@ def as_seen(text: str) -> tuple[str, list[int]]:
     nor was ``password\\u2060 is …`` or ``KEY=\\u200b …``, the character beside a blank (review47i H1). Only next
     to ASCII, as every secret the rules find is written: the joiners of an emoji or a Persian word, a flag's tags
     join no such word, and such a text is not read twice. A text without such a character pays a ``str`` test or two
-    (``_holds_unseen``); one with them, a pass of ``re``."""
-    if not _holds_unseen(text):
+    (``holds_unseen``); one with them, a pass of ``re``."""
+    if not holds_unseen(text):
         return "", []
     import re
 
@@ -897,7 +897,7 @@ def _drawn_for(run: str) -> str:
     return max(moves, default="")
 
 
-def _holds_unseen(text: str) -> bool:
+def holds_unseen(text: str) -> bool:
     """Whether ``text`` may hold a character of ``_UNSEEN`` (or a tag character), asked with ``str``'s own tests: an
     ASCII text is looked through for the ASCII ones (a ``memchr`` each); past ASCII, none is printable, and a text
     whose only characters that are not are its line ends, tabs and no-break spaces (most texts) is answered by a pass

@@ -1,9 +1,8 @@
 """review51b: the failure gate's narrowed needles (fail51) ask what follows a noun in the text as written, but
 ``redact.scrub`` reads the text as a terminal shows it too (``text.as_seen``: a zero-width character, a word joiner,
-a colour code taken out). ``redaction._may_be_changed`` alone now says no to a secret with such a character between
-its noun and its sign, where the needle alone said yes before. ``as_indexed``, its one caller, also asks it of the
-text as seen (``_and_as_seen``), so no output or index holds one today: the first test pins the gap of the function
-alone (its docstring's promise), the second the path that keeps it closed."""
+a colour code taken out). ``redaction._may_be_changed`` alone said no to a secret with such a character between its
+noun and its sign, where the needle alone said yes before; in such a text the needle alone says yes again.
+``as_indexed``, its one caller, also asks it of the text as seen (``_and_as_seen``): the last test pins that path."""
 
 from __future__ import annotations
 
@@ -29,10 +28,6 @@ def test_scrub_changes_each(text: str) -> None:
 
 
 @pytest.mark.unit
-@pytest.mark.xfail(
-    strict=True,
-    reason="review51b L1: _may_be_changed alone does not read the text as seen (as_seen); as_indexed does",
-)
 @pytest.mark.parametrize("text", UNSEEN_BETWEEN)
 def test_the_gate_alone_says_yes_to_a_secret_with_an_unseen_character_before_its_sign(text: str) -> None:
     assert redaction._may_be_changed(text)
