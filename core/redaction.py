@@ -752,12 +752,17 @@ def _a_comment_after_a_noun(text: str) -> bool:
 
 def _gh_secret_set(text: str) -> bool:
     """Whether ``text`` holds ``secret`` then blanks and ``set`` (``gh secret set NAME --body …``'s rule)."""
-    at = text.find("secret")
+    return _blanks_between(text, "secret", "set")
+
+
+def _blanks_between(text: str, word: str, then: str) -> bool:
+    """Whether ``text`` holds ``word``, one blank or tab or more, then ``then``."""
+    at = text.find(word)
     while at != -1:
-        after = _after(text, at + 6, " \t")
-        if after > at + 6 and text.startswith("set", after):
+        after = _after(text, at + len(word), " \t")
+        if after > at + len(word) and text.startswith(then, after):
             return True
-        at = text.find("secret", at + 1)
+        at = text.find(word, at + 1)
     return False
 
 
@@ -798,13 +803,7 @@ def _a_flag_named_a_secret(text: str, lowered: str) -> bool:
 def _a_key_value_table(text: str, lowered: str) -> bool:
     """Whether ``Key``, blanks and ``Value`` are in ``text``: the head of Vault's table (``redact``'s ``-----``
     rule). pytest's ``----- Captured stdout -----`` holds none."""
-    at = text.find("Key")
-    while at != -1:
-        after = _after(text, at + 3, " \t")
-        if after > at + 3 and text.startswith("Value", after):
-            return True
-        at = text.find("Key", at + 1)
-    return False
+    return _blanks_between(text, "Key", "Value")
 
 
 def _a_define_call(text: str, lowered: str) -> bool:
