@@ -216,7 +216,7 @@ def test_a_split_build_records_every_chat_as_a_one_process_build_and_leaves_noth
     built = refresh(many.home, full=True)
 
     assert len(read_manifest(index_dir(many.home)).segments) == 2  # it was split
-    assert (built.sessions, built.added) == (first.sessions, first.added)
+    assert (built.sessions, built.added, built.updated) == (first.sessions, 0, first.added)  # (read again: updated)
     assert _records(many.home) == whole
     assert _leftovers(many.home) == []  # spill files, the parts' reads, parked shards and fingerprints
     again = refresh(many.home)  # every chat recorded: nothing is read again
