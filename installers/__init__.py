@@ -72,7 +72,7 @@ def install_notes(target: str, *, dry_run: bool = False) -> list[str]:
     notes = []
     if other := another_deja_on_path():
         deja = default_deja_path()
-        notes.append(f"{'would wire' if dry_run else 'wired'} {deja}, the deja running this; the `deja` on your PATH is another one ({other}): put {os.path.dirname(deja)} first on your PATH, or run deja by that path")  # fmt: skip
+        notes.append(f"{'would wire' if dry_run else 'wired'} {deja}, the deja running this; the `deja` on your PATH is another one ({other}): {_pointed_here(deja, other)}, or run deja by that path")  # fmt: skip
     if not target.startswith("cursor"):
         return notes
     if folder := missing_cursor_config_dir():
@@ -81,6 +81,14 @@ def install_notes(target: str, *, dry_run: bool = False) -> list[str]:
         hooks = cursor.hooks_path()
         notes.append(f"{'would keep' if dry_run else 'kept'} deja's hooks in {hooks}: deja uninstall cursor && deja install cursor drops them")  # fmt: skip
     return notes
+
+
+def _pointed_here(deja: str, other: str) -> str:
+    """How to make the ``deja`` on PATH (``other``) this one (``deja``): the link README's install made pointed here
+    (putting the venv's folder first on PATH would put its ``python3`` and ``pip`` first too: review51d F2)."""
+    if os.path.islink(other):
+        return f"point that link here (ln -sf {shlex.quote(deja)} {shlex.quote(other)})"
+    return f"put {os.path.dirname(deja)} first on your PATH"
 
 
 def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:

@@ -121,11 +121,17 @@ def another_deja_on_path() -> str:
 
 def running_deja_script() -> str:
     """The ``deja`` console script that runs (absolute), "" when none does (``python -m``). On Windows pip's
-    ``deja.exe`` launcher gives Python its path without ``.exe``, which is the file hooks must start."""
+    ``deja.exe`` launcher gives Python its path without ``.exe``, which is the file hooks must start. Started
+    through a link of another name (``~/bin/deja-new``, review51d F1), the script it leads to: an entry naming the
+    link would not be known as deja's (``is_deja_executable``)."""
     here = sys.argv[0] if sys.argv else ""
     for script in (here, f"{here}.exe") if os.name == "nt" else (here,):
-        if is_deja_executable(script) and os.path.isfile(script):
+        if not os.path.isfile(script):
+            continue
+        if is_deja_executable(script):
             return os.path.abspath(script)
+        if is_deja_executable(real := os.path.realpath(script)):
+            return real
     return ""
 
 
