@@ -153,6 +153,11 @@ def test_a_rules_change_rebuild_keeps_what_the_store_beside_a_transcript_held(
         assert ran.stderr.startswith(RULES_CHANGED), ran.stderr
         assert "Quux migrate exit 3" in ran.stdout and "table zebra missing" in ran.stdout
         assert _json("index")["unreadable_kept"] == 1
+        # (review51a: the carried record had lost its store's signature, so a rebuild now thought nothing was ever
+        # read from the store, and rebuilt without it: the title and the command's output gone)
+        full = run_deja("index", "--full")
+        assert full.returncode == 1 and full.stderr.startswith(NOT_REBUILT), full.stderr
+        assert "Quux migrate exit 3" in run_deja("show", "c1").stdout
     assert _json("index")["unreadable_kept"] == 0
     shown_now = run_deja("show", "c1").stdout
     assert "Quux migrate exit 3" in shown_now and "table zebra missing" in shown_now

@@ -207,9 +207,13 @@ def _checked(directory: Path, ref: SegmentRef) -> tuple[Segment | None, str]:
 
 def _record(book: Bookkeeping, plan: Plan, sid: str, chat: ChatState, unread: _Unread) -> None:
     """A carried chat's record: where its session is now, and its unread source marked so, so the next refresh
-    reads it again (a transcript whole, a store, the database's chats) and knows a chat gone from it since."""
+    reads it again (a transcript whole, a store, the database's chats) and knows a chat gone from it since. A
+    chat's store keeps its signature, which says its turns are in the session (``reads._read_before``,
+    ``driver._stores_unread``): emptied, the next rebuild took the store for one nothing was read from and rebuilt
+    without it, its title and commands' output gone (review51a); the transcript's signature alone has the chat
+    read again."""
     if unread.cli and chat.cli is not None:
-        cli = msgspec.structs.replace(chat.cli, sig=_NEVER_SEEN, end=0, head_hash="", tail_hash="", store_sig=[])
+        cli = msgspec.structs.replace(chat.cli, sig=_NEVER_SEEN, end=0, head_hash="", tail_hash="")
         chat = msgspec.structs.replace(chat, cli=cli)
     book.put(sid, chat)
     if not unread.cli:
