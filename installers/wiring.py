@@ -38,6 +38,7 @@ from .entries import (
     plan_hooks,
     plan_server,
     running_deja_script,
+    same_file,
 )
 from .files import DuplicateKey, InstallError, json_type, parse_object, read_text
 
@@ -177,9 +178,9 @@ def _as_run_by(deja: str, install: str) -> str:
     console script running and the ``deja`` on PATH is another (an upgrade into a new venv, the old one's link still
     on PATH), whose install would wire Cursor to itself again; as given otherwise, or when it names no bare ``deja``."""
     on_path = shutil.which("deja")
-    if not install.startswith("deja ") or os.path.realpath(deja) != os.path.realpath(running_deja_script() or "/"):
+    if not install.startswith("deja ") or not same_file(deja, running_deja_script() or "/"):
         return install
-    if on_path and os.path.realpath(on_path) == os.path.realpath(deja):
+    if on_path and same_file(on_path, deja):
         return install
     return command_line(deja, install.removeprefix("deja "))
 
