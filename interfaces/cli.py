@@ -296,10 +296,13 @@ def _no_sessions(index: Index, flags: list[str]) -> str:
         return f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
     if index.session_count:  # (none listed of those it holds: a damaged file, which verify names: review51c F2)
         index.verify()
-        raise Failed(  # (every checksum holds: files written so, which doctor's checks pass too)
-            f"none of the {index.session_count} sessions in the index could be listed: "
-            "run `deja index --full` to rebuild it"
+        count = index.session_count  # (every checksum holds: files written so, which doctor's checks pass too)
+        unlisted = (
+            "the 1 session in the index could not be listed"
+            if count == 1
+            else f"none of the {count} sessions in the index could be listed"
         )
+        raise Failed(f"{unlisted}: run `deja index --full` to rebuild it")
     return nothing_indexed()  # (with no filter, only an empty index lists none)
 
 
