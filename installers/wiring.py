@@ -234,13 +234,13 @@ def deja_server_env(path: Path) -> ServerEnv:
     """The env Cursor gives deja's server in the MCP file ``path``: its ``env``'s string values as Cursor expands them
     (``as_cursor_expands``), over the variables of the file its ``envFile`` names (a stdio server's; its lines
     ``NAME=value``, taken as written); nothing when there is no server."""
-    entry = _deja_server(path)
-    env = entry.get("env") if isinstance(entry, dict) else None
+    entry = _deja_server(path) or {}
+    env, named = entry.get("env"), entry.get("envFile")
     written = {name: value for name, value in env.items() if isinstance(value, str)} if isinstance(env, dict) else {}
-    from_file, unread = _env_file(entry.get("envFile") if isinstance(entry, dict) else None)
+    from_file, unread = _env_file(named)
     from_shell = {name: names for name, value in written.items() if (names := _ENV_PLACEHOLDER.findall(value))}
     values = {**from_file, **{name: as_cursor_expands(value) for name, value in written.items()}}
-    file = entry["envFile"] if from_file else ""  # (read: so a string, in an entry)
+    file = named if from_file and isinstance(named, str) else ""
     return ServerEnv(values, from_shell, file, frozenset(from_file.keys() - written.keys()), unread, path)
 
 
