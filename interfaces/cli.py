@@ -24,6 +24,7 @@ from ..core.redaction import PATH_CHARS, echoed
 from .about import version
 from .fastpath import (
     SHOW_MOST,
+    Failed,
     SearchArgs,
     check_project,
     check_source,
@@ -288,12 +289,20 @@ def sessions_command(
 
 
 def _no_sessions(index: Index, flags: list[str]) -> str:
-    """Why ``deja sessions`` listed none: the filters (``flags``, as typed) left none of the index's, or it has none."""
+    """Why ``deja sessions`` listed none: the filters (``flags``, as typed) left none of the index's, or it has none;
+    Failed when it holds some and none could be listed (a damaged file named by ``verify``, or files that disagree
+    though each holds its checksum: a rebuild writes them anew, review51d F3)."""
     if index.session_count and flags:
         return f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
     if index.session_count:  # (none listed of those it holds: a damaged file, which verify names: review51c F2)
         index.verify()
-        return f"None of the {index.session_count} sessions in the index could be listed: run `deja doctor`"
+        count = index.session_count  # (every checksum holds: files written so, which doctor's checks pass too)
+        unlisted = (
+            "the 1 session in the index could not be listed"
+            if count == 1
+            else f"none of the {count} sessions in the index could be listed"
+        )
+        raise Failed(f"{unlisted}: run `deja index --full` to rebuild it")
     return nothing_indexed()  # (with no filter, only an empty index lists none)
 
 
