@@ -995,29 +995,44 @@ def _negated(before: list[str]) -> bool:
         (word in NEGATIONS or word.endswith("n't"))
         and (
             place < NEGATION_REACH
-            or (not _answers_no(near, place, opening) and all(w in NEGATION_BRIDGE for w in near[:place]))
+            or (not _answers_no(near, place, opening) and all(w in _bridge(near, place) for w in near[:place]))
         )
         for place, word in enumerate(near)
     )
+
+
+def _bridge(near: list[str], place: int) -> frozenset[str]:
+    """The words the negation at ``place`` of ``near`` reaches a revert word through (``NO_WAY_BRIDGE`` after "no
+    way", else ``NEGATION_BRIDGE``)."""
+    return NO_WAY_BRIDGE if _no_way(near, place) else NEGATION_BRIDGE
+
+
+def _no_way(near: list[str], place: int) -> bool:
+    """Whether the word at ``place`` of ``near`` (a clause's words backwards) is the "no" of "no way"."""
+    return near[place] == "no" and place > 0 and near[place - 1] == "way"
 
 
 def _answers_no(near: list[str], place: int, opening: int) -> bool:
     """Whether the word at ``place`` of ``near`` (a clause's words backwards from a revert word) is a bare "No" opening
     the sentence, which answers the one asked ("No we need to revert it"); "No way we are going to revert it" negates
     the revert (stop 50's leftover: it counted as one)."""
-    return place == opening and near[place] in ANSWERS_NO and not (place and near[place - 1] == "way")
+    return place == opening and near[place] in ANSWERS_NO and not _no_way(near, place)
 
 
 #: The words that make a revert word that follows them say there was none ("No, nothing to revert").
 NEGATIONS = frozenset({"no", "not", "nothing", "never", "none", "without", "cannot"})
 #: How many words before a revert word a negation of it may stand ("no need to revert").
 NEGATION_REACH = 3
-#: The words a negation reaches a revert word through however many there are: who, hedging, need and what is to
-#: come ("I don't think we really need to revert it", "No way we are going to revert it"); past any other word a negation is about something else ("I didn't expect
+#: The words a negation reaches a revert word through however many there are: who, hedging and need ("I don't
+#: think we really need to revert it"); past any other word a negation is about something else ("I didn't expect
 #: the tests to pass after reverting it").
 NEGATION_BRIDGE = frozenset(
-    "i we you it think really actually need needs have has to should must want any point reason"  # noqa: SIM905
-    " way is are going gonna will we'll we're".split()
+    "i we you it think really actually need needs have has to should must want any point reason".split()  # noqa: SIM905
+)
+#: After "no way", also the words of what is to come ("No way we are going to revert it"): after any other negation
+#: they carry it across a clause typed without a comma ("Not really we are going to revert it": review52a F2).
+NO_WAY_BRIDGE = NEGATION_BRIDGE | frozenset(
+    "way is are going gonna will we'll we're".split()  # noqa: SIM905
 )
 #: Who a polite question may ask to revert besides the one asked (:func:`_asks_for`: "can we revert it?").
 ASKED_OF = frozenset({"we", "just"})

@@ -102,6 +102,9 @@ REVERT_ASKS = [
     "No you need to revert the max_connections fix, redis connections still pile up in the api logs",
     "no I think we should revert the max_connections fix, redis connections still pile up in the api logs",
     "I can't believe we have to revert the max_connections fix, redis connections still pile up in the api logs",
+    # (review52a F2: a negation of something else, its clause typed without a comma)
+    "Not really we are going to revert the max_connections fix, redis connections still pile up in the api logs",
+    "I don't want it we're going to revert the max_connections fix, redis connections still pile up in the logs",
 ]
 
 
