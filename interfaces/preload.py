@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import _imp
 import marshal
-import os
 import sys
+
+from ..core import oscalls
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -128,14 +129,14 @@ def _magic() -> bytes | None:
 def _compiled(name: str, folder: str, magic: bytes) -> tuple[str, str, bytes] | None:
     """Module ``name``'s source and ``.pyc`` paths in ``folder`` and the ``.pyc``'s bytes, if it is the source's as
     ``importlib`` checks it (the source's time and size); None where it is not, or either is missing."""
-    path = folder + os.sep + name.replace(".", os.sep)
-    head, tail = (path, "__init__") if name in PACKAGES else path.rsplit(os.sep, 1)
-    source = f"{head}{os.sep}{tail}.py"
-    cached = f"{head}{os.sep}__pycache__{os.sep}{tail}.{sys.implementation.cache_tag}.pyc"
+    path = folder + oscalls.sep + name.replace(".", oscalls.sep)
+    head, tail = (path, "__init__") if name in PACKAGES else path.rsplit(oscalls.sep, 1)
+    source = f"{head}{oscalls.sep}{tail}.py"
+    cached = f"{head}{oscalls.sep}__pycache__{oscalls.sep}{tail}.{sys.implementation.cache_tag}.pyc"
     try:
         with open(cached, "rb", buffering=0) as file:
             data = file.readall()
-        stat = os.stat(source)
+        stat = oscalls.stat(source)
     except OSError:
         return None
     # A timestamp .pyc's header: magic, flags 0, the source's modification time and size (PEP 552)
@@ -164,7 +165,7 @@ def _load(name: str, folder: str, magic: bytes) -> bool:
     package = name in PACKAGES
     module.__package__ = name if package else name.rpartition(".")[0]
     if package:
-        module.__path__ = [os.path.dirname(source)]
+        module.__path__ = [oscalls.dirname(source)]
     sys.modules[name] = module
     try:
         _run(module, source, data)
@@ -201,7 +202,7 @@ class _OnDemand:
         spec.cached = cached
         spec.has_location = True
         if name in PACKAGES:
-            spec.submodule_search_locations = [os.path.dirname(source)]
+            spec.submodule_search_locations = [oscalls.dirname(source)]
         return spec
 
     def create_module(self, spec: ModuleSpec) -> None:
@@ -224,8 +225,8 @@ def _load_c(name: str) -> bool:
             module = _imp.create_builtin(ModuleSpec(name, None, origin="built-in"))
             _imp.exec_builtin(module)
         else:
-            folder = next(path for path in sys.path if os.path.basename(path) == "lib-dynload")
-            path = os.path.join(folder, name + _imp.extension_suffixes()[0])
+            folder = next(path for path in sys.path if oscalls.basename(path) == "lib-dynload")
+            path = oscalls.join(folder, name + _imp.extension_suffixes()[0])
             module = _imp.create_dynamic(ModuleSpec(name, None, origin=path))
             _imp.exec_dynamic(module)
             module.__file__ = path
@@ -261,7 +262,7 @@ def ready_without_site(package: str) -> bool:
     folder.
     """
     global _folder
-    _folder = os.path.dirname(package)
+    _folder = oscalls.dirname(package)
     magic = _magic()
     if magic is not None:
         sys.meta_path.insert(0, _OnDemand(_folder, magic))
