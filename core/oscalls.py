@@ -58,6 +58,18 @@ __all__ = [
     "S_ISREG",
     "S_IWUSR",
     "S_IXUSR",
+    "PRIO_PROCESS",
+    "WNOHANG",
+    "get_inheritable",
+    "getpriority",
+    "pipe",
+    "setpriority",
+    "waitpid",
+    "write",
+    "POSIX_SPAWN_CLOSE",
+    "POSIX_SPAWN_DUP2",
+    "POSIX_SPAWN_OPEN",
+    "posix_spawn",
 ]
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -96,7 +108,12 @@ if sys.platform == "win32":  # pragma: no cover - the tests run on POSIX
         """``name in os.environ``."""
         return name in environ
 
+    def environment() -> dict[str, str]:
+        """``dict(os.environ)``."""
+        return dict(environ)
+
 else:
+    import posix as _posix
     from _stat import S_IMODE, S_ISDIR, S_ISLNK, S_ISREG, S_IWUSR, S_IXUSR
     from posix import (
         O_APPEND,
@@ -108,7 +125,9 @@ else:
         O_RDONLY,
         O_TRUNC,
         O_WRONLY,
+        PRIO_PROCESS,
         R_OK,
+        WNOHANG,
         X_OK,
         DirEntry,
         _exit,
@@ -118,26 +137,38 @@ else:
         fchmod,
         fspath,
         fstat,
+        get_inheritable,
         getcwd,
         geteuid,
         getpid,
+        getpriority,
         getuid,
         kill,
         listdir,
         lstat,
         mkdir,
         open,
+        pipe,
         read,
         readlink,
         scandir,
+        setpriority,
         stat,
         stat_result,
         strerror,
         unlink,
+        waitpid,
+        write,
     )
     from posix import environ as _environ
 
+    if hasattr(
+        _posix, "posix_spawn"
+    ):  # (what ``core/detached.py`` starts its process with, where the C library has it)
+        from posix import POSIX_SPAWN_CLOSE, POSIX_SPAWN_DUP2, POSIX_SPAWN_OPEN, posix_spawn
+
     sep = "/"
+    devnull = "/dev/null"
     _ENCODING = sys.getfilesystemencoding()
 
     def getenv(name: str, default: str = "") -> str:
@@ -149,6 +180,13 @@ else:
     def is_set(name: str) -> bool:
         """``name in os.environ``."""
         return name.encode(_ENCODING, "surrogateescape") in _environ
+
+    def environment() -> dict[str, str]:
+        """``dict(os.environ)``."""
+        return {
+            key.decode(_ENCODING, "surrogateescape"): value.decode(_ENCODING, "surrogateescape")
+            for key, value in _environ.items()
+        }
 
     def fdopen(fd: int, mode: str = "r", **kwargs: Any) -> IO[Any]:
         """``os.fdopen``: ``io.open`` of a descriptor, text in the locale's encoding unless one is given."""

@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 #: The modules importing every hook's module loads (``hooks/run.py``'s), in the order ``importlib`` finishes them:
-#: deja's, and the standard library's C modules (a name not of deja: built in, or a file in ``lib-dynload``).
+#: deja's, and the standard library's C modules (a name not of deja: built in, or a file in ``lib-dynload``). Not
+#: ``deja.core`` and ``deja.core.oscalls``: this module imports them (``os``'s calls, without ``os``).
 EVERY_HOOK = (
-    "deja.core",
     "deja.core.record",
     "deja.core.config",
     "deja.core.folders",
