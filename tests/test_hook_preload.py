@@ -89,11 +89,10 @@ def test_the_launcher_loads_a_recalling_prompts_modules_itself_and_answers_the_s
     again, by_importlib = _hook(launcher, {**PROMPT, "conversation_id": "preload-2"}, indexed_sample.env)
     assert again == first and "api.cache" in again["additional_context"]
     assert not preloaded & by_importlib
-    # nor any other of deja's but the launcher's own (the preloader, and the calls it makes without ``os``) and the
-    # session-start block (each conversation here is new): what opening the index loads is preloaded too
+    # nor any other of deja's but the launcher's own and the session-start block (each conversation here is new):
+    # what opening the index loads is preloaded too
     deja_by_importlib = {name for name in by_importlib if name.startswith("deja.")}
-    launchers = {"deja.interfaces", "deja.interfaces.preload", "deja.core", "deja.core.oscalls"}
-    assert deja_by_importlib == {*launchers, "deja.hooks.context"}
+    assert deja_by_importlib == {"deja.interfaces", "deja.interfaces.preload", "deja.hooks.context"}
 
     source = site / "deja" / "core" / "search.py"
     source.write_text(source.read_text() + "\n# changed after it was compiled\n")
@@ -264,7 +263,7 @@ def test_a_module_a_hook_imports_beyond_its_list_is_loaded_from_its_pyc_too(
     assert again == first
     beyond = {"deja.core.errors", "deja.core.destructive", "deja.hooks.scope", "deja.hooks.context"}
     assert beyond <= set(loaders) and not set(loaders) & {*EVERY_HOOK, *HOOK_MODULES["hook-tool"]}
-    launchers_own = {"deja.interfaces", "deja.interfaces.preload", "deja.core", "deja.core.oscalls"}
+    launchers_own = {"deja.interfaces", "deja.interfaces.preload"}
     assert {name: loader for name, loader in loaders.items() if name not in launchers_own} == dict.fromkeys(
         loaders.keys() - launchers_own, "_OnDemand"
     )
