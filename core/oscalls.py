@@ -296,12 +296,11 @@ else:
             return path
         end = path.find("/", 1)
         end = len(path) if end < 0 else end
-        home = getenv("HOME") if end == 1 else None
-        if home is None:
+        if end != 1 or not is_set("HOME"):
             import posixpath
 
             return posixpath.expanduser(path)
-        return (home.rstrip("/") + path[end:]) or "/"
+        return (getenv("HOME").rstrip("/") + path[end:]) or "/"
 
     def realpath(path: StrPath) -> str:
         """``os.path.realpath``, where no link lies on the path's way (what a hook's folders are); else
