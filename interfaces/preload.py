@@ -15,6 +15,8 @@ Under ``python -X importtime`` it loads nothing, so that what a hook imports is 
 the tests that pin what hooks load).
 """
 
+from __future__ import annotations
+
 import _imp
 import marshal
 import sys
@@ -36,11 +38,9 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 #: The modules importing every hook's module loads (``hooks/run.py``'s), in the order ``importlib`` finishes them:
-#: deja's, and the standard library's C modules (a name not of deja: built in, or a file in ``lib-dynload``) and
-#: ``__future__`` (``STANDARD_SOURCES``).
+#: deja's, and the standard library's C modules (a name not of deja: built in, or a file in ``lib-dynload``).
 EVERY_HOOK = (
     "deja.core",
-    "__future__",
     "_stat",
     "deja.core.oscalls",
     "deja.core.record",
@@ -60,10 +60,6 @@ EVERY_HOOK = (
     "deja.hooks.call",
     "select",  # (``hooks/run.py`` imports it as it reads the event, before the hook's module)
 )
-#: The standard library's modules of Python among them, each loaded from its ``.pyc`` as deja's are: ``__future__``,
-#: which every deja module's ``from __future__ import annotations`` imports (0.5 M instructions through ``importlib``,
-#: whose finder first lists the standard library's folder; so not in this module, nor in ``hook.py``).
-STANDARD_SOURCES = frozenset({"__future__"})
 #: The packages among them (an ``__init__.py`` each).
 PACKAGES = frozenset({"deja.core", "deja.hooks", "deja.interfaces", "deja.core.index"})
 _ANSWERING = ("deja.core.remembered", "deja.core.keys")
@@ -125,14 +121,7 @@ def preload(command: str, folder: str) -> None:
     for name in (*EVERY_HOOK, *HOOK_MODULES.get(command, ())):
         if name in sys.modules:
             continue
-        if name.startswith("deja."):
-            loaded = _load(name, folder, magic)
-        elif name in STANDARD_SOURCES:
-            standard = _dynload_folder()
-            loaded = bool(standard) and _load(name, _parent(standard), magic)
-        else:
-            loaded = _load_c(name)
-        if not loaded:
+        if not (_load(name, folder, magic) if name.startswith("deja.") else _load_c(name)):
             return
 
 
@@ -167,7 +156,7 @@ def _compiled(name: str, folder: str, magic: bytes) -> tuple[str, str, bytes] | 
     return source, cached, data
 
 
-def _run(module: "ModuleType", source: str, data: bytes) -> None:
+def _run(module: ModuleType, source: str, data: bytes) -> None:
     """Run a ``.pyc``'s code in ``module``, as ``importlib`` would."""
     code = marshal.loads(memoryview(data)[16:])
     # (as importlib does: a traceback names the file the module was loaded from, not the one it was compiled from)
@@ -195,8 +184,7 @@ def _load(name: str, folder: str, magic: bytes) -> bool:
         del sys.modules[name]
         return False
     parent, _, child = name.rpartition(".")
-    if parent:
-        setattr(sys.modules[parent], child, module)
+    setattr(sys.modules[parent], child, module)
     return True
 
 
@@ -210,7 +198,7 @@ class _OnDemand:
         self.folder = folder
         self.magic = magic
 
-    def find_spec(self, name: str, path: object = None, target: object = None) -> "ModuleSpec | None":
+    def find_spec(self, name: str, path: object = None, target: object = None) -> ModuleSpec | None:
         """Module ``name``'s spec, from its ``.pyc``, where it is deja's and that ``.pyc`` is the source's."""
         if not name.startswith("deja."):
             return None
@@ -228,11 +216,11 @@ class _OnDemand:
             spec.submodule_search_locations = [_parent(source)]
         return spec
 
-    def create_module(self, spec: "ModuleSpec") -> None:
+    def create_module(self, spec: ModuleSpec) -> None:
         """None: ``importlib`` makes the module as for any other."""
         return None
 
-    def exec_module(self, module: "ModuleType") -> None:
+    def exec_module(self, module: ModuleType) -> None:
         """Run the module's ``.pyc`` in it (``find_spec`` read it)."""
         source, data = module.__spec__.loader_state  # type: ignore[union-attr]  # (find_spec's spec)
         _run(module, source, data)
@@ -248,9 +236,7 @@ def _load_c(name: str) -> bool:
             module = _imp.create_builtin(ModuleSpec(name, None, origin="built-in"))
             _imp.exec_builtin(module)
         else:
-            folder = _dynload_folder()
-            if not folder:
-                return False
+            folder = next(path for path in sys.path if path.rpartition(SEP)[2] == "lib-dynload")
             path = folder + SEP + name + _imp.extension_suffixes()[0]
             module = _imp.create_dynamic(ModuleSpec(name, None, origin=path))
             _imp.exec_dynamic(module)
@@ -259,12 +245,6 @@ def _load_c(name: str) -> bool:
         return False
     sys.modules[name] = module
     return True
-
-
-def _dynload_folder() -> str:
-    """The standard library's folder of C modules (``lib-dynload``, in the standard library's own folder); "" where
-    ``sys.path`` has none."""
-    return next((path for path in sys.path if path.rpartition(SEP)[2] == "lib-dynload"), "")
 
 
 def _parent(path: str) -> str:
