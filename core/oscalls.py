@@ -114,7 +114,6 @@ if sys.platform == "win32":  # pragma: no cover - the tests run on POSIX
 
 else:
     import posix as _posix
-    from _stat import S_IMODE, S_ISDIR, S_ISLNK, S_ISREG, S_IWUSR, S_IXUSR
     from posix import (
         O_APPEND,
         O_CREAT,
@@ -169,6 +168,29 @@ else:
 
     sep = "/"
     devnull = "/dev/null"
+
+    # A file's type and permission bits in ``st_mode``, as POSIX numbers them (``stat``'s, without importing ``_stat``:
+    # 0.2 M instructions a hook)
+    S_IWUSR = 0o200
+    S_IXUSR = 0o100
+    _S_IFMT = 0o170000
+
+    def S_IMODE(mode: int) -> int:
+        """``stat.S_IMODE``: the permission bits."""
+        return mode & 0o7777
+
+    def S_ISDIR(mode: int) -> bool:
+        """``stat.S_ISDIR``."""
+        return mode & _S_IFMT == 0o040000
+
+    def S_ISREG(mode: int) -> bool:
+        """``stat.S_ISREG``."""
+        return mode & _S_IFMT == 0o100000
+
+    def S_ISLNK(mode: int) -> bool:
+        """``stat.S_ISLNK``."""
+        return mode & _S_IFMT == 0o120000
+
     _ENCODING = sys.getfilesystemencoding()
 
     def getenv(name: str, default: str = "") -> str:

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 #: deja's, and the standard library's C modules (a name not of deja: built in, or a file in ``lib-dynload``).
 EVERY_HOOK = (
     "deja.core",
-    "_stat",
     "deja.core.oscalls",
     "deja.core.record",
     "deja.core.config",

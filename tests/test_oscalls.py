@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from itertools import product
 from pathlib import Path
 
@@ -84,3 +85,13 @@ def test_a_descriptor_opens_as_os_fdopen_opens_it(tmp_path: Path) -> None:
                 theirs.read(),
                 theirs.encoding if "b" not in mode else "",
             )
+
+
+def test_a_files_type_and_mode_are_read_as_stat_reads_them(disk: Path) -> None:
+    """From each kind of file there is here: a folder, a file, a link, a FIFO, a character device."""
+    os.mkfifo(disk / "fifo")
+    modes = {os.lstat(path).st_mode for path in (disk / "real", disk / "real" / "file", disk / "link", disk / "fifo")}
+    for mode in (*modes, os.stat("/dev/null").st_mode, 0o4755 | stat.S_IFREG, 0o1777 | stat.S_IFDIR):
+        for name in ("S_IMODE", "S_ISDIR", "S_ISREG", "S_ISLNK"):
+            assert getattr(oscalls, name)(mode) == getattr(stat, name)(mode), (name, oct(mode))
+    assert (oscalls.S_IWUSR, oscalls.S_IXUSR) == (stat.S_IWUSR, stat.S_IXUSR)
