@@ -11,9 +11,9 @@ so the file is only stat'ed when nothing changed since the last read, and
 
 from __future__ import annotations
 
-import os
 import time
 
+from . import oscalls
 from .record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -66,11 +66,11 @@ class ConfigError(ValueError):
 
 def config_path() -> str:
     """``${XDG_CONFIG_HOME:-~/.config}/deja/config.toml``."""
-    given = (os.environ.get("XDG_CONFIG_HOME", "").strip(), os.path.expanduser("~"))
+    given = (oscalls.getenv("XDG_CONFIG_HOME", "").strip(), oscalls.expanduser("~"))
     path = _CONFIG_PATHS.get(given)
     if path is None:  # (built once per XDG_CONFIG_HOME and home folder: indexing asks for a setting per message text)
-        base = folder_variable("XDG_CONFIG_HOME") or os.path.join(given[1], ".config")
-        path = _CONFIG_PATHS[given] = os.path.join(base, "deja", "config.toml")
+        base = folder_variable("XDG_CONFIG_HOME") or oscalls.join(given[1], ".config")
+        path = _CONFIG_PATHS[given] = oscalls.join(base, "deja", "config.toml")
     return path
 
 
@@ -79,16 +79,16 @@ _CONFIG_PATHS: dict[tuple[str, str], str] = {}
 
 def expand_folder(text: str) -> str:
     """A folder as a person writes it in a setting or a variable: ``~`` expanded, tidied (``a//b/./`` is ``a/b``)."""
-    return os.path.normpath(os.path.expanduser(text.strip()))
+    return oscalls.normpath(oscalls.expanduser(text.strip()))
 
 
 def folder_variable(name: str) -> str:
     """The folder the environment variable ``name`` names (:func:`expand_folder`), or "" when it is unset; or when
     an ``XDG_*`` variable names a relative one, which the XDG Base Directory spec says to ignore (it would be
     another folder wherever deja runs)."""
-    value = os.environ.get(name, "").strip()
+    value = oscalls.getenv(name, "").strip()
     folder = expand_folder(value) if value else ""
-    return "" if name.startswith("XDG_") and not os.path.isabs(folder) else folder
+    return "" if name.startswith("XDG_") and not oscalls.isabs(folder) else folder
 
 
 #: How long a file read stays good without another stat (indexing asks once per message text).
@@ -115,7 +115,7 @@ def read_file(path: str | None = None) -> tuple[dict[str, Any], str]:
     if _last is not None and _last.path == path and now - _last.checked < RECHECK_SECONDS:
         return _last.table, _last.error
     try:
-        st = os.stat(path)
+        st = oscalls.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         _last = _Read(path, None, now, {}, "")
         return {}, ""
@@ -145,7 +145,7 @@ def _unreadable(path: str, exc: OSError) -> str:
     if isinstance(exc, PermissionError):
         from .regular_files import readable_command
 
-        fix = readable_command([path], own=[os.path.dirname(path)])
+        fix = readable_command([path], own=[oscalls.dirname(path)])
         return f"cannot read {path} (Permission denied): `{fix}` makes it readable"
     return f"cannot read {path} ({exc.strerror or exc})"
 
@@ -171,7 +171,7 @@ def bad_file_value() -> str:
     otherwise recall with the default. A variable set in the environment wins over the file's value, as ever."""
     table, _ = read_file()
     for key, setting in SETTINGS.items():
-        if key in table and not os.environ.get(setting.variable, "").strip():
+        if key in table and not oscalls.getenv(setting.variable, "").strip():
             try:
                 parse(setting, table[key])
             except ConfigError as exc:
@@ -290,7 +290,7 @@ def variable_value(setting: Setting, value: str) -> str:
 def _absolute(setting: Setting, value: Any, raw: Any) -> Any:
     """``value``, unless it is a relative folder: one that names another folder wherever deja runs (a hook runs in
     ``~/.cursor``), so each would keep an index of its own. ``deja config set`` makes one absolute as it writes it."""
-    if setting.kind == "path" and not os.path.isabs(value):
+    if setting.kind == "path" and not oscalls.isabs(value):
         from .redaction import PATH_CHARS, refused
 
         raise ConfigError(
@@ -305,8 +305,7 @@ def resolve(key: str, environment: bool | Mapping[str, str] = True) -> Resolved:
     with a mapping, what a process gets with those variables alone, such as deja's MCP server given an ``env`` in
     mcp.json)."""
     setting = SETTINGS[key]
-    variables = os.environ if environment is True else environment or {}
-    raw = variables.get(setting.variable, "")
+    raw = oscalls.getenv(setting.variable) if environment is True else (environment or {}).get(setting.variable, "")
     problem = ""
     if raw.strip():
         try:
@@ -330,9 +329,13 @@ def relative_variable(setting: Setting, environment: Mapping[str, str] | None = 
     (``relative_folder``). Ignoring it (as ``resolve`` does) put the index in the default home in silence
     (review17), or read the default Cursor folders where the variable named others. ``deja config set home`` is
     asked in one folder, once: it makes a relative folder absolute."""
-    variables = os.environ if environment is None else environment
-    raw = variables.get(setting.variable, "").strip() if setting.kind == "path" else ""
-    if not raw or os.path.isabs(expand_folder(raw)):
+    if setting.kind != "path":
+        raw = ""
+    elif environment is None:
+        raw = oscalls.getenv(setting.variable).strip()
+    else:
+        raw = environment.get(setting.variable, "").strip()
+    if not raw or oscalls.isabs(expand_folder(raw)):
         return ""
     return f"{setting.variable}={raw} is relative: it would be another folder wherever deja runs"
 
@@ -391,8 +394,8 @@ def checked(key: str, raw: str) -> Any:
     setting = _setting(key)
     value = parse(setting, raw)
     if setting.kind == "path":  # hooks run in ~/.cursor: a relative folder would mean something else there
-        value = os.path.abspath(value)
-        if key != "home" and not os.path.isdir(value):  # deja's home is made when needed; Cursor's folders are not
+        value = oscalls.abspath(value)
+        if key != "home" and not oscalls.isdir(value):  # deja's home is made when needed; Cursor's folders are not
             raise ConfigError(f"{key}: {echoed(value, PATH_CHARS)} is not a folder; give Cursor's existing folder")
         if part := file_in_path(value):
             raise ConfigError(f"{key}: {echoed(part, PATH_CHARS)} is a file, not a folder; give a folder path")
@@ -423,9 +426,9 @@ def file_in_path(folder: str) -> str:
     """``folder``, or the nearest folder above it that exists, when that is a file: no folder can ever be made at
     ``folder`` then; "" when none is."""
     part = folder
-    while not os.path.exists(part) and os.path.dirname(part) != part:
-        part = os.path.dirname(part)
-    return part if os.path.exists(part) and not os.path.isdir(part) else ""
+    while not oscalls.exists(part) and oscalls.dirname(part) != part:
+        part = oscalls.dirname(part)
+    return part if oscalls.exists(part) and not oscalls.isdir(part) else ""
 
 
 def unset_value(key: str, path: str | None = None) -> bool:
@@ -480,7 +483,7 @@ def _write(path: str, table: dict[str, Any], key: str) -> None:
         kept = False
     if not kept:
         edited = "\n".join([HEADER, *(f"{k} = {_rendered(v)}" for k, v in table.items())]) + "\n"
-    private_dir(os.path.dirname(path))  # deja's own folder: 0700 whatever the umask
+    private_dir(oscalls.dirname(path))  # deja's own folder: 0700 whatever the umask
     replace_private(path, edited.encode("utf-8"), sync=True)
 
 

@@ -19,8 +19,9 @@ on its next start, so it leaves no zombie behind.
 
 from __future__ import annotations
 
-import os
 import sys
+
+from . import oscalls
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
@@ -40,18 +41,18 @@ def start(argv: list[str], *, stdin: bytes = b"", env: Mapping[str, str] | None 
     """Start ``argv`` detached, ``stdin`` on its standard input; its pid. Raises OSError when it cannot start."""
     for pid in list(_spawned):
         running(pid)  # reap what has ended
-    environment = dict(os.environ if env is None else env)
-    read, write = os.pipe() if stdin else (None, None)
+    environment = oscalls.environment() if env is None else dict(env)
+    read, write = oscalls.pipe() if stdin else (None, None)
     try:
-        spawned = _spawn(argv, environment, read) if hasattr(os, "posix_spawn") else None
+        spawned = _spawn(argv, environment, read) if hasattr(oscalls, "posix_spawn") else None
         pid = spawned if spawned is not None else _popen(argv, environment, read)
     except BaseException:
         if write is not None:
-            os.close(write)
+            oscalls.close(write)
         raise
     finally:
         if read is not None:
-            os.close(read)
+            oscalls.close(read)
     lower_priority(pid, own_session=True)
     if write is not None:
         _feed(write, stdin)
@@ -68,20 +69,20 @@ def lower_priority(pid: int, *, own_session: bool) -> None:
     privilege; where it cannot be set the process runs as it is.
     """
     try:
-        os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE))
+        oscalls.setpriority(oscalls.PRIO_PROCESS, pid, min(19, oscalls.getpriority(oscalls.PRIO_PROCESS, 0) + NICE))
     except (AttributeError, OSError):  # no such call (Windows, which has no autogroups either), or it has ended
         return
     if own_session:
         try:
-            group = os.open(f"/proc/{pid}/autogroup", os.O_WRONLY)
+            group = oscalls.open(f"/proc/{pid}/autogroup", oscalls.O_WRONLY)
         except OSError:  # no autogroups here (or the process has ended)
             return
         try:
-            os.write(group, b"%d" % NICE)
+            oscalls.write(group, b"%d" % NICE)
         except OSError:
             pass
         finally:
-            os.close(group)
+            oscalls.close(group)
 
 
 def python_module(module: str, *args: str) -> list[str]:
@@ -112,7 +113,7 @@ def running(pid: int) -> bool:
         del _popened[pid]
         return False
     try:
-        ended, _ = os.waitpid(pid, os.WNOHANG)
+        ended, _ = oscalls.waitpid(pid, oscalls.WNOHANG)
     except ChildProcessError:
         ended = pid
     if ended:
@@ -124,13 +125,15 @@ def _spawn(argv: list[str], env: dict[str, str], stdin: int | None) -> int | Non
     """``argv`` started by ``os.posix_spawn`` with ``stdin`` as its fd 0; None where the C library cannot give it a
     session of its own."""
     actions = [
-        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0) if stdin is None else (os.POSIX_SPAWN_DUP2, stdin, 0),
-        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_DUP2, 1, 2),
-        *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable()),
+        (oscalls.POSIX_SPAWN_OPEN, 0, oscalls.devnull, oscalls.O_RDONLY, 0)
+        if stdin is None
+        else (oscalls.POSIX_SPAWN_DUP2, stdin, 0),
+        (oscalls.POSIX_SPAWN_OPEN, 1, oscalls.devnull, oscalls.O_WRONLY, 0),
+        (oscalls.POSIX_SPAWN_DUP2, 1, 2),
+        *((oscalls.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable()),
     ]
     try:
-        pid = os.posix_spawn(argv[0], argv, env, file_actions=actions, setsid=True)
+        pid = oscalls.posix_spawn(argv[0], argv, env, file_actions=actions, setsid=True)
     except NotImplementedError:
         return None
     _spawned.add(pid)
@@ -141,13 +144,13 @@ def _inheritable() -> list[int]:
     """This process's descriptors above 2 that a child would inherit (Python's own are not inheritable)."""
     for listing in ("/proc/self/fd", "/dev/fd"):
         try:
-            names = os.listdir(listing)
+            names = oscalls.listdir(listing)
         except OSError:
             continue
         found = []
         for name in names:
             try:
-                if int(name) > 2 and os.get_inheritable(int(name)):
+                if int(name) > 2 and oscalls.get_inheritable(int(name)):
                     found.append(int(name))
             except (ValueError, OSError):  # the listing's own descriptor, closed by now
                 pass
@@ -176,8 +179,8 @@ def _feed(pipe: int, data: bytes) -> None:
     is no error."""
     try:
         while data:
-            data = data[os.write(pipe, data) :]
+            data = data[oscalls.write(pipe, data) :]
     except BrokenPipeError:
         return
     finally:
-        os.close(pipe)
+        oscalls.close(pipe)

@@ -8,13 +8,13 @@ Unset, a point costs one dictionary lookup.
 
 from __future__ import annotations
 
-import os
+from . import oscalls
 
 _passes: dict[str, int] = {}
 
 
 def point(name: str) -> None:
-    spec = os.environ.get("DEJA_FAULT")
+    spec = oscalls.getenv("DEJA_FAULT")
     if not spec:
         return
     wanted, _, nth = spec.partition("@")
@@ -24,5 +24,5 @@ def point(name: str) -> None:
     if _passes[name] == (int(nth) if nth.isdigit() else 1):
         import signal  # here, not at the top: its import builds enums that every hook would pay for
 
-        stop = os.environ.get("DEJA_FAULT_SIGNAL", "").upper() == "STOP"
-        os.kill(os.getpid(), signal.SIGSTOP if stop else signal.SIGKILL)
+        stop = oscalls.getenv("DEJA_FAULT_SIGNAL", "").upper() == "STOP"
+        oscalls.kill(oscalls.getpid(), signal.SIGSTOP if stop else signal.SIGKILL)

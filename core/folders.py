@@ -23,10 +23,9 @@ compared instead would cost a ``realpath`` per chat on a read's cheap check.
 
 from __future__ import annotations
 
-import os
 import sys
 
-from . import config
+from . import config, oscalls
 
 #: What a hook imports from outside the standard library (``tests/test_layers.py`` checks it).
 HOOK_DEPENDENCIES = ("Stemmer",)
@@ -39,9 +38,9 @@ def launcher_folder(package: str) -> str | None:
     The hook launcher (``interfaces/hook.py``, started with ``-I -S``) skips ``site`` where this is a folder, and
     the installers write that launcher only then: one answer for both, so no hook is written that cannot start.
     """
-    if os.path.basename(package) != "deja":
+    if oscalls.basename(package) != "deja":
         return None
-    folder = os.path.dirname(package)
+    folder = oscalls.dirname(package)
     # The import system's own finder (``importlib.machinery.PathFinder``, from the module the interpreter started
     # with: importing ``importlib`` would load ``warnings`` too). Its listing of the folder serves the imports after.
     from _frozen_importlib_external import PathFinder
@@ -60,11 +59,11 @@ def setting(key: str, environment: bool = True) -> str:
 
 def home() -> str:
     """The user's home folder (as ``HOME`` names it, tidied: no trailing slash)."""
-    return os.path.normpath(os.path.expanduser("~"))
+    return oscalls.normpath(oscalls.expanduser("~"))
 
 
 def home_spellings() -> tuple[str, str]:
-    """The home folder as ``HOME`` names it and where its links lead (``os.path.realpath``): a folder below a home
+    """The home folder as ``HOME`` names it and where its links lead (``oscalls.realpath``): a folder below a home
     reached through a link (``/home/alice`` a link to ``/data/alice``) may be named either way, and the home folder
     is the project of no folder below it, whichever spelling names it (``Index.nearest_project``, ``--project``)."""
     folder = home()
@@ -76,11 +75,11 @@ _PATH_MAX = 4096
 
 
 def real_folder(folder: str) -> str:
-    """``folder`` with the links on its way followed (``os.path.realpath``), as the disk has them now. One that
+    """``folder`` with the links on its way followed (``oscalls.realpath``), as the disk has them now. One that
     ``realpath`` cannot take (a NUL byte a store or a setting kept, a loop) is kept as it is, so that none stops a
     build or a hook; so is one longer than any path (``realpath``'s time grows with the square of its parts)."""
     try:
-        return os.path.realpath(folder) if len(folder) <= _PATH_MAX else folder
+        return oscalls.realpath(folder) if len(folder) <= _PATH_MAX else folder
     except (OSError, ValueError):
         return folder
 
@@ -89,10 +88,12 @@ def missing_home() -> str:
     """The home folder when it does not exist and deja's own would be made in it (``deja_home``); else "". An
     index set elsewhere (``DEJA_HOME``, ``XDG_CACHE_HOME``, the config's ``home``) is not asked about."""
     folder = home()
-    if os.path.isdir(folder):
+    if oscalls.isdir(folder):
         return ""
-    home_folder = os.path.abspath(folder)  # (a relative HOME is taken in the current folder, as a shell takes it)
-    return folder if os.path.commonpath([os.path.abspath(deja_home()), home_folder]) == home_folder else ""
+    home_folder = oscalls.abspath(folder)  # (a relative HOME is taken in the current folder, as a shell takes it)
+    import os  # (a hook asks no missing home: it never imports os)
+
+    return folder if os.path.commonpath([oscalls.abspath(deja_home()), home_folder]) == home_folder else ""
 
 
 def cursor_config_dir() -> str:
@@ -100,14 +101,14 @@ def cursor_config_dir() -> str:
     A relative value (``relative_cursor_config_dir``) is taken as unset: install and uninstall refuse it, and a hook,
     started in whatever folder Cursor chooses, cannot tell which folder it meant; to the hook ``~/.cursor`` stays
     Cursor's own folder, never a project (it took the value as a folder no path is in, so ``~/.cursor`` was one)."""
-    return _absolute_cursor_config_dir() or os.path.join(home(), ".cursor")
+    return _absolute_cursor_config_dir() or oscalls.join(home(), ".cursor")
 
 
 def missing_cursor_config_dir() -> str:
     """The folder an absolute ``CURSOR_CONFIG_DIR`` names when there is none there, else "": a typo, where
     cursor-agent keeps nothing and ``deja install`` would make it in silence (trial46 F3)."""
     folder = _absolute_cursor_config_dir()
-    return folder if folder and not os.path.isdir(folder) else ""
+    return folder if folder and not oscalls.isdir(folder) else ""
 
 
 def _absolute_cursor_config_dir() -> str:
@@ -121,8 +122,8 @@ def relative_cursor_config_dir() -> str:
     uninstall refuse it, doctor names it. So is a ``~`` no shell expanded (``CURSOR_CONFIG_DIR='~/cfg'``: a shell
     leaves a quoted one as it is, and what reads the variable as a path, as Cursor may, gets a folder named ``~``
     in its own; deja wired ``$HOME/cfg``: review46f L3)."""
-    raw = os.environ.get("CURSOR_CONFIG_DIR", "").strip()
-    return raw if raw and (raw.startswith("~") or not os.path.isabs(raw)) else ""
+    raw = oscalls.getenv("CURSOR_CONFIG_DIR", "").strip()
+    return raw if raw and (raw.startswith("~") or not oscalls.isabs(raw)) else ""
 
 
 def relative_cursor_config_dir_problem(raw: str) -> str:
@@ -147,12 +148,12 @@ def moving_root_variables() -> list[str]:
     """Those of ``ROOT_VARIABLES`` this environment sets to another folder than the one they stand for unset
     (``~/.cursor``; ``~/.config`` for ``XDG_CONFIG_HOME``): one set to its default moves nothing, and doctor told
     people to start Cursor with it (trial45 F3)."""
-    default = {"XDG_CONFIG_HOME": os.path.join(home(), ".config")}
+    default = {"XDG_CONFIG_HOME": oscalls.join(home(), ".config")}
     return [
         name
         for name in ROOT_VARIABLES
         if (value := config.folder_variable(name))
-        and real_folder(value) != real_folder(default.get(name, os.path.join(home(), ".cursor")))
+        and real_folder(value) != real_folder(default.get(name, oscalls.join(home(), ".cursor")))
     ]
 
 
@@ -162,7 +163,7 @@ def _root_folder_variable(name: str, environment: bool) -> str:
 
 def cursor_data_dir(environment: bool = True) -> str:
     """``${CURSOR_DATA_DIR:-~/.cursor}``: where cursor-agent writes ``projects/*/agent-transcripts``."""
-    return _root_folder_variable("CURSOR_DATA_DIR", environment) or os.path.join(home(), ".cursor")
+    return _root_folder_variable("CURSOR_DATA_DIR", environment) or oscalls.join(home(), ".cursor")
 
 
 def cursor_agent_chats_root(environment: bool = True) -> str:
@@ -173,7 +174,7 @@ def cursor_agent_chats_root(environment: bool = True) -> str:
     """
     xdg = _root_folder_variable("XDG_CONFIG_HOME", environment)
     return _root_folder_variable("CURSOR_CONFIG_DIR", environment) or (
-        os.path.join(xdg, "cursor") if xdg else os.path.join(home(), ".cursor")
+        oscalls.join(xdg, "cursor") if xdg else oscalls.join(home(), ".cursor")
     )
 
 
@@ -201,21 +202,21 @@ def cli_roots(environment: bool = True) -> list[str]:
     if override:
         return [real_folder(override)]
     xdg = _root_folder_variable("XDG_CONFIG_HOME", environment)
-    xdg_default = os.path.join(home(), ".config", "cursor")
+    xdg_default = oscalls.join(home(), ".config", "cursor")
     found = [
         cursor_data_dir(environment),
         cursor_agent_chats_root(environment),
-        os.path.join(xdg, "cursor") if xdg else "",
-        xdg_default if os.path.isdir(xdg_default) else "",
-        os.path.join(home(), ".cursor"),
+        oscalls.join(xdg, "cursor") if xdg else "",
+        xdg_default if oscalls.isdir(xdg_default) else "",
+        oscalls.join(home(), ".cursor"),
     ]
     return list(dict.fromkeys(real_folder(root) for root in found if root))
 
 
 def deja_home(environment: bool = True) -> str:
     """``${DEJA_HOME:-${XDG_CACHE_HOME:-~/.cache}/deja}``: the index, hook state and logs."""
-    return setting("home", environment) or os.path.join(
-        config.folder_variable("XDG_CACHE_HOME") or os.path.join(home(), ".cache"), "deja"
+    return setting("home", environment) or oscalls.join(
+        config.folder_variable("XDG_CACHE_HOME") or oscalls.join(home(), ".cache"), "deja"
     )
 
 
@@ -236,14 +237,14 @@ def ide_user_folder(platform: str | None = None, environment: bool = True) -> st
         return user_folder(override)
     platform = platform or sys.platform
     if platform == "darwin":
-        return os.path.join(home(), "Library", "Application Support", "Cursor", "User")
+        return oscalls.join(home(), "Library", "Application Support", "Cursor", "User")
     if platform.startswith("win"):
-        appdata = config.folder_variable("APPDATA") or os.path.join(home(), "AppData", "Roaming")
-        return os.path.join(appdata, "Cursor", "User")
+        appdata = config.folder_variable("APPDATA") or oscalls.join(home(), "AppData", "Roaming")
+        return oscalls.join(appdata, "Cursor", "User")
     xdg = config.folder_variable("XDG_CONFIG_HOME")
-    if xdg and os.path.isdir(os.path.join(xdg, "Cursor", "User")):
-        return os.path.join(xdg, "Cursor", "User")
-    return os.path.join(home(), ".config", "Cursor", "User")
+    if xdg and oscalls.isdir(oscalls.join(xdg, "Cursor", "User")):
+        return oscalls.join(xdg, "Cursor", "User")
+    return oscalls.join(home(), ".config", "Cursor", "User")
 
 
 #: The folder of the editor's global database, in its ``User`` folder: Cursor keeps no ``workspace.json`` there.
@@ -260,10 +261,10 @@ def user_folder(root: str) -> str:
     setting can mean. Read as written, every chat of the editor went missing with no word (doctor: "nothing
     there"), Cursor's logs were looked for beside ``Cursor``, and every hook and MCP answer lacked them.
     """
-    if any(os.path.isdir(os.path.join(root, name)) for name in _STORAGE):
+    if any(oscalls.isdir(oscalls.join(root, name)) for name in _STORAGE):
         return root
-    user = os.path.join(root, "User")
-    return user if any(os.path.isdir(os.path.join(user, name)) for name in _STORAGE) else root
+    user = oscalls.join(root, "User")
+    return user if any(oscalls.isdir(oscalls.join(user, name)) for name in _STORAGE) else root
 
 
 #: The files and folders in Cursor's folders this process passed over because their names are not UTF-8 (a Latin-1
@@ -289,14 +290,14 @@ def ide_databases(root: str | None = None) -> list[str]:
     """``globalStorage/state.vscdb`` and every ``workspaceStorage/*/state.vscdb`` that is a file, the workspaces
     in the order of their folders' names."""
     root = root or ide_user_root()
-    workspaces = os.path.join(root, "workspaceStorage")
+    workspaces = oscalls.join(root, "workspaceStorage")
     try:
-        names = sorted(name for name in os.listdir(workspaces) if utf8_named(os.path.join(workspaces, name), name))
+        names = sorted(name for name in oscalls.listdir(workspaces) if utf8_named(oscalls.join(workspaces, name), name))
     except OSError:
         names = []
-    found = [os.path.join(root, GLOBAL_STORAGE, "state.vscdb")]
-    found += [os.path.join(workspaces, name, "state.vscdb") for name in names]
-    return [db for db in found if os.path.isfile(db)]
+    found = [oscalls.join(root, GLOBAL_STORAGE, "state.vscdb")]
+    found += [oscalls.join(workspaces, name, "state.vscdb") for name in names]
+    return [db for db in found if oscalls.isfile(db)]
 
 
 def include_subagents() -> bool:
@@ -320,6 +321,8 @@ def not_utf8_root() -> str:
             try:
                 root.encode("utf-8")
             except UnicodeEncodeError:
+                import os  # (only a name not in UTF-8 gets here)
+
                 return os.fsencode(root).decode("utf-8", "backslashreplace")
     return ""
 
@@ -340,6 +343,6 @@ def missing_overrides() -> list[tuple[str, str]]:
             config.SETTINGS[key].variable if config.resolve(key).source == "env" else f"{key} in {config.config_path()}"
         )
         path = setting(key)
-        if path and not os.path.isdir(path):
+        if path and not oscalls.isdir(path):
             missing.append((name, path))
     return missing

@@ -6,9 +6,9 @@ Their postings are ordered newest first rather than by relevance.
 
 from __future__ import annotations
 
-import os
 import time
 
+from . import oscalls
 from .folders import home_spellings, real_folder
 from .remembered import Remembered
 
@@ -172,9 +172,9 @@ def project_spelling(project_dir_or_name: str) -> str:
 
         return ntpath.normpath(text).replace("\\", "/").rstrip("/").lower()
     if text == "~" or text.startswith(("~/", "~\\")):
-        text = os.path.expanduser(text)
+        text = oscalls.expanduser(text)
     elif text in (".", "..") or text.startswith(_RELATIVE) or ("/" in text and not text.startswith("/")):
-        text = os.path.abspath(text)
+        text = oscalls.abspath(text)
     if text.startswith("/"):
         text = resolved_folder(text)
     return readable_path(text).rstrip("/").lower()
@@ -205,9 +205,9 @@ def call_folder(args: dict, project_dir: str) -> str:
     folder), else the project's folder; "" when neither is known."""
     for field in FOLDER_FIELDS:
         given = args.get(field)
-        folder = os.path.expanduser(given.strip()) if isinstance(given, str) else ""
+        folder = oscalls.expanduser(given.strip()) if isinstance(given, str) else ""
         if folder and not folder.startswith(("/", "\\")) and ":" not in folder[:3]:  # (C:\ on Windows)
-            folder = os.path.normpath(os.path.join(project_dir, folder)) if project_dir else ""
+            folder = oscalls.normpath(oscalls.join(project_dir, folder)) if project_dir else ""
         if folder:
             return folder.rstrip("/") or "/"
     return project_dir
@@ -235,14 +235,16 @@ def seen_from(folder: str, here: str) -> str:
         return ""
     if not within(folder, here):
         return folder
-    path = os.path.relpath(os.path.normpath(folder), os.path.normpath(here))
+    import os  # (a hook shows no relative folder: it never imports os)
+
+    path = os.path.relpath(oscalls.normpath(folder), oscalls.normpath(here))
     if not path.startswith(".."):
         return path
     # spelt otherwise than ``here`` (``~/Code/mono`` asked at ``~/code/mono``; a link below it, ``current`` ->
     # ``releases/v2``): as many of the folder's last names, where it leads, as lie below ``here`` as the index
     # compares folders (review16 R16-1)
     below = project_spelling(folder)[len(project_spelling(here)) + 1 :].count("/") + 1
-    return "/".join(os.path.realpath(folder).split("/")[-below:])
+    return "/".join(oscalls.realpath(folder).split("/")[-below:])
 
 
 def readable_path(path: str) -> str:
@@ -274,29 +276,29 @@ def disk_spelling(folder: str) -> str:
     import unicodedata
 
     decomposed = unicodedata.normalize("NFD", spelled)
-    return decomposed if decomposed != spelled and not os.path.isdir(spelled) and os.path.isdir(decomposed) else spelled
+    return decomposed if decomposed != spelled and not oscalls.isdir(spelled) and oscalls.isdir(decomposed) else spelled
 
 
 def disk_path(path: str) -> str:
     """``path`` as the disk spells it, where it is given as ``readable_path`` spells it (a name not in UTF-8 with
     U+FFFD, as Cursor and deja's own output give it): each such part is the name in its folder that reads so; ``path``
     itself when it is there, or no name reads so (review11 R4: ``deja blame caf\ufffd-app/app.py:3`` found no file)."""
-    if "\ufffd" not in path or os.path.exists(path):
+    if "\ufffd" not in path or oscalls.exists(path):
         return path
     found = "/" if path.startswith("/") else ""
     for part in path.split("/"):
-        if "\ufffd" in part and not os.path.exists(os.path.join(found, part)):
+        if "\ufffd" in part and not oscalls.exists(oscalls.join(found, part)):
             try:
-                names = os.listdir(found or ".")
+                names = oscalls.listdir(found or ".")
             except OSError:
                 return path
             part = next((name for name in names if readable_path(name) == part), part)
-        found = os.path.join(found, part) if found else part
+        found = oscalls.join(found, part) if found else part
     return found
 
 
 def resolved_folder(folder: str) -> str:
-    """``folder`` with the links on its way followed (``os.path.realpath``), as the disk has them now.
+    """``folder`` with the links on its way followed (``oscalls.realpath``), as the disk has them now.
 
     The editor keeps a folder as it was opened (``~/code/app``, ``~/code`` a link to a data disk; macOS's ``/tmp``),
     cursor-agent as its resolved working folder, and ``--project .`` is resolved by the shell's ``getcwd``: a link

@@ -9,8 +9,9 @@ tightened the first time deja finds its home readable by others.
 from __future__ import annotations
 
 import errno
-import os
-import stat
+import sys
+
+from . import oscalls
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ class HomeMissing(FileNotFoundError):
     folder, which would hold an empty index and answer as if there were no history (trial10 F11)."""
 
     def __init__(self, folder: str) -> None:
-        super().__init__(errno.ENOENT, os.strerror(errno.ENOENT), folder)
+        super().__init__(errno.ENOENT, oscalls.strerror(errno.ENOENT), folder)
 
     def __str__(self) -> str:
         return (
@@ -41,10 +42,10 @@ def private_dir(path: StrPath) -> None:
     """``path`` made with any missing parents, each created 0700; an existing one is left as it is. The user's home
     folder is never made (``HomeMissing``): nothing is, when it is missing."""
     missing = []
-    step = os.fspath(path)
-    while not os.path.isdir(step):
+    step = oscalls.fspath(path)
+    while not oscalls.isdir(step):
         missing.append(step)
-        parent = os.path.dirname(step)
+        parent = oscalls.dirname(step)
         if parent == step or not parent:
             break
         step = parent
@@ -55,31 +56,33 @@ def private_dir(path: StrPath) -> None:
             raise HomeMissing(home())
     for folder in reversed(missing):
         try:
-            os.mkdir(folder, DIR_MODE)
+            oscalls.mkdir(folder, DIR_MODE)
         except FileExistsError:
             continue
-        os.chmod(folder, DIR_MODE)
+        oscalls.chmod(folder, DIR_MODE)
 
 
 def open_private(path: StrPath, mode: str = "wb", **kwargs: Any) -> IO[Any]:
     """``open(path, mode)`` for writing ("w", "a" or "x", text or binary), the file created or kept 0600."""
-    flags = os.O_WRONLY | os.O_CREAT
+    flags = oscalls.O_WRONLY | oscalls.O_CREAT
     if "a" in mode:
-        flags |= os.O_APPEND
+        flags |= oscalls.O_APPEND
     elif "x" in mode:
-        flags |= os.O_EXCL
+        flags |= oscalls.O_EXCL
     else:
-        flags |= os.O_TRUNC
-    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), FILE_MODE)  # a FIFO in its place fails, never blocks
+        flags |= oscalls.O_TRUNC
+    fd = oscalls.open(
+        path, flags | getattr(oscalls, "O_NONBLOCK", 0), FILE_MODE
+    )  # a FIFO in its place fails, never blocks
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        if not oscalls.S_ISREG(oscalls.fstat(fd).st_mode):
             from .regular_files import NotRegularFile  # (here: a search, which only reads, never loads it)
 
             raise NotRegularFile(path)
-        os.fchmod(fd, FILE_MODE)
-        return os.fdopen(fd, mode, **kwargs)
+        oscalls.fchmod(fd, FILE_MODE)
+        return oscalls.fdopen(fd, mode, **kwargs)
     except BaseException:
-        os.close(fd)
+        oscalls.close(fd)
         raise
 
 
@@ -89,6 +92,8 @@ def write_private(path: StrPath, data: bytes, *, sync: bool = False) -> None:
         f.write(data)
         if sync:
             f.flush()
+            import os  # (a hook writes nothing it syncs: it never imports os)
+
             os.fsync(f.fileno())
 
 
@@ -101,24 +106,26 @@ def replace_private(path: StrPath, data: bytes, *, sync: bool = False, sync_alon
     one names: one wait for all of them, where each sync in turn waits for a journal commit of its own), and
     the rename durable after it (the folder's entry is synced too).
     """
-    folder, name = os.path.split(os.fspath(path))
-    temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    folder, name = oscalls.split(oscalls.fspath(path))
+    temporary = oscalls.join(folder, f".{name}.{oscalls.getpid()}.tmp")
     try:
         write_private(temporary, data, sync=sync and not sync_along)
         if sync and sync_along:
             sync_paths([*sync_along, temporary])
+        import os  # (a hook replaces no file: it never imports os)
+
         os.replace(temporary, path)
     except BaseException:
         remove(temporary)
         raise
     if sync:
-        sync_dir(folder or os.curdir)
+        sync_dir(folder or ".")
 
 
 def remove(path: StrPath) -> None:
     """Remove the file ``path`` if it is there (``Path.unlink(missing_ok=True)``: hooks import no pathlib)."""
     try:
-        os.unlink(path)
+        oscalls.unlink(path)
     except FileNotFoundError:
         return
 
@@ -129,16 +136,18 @@ def sync_dir(folder: StrPath) -> None:
     Where the system cannot (Windows opens no folder; some file systems refuse a folder's ``fsync``), the
     rename has still happened: it stands unsynced, as every rename did before deja synced folders.
     """
-    if os.name == "nt":
+    if sys.platform == "win32":
         return
-    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    import os  # (a hook syncs nothing: it never imports os)
+
+    fd = oscalls.open(folder, oscalls.O_RDONLY | getattr(oscalls, "O_DIRECTORY", 0))
     try:
         os.fsync(fd)
     except OSError as exc:
         if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
             raise
     finally:
-        os.close(fd)
+        oscalls.close(fd)
 
 
 def sync_paths(paths: Iterable[StrPath]) -> None:
@@ -146,11 +155,11 @@ def sync_paths(paths: Iterable[StrPath]) -> None:
     fds: list[int] = []
     try:
         for path in paths:
-            fds.append(os.open(path, os.O_RDONLY))
+            fds.append(oscalls.open(path, oscalls.O_RDONLY))
         sync_all(fds)
     finally:
         for fd in fds:
-            os.close(fd)
+            oscalls.close(fd)
 
 
 def sync_all(fds: Sequence[int]) -> None:
@@ -159,6 +168,8 @@ def sync_all(fds: Sequence[int]) -> None:
     The file system commits syncs that wait together in one go (ext4 joins them in one journal commit), where
     one after another each waits for a commit of its own: a segment's seven files took about twice as long.
     """
+    import os  # (a hook syncs nothing: it never imports os)
+
     if len(fds) < 2:
         for fd in fds:
             os.fsync(fd)
@@ -204,17 +215,19 @@ def tighten(home: StrPath) -> None:
     names: that folder is the home, made 0700 (the link itself has no mode of its own).
     """
     try:
-        if stat.S_IMODE(os.stat(home).st_mode) & 0o077 == 0:
+        if oscalls.S_IMODE(oscalls.stat(home).st_mode) & 0o077 == 0:
             return
         for name in OWN:
-            top = os.path.join(home, name)
-            _chmod(top, DIR_MODE if os.path.isdir(top) else FILE_MODE)
+            top = oscalls.join(home, name)
+            _chmod(top, DIR_MODE if oscalls.isdir(top) else FILE_MODE)
+            import os  # (only a home found readable by others gets here)
+
             for root, folders, files in os.walk(top):
                 for folder in folders:
-                    _chmod(os.path.join(root, folder), DIR_MODE)
+                    _chmod(oscalls.join(root, folder), DIR_MODE)
                 for file in files:
-                    _chmod(os.path.join(root, file), FILE_MODE)
-        _chmod(os.path.realpath(home), DIR_MODE)  # a home reached through a link: the folder it names
+                    _chmod(oscalls.join(root, file), FILE_MODE)
+        _chmod(oscalls.realpath(home), DIR_MODE)  # a home reached through a link: the folder it names
     except OSError:
         pass
 
@@ -223,13 +236,13 @@ def folders_written(home: StrPath) -> list[str]:
     """The folders a refresh writes in: the home and its index folder, or the folder the home would be made in."""
     from .index.format import INDEX
 
-    home = os.fspath(home)
-    if os.path.isdir(home):
-        index = os.path.join(home, INDEX)
-        return [home, index] if os.path.isdir(index) else [home]
-    nearest = os.path.dirname(home)
-    while not os.path.isdir(nearest) and os.path.dirname(nearest) != nearest:
-        nearest = os.path.dirname(nearest)
+    home = oscalls.fspath(home)
+    if oscalls.isdir(home):
+        index = oscalls.join(home, INDEX)
+        return [home, index] if oscalls.isdir(index) else [home]
+    nearest = oscalls.dirname(home)
+    while not oscalls.isdir(nearest) and oscalls.dirname(nearest) != nearest:
+        nearest = oscalls.dirname(nearest)
     return [nearest]
 
 
@@ -247,12 +260,12 @@ def write_fix(home: StrPath, folder: str, why: str) -> str:
     index folder given back to this user. A home not made yet names the folder above it, which is not deja's: a
     recursive chmod or chown of it (``sudo chown -R "$USER" /var/lib``) would take over a whole tree (review42d H1),
     so the fix is the home made by a user who may."""
-    if why == os.strerror(errno.ENOSPC):
+    if why == oscalls.strerror(errno.ENOSPC):
         return f"free space on the disk that holds {_quoted(folder)}"
-    if not os.path.isdir(home):
+    if not oscalls.isdir(home):
         if missing := _owner_bits_missing(folder):
             return f"chmod u+{missing} {_quoted(folder)}"
-        return f"mkdir -p {_quoted(os.fspath(home))} as a user who may, and make it yours"
+        return f"mkdir -p {_quoted(oscalls.fspath(home))} as a user who may, and make it yours"
     return access_fix(folder)
 
 
@@ -262,12 +275,12 @@ def _owner_bits_missing(folder: str) -> str:
     L5); "" when another user owns it, the mode allows it (another cause, a read-only file system's), or deja runs as
     root, whom no mode stops."""
     try:
-        st = os.stat(folder)
+        st = oscalls.stat(folder)
     except OSError:
         return ""
-    if os.geteuid() == 0 or owned_by_another(st):
+    if oscalls.geteuid() == 0 or owned_by_another(st):
         return ""
-    return "".join(letter for letter, bit in (("w", stat.S_IWUSR), ("x", stat.S_IXUSR)) if not st.st_mode & bit)
+    return "".join(letter for letter, bit in (("w", oscalls.S_IWUSR), ("x", oscalls.S_IXUSR)) if not st.st_mode & bit)
 
 
 #: What stops a write for want of room, and what gives it room: a file-size limit (``ulimit -f``: EFBIG, since
@@ -298,7 +311,9 @@ def refused_write(home: StrPath) -> str:
     folder, why = unwritable_home_folder(home)
     if not folder:
         return ""
-    missing = "" if os.path.isdir(home) else f"deja's home {os.fspath(home)} does not exist and cannot be made there: "
+    missing = (
+        "" if oscalls.isdir(home) else f"deja's home {oscalls.fspath(home)} does not exist and cannot be made there: "
+    )
     return f"{folder} ({why}): {missing}{home_fix(home, folder, why)}"
 
 
@@ -309,7 +324,7 @@ READ_ONLY_FIX = "set DEJA_HOME to a folder on a writable disk"
 
 def home_fix(home: StrPath, folder: str, why: str) -> str:
     """``write_fix``, or another home: where the file system is read-only, ``READ_ONLY_FIX`` alone."""
-    if why == os.strerror(errno.EROFS):
+    if why == oscalls.strerror(errno.EROFS):
         return READ_ONLY_FIX
     return f"{write_fix(home, folder, why)}, or {another_home()}"
 
@@ -341,9 +356,11 @@ def file_home_fix(blocker: str) -> str:
 def cannot_write(folder: StrPath) -> str:
     """Why no file can be made in ``folder``, or "" when one can: a probe, made and removed at once, since the
     permission bits do not tell (root writes a 0555 folder but not a read-only mount, nor every pseudo-file system)."""
-    probe = os.path.join(folder, f".doctor-probe.{os.getpid()}.tmp")  # (named as the index's swept temporary files)
+    probe = oscalls.join(
+        folder, f".doctor-probe.{oscalls.getpid()}.tmp"
+    )  # (named as the index's swept temporary files)
     try:
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        oscalls.close(oscalls.open(probe, oscalls.O_WRONLY | oscalls.O_CREAT | oscalls.O_EXCL, 0o600))
     except OSError as exc:
         return exc.strerror or str(exc)
     remove(probe)
@@ -353,7 +370,7 @@ def cannot_write(folder: StrPath) -> str:
 def nowhere_fix(target: str) -> str:
     """What to do about a folder of deja's that is a link leading nowhere, to ``target`` (``leads_nowhere``; said by
     the CLI, the MCP server and doctor): no folder can be made where a link loops (review25 R25-4)."""
-    return "remove the link" if os.path.islink(target) else "remove the link, or make the folder it leads to"
+    return "remove the link" if oscalls.islink(target) else "remove the link, or make the folder it leads to"
 
 
 def leads_nowhere(path: StrPath) -> str:
@@ -362,15 +379,15 @@ def leads_nowhere(path: StrPath) -> str:
     folder made for it would be made wherever the link points. A link that leads back to itself (``ln -s loop
     loop``, or two links to each other) leads nowhere too: it was stored as a home, and every command then failed
     with "Too many levels of symbolic links" (review23 R23-1)."""
-    if not os.path.islink(path):
+    if not oscalls.islink(path):
         return ""
     try:
-        os.stat(path)
+        oscalls.stat(path)
     except OSError as error:
         if not isinstance(error, (FileNotFoundError, NotADirectoryError)) and error.errno != errno.ELOOP:
             return ""  # (somewhere this user may not look: that is not nowhere)
         # (a relative link, from the link's folder; ``..`` taken out, as a user would write it)
-        return os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+        return oscalls.normpath(oscalls.join(oscalls.dirname(path), oscalls.readlink(path)))
     return ""
 
 
@@ -380,19 +397,19 @@ def access_fix(path: StrPath, tree: bool = True) -> str:
     folder alone, not what is in it: one above deja's home (``~/.cache`` at mode 000), whose files are not deja's
     (review42d H1)."""
     try:
-        theirs = owned_by_another(os.stat(path))
+        theirs = owned_by_another(oscalls.stat(path))
     except OSError:
         theirs = False
-    where = _quoted(os.fspath(path))
+    where = _quoted(oscalls.fspath(path))
     if not tree:
         return f'sudo chown "$USER" {where}' if theirs else f"chmod u+rwx {where}"
     return f'sudo chown -R "$USER" {where}' if theirs else f"chmod -R u+rwX {where}"
 
 
-def owned_by_another(st: os.stat_result) -> bool:
+def owned_by_another(st: oscalls.stat_result) -> bool:
     """Whether another user owns the file or folder ``st`` is the stat of: its owner alone (or root) may ``chmod``
     it, so what gives it to this user is a ``sudo chown``, not a ``chmod`` that would fail."""
-    return st.st_uid != os.getuid()
+    return st.st_uid != oscalls.getuid()
 
 
 def _quoted(path: str) -> str:
@@ -406,8 +423,8 @@ def _quoted(path: str) -> str:
 def _chmod(path: str, mode: int) -> None:
     """Take away what ``mode`` does not allow (never follows a link out of deja's home)."""
     try:
-        st = os.lstat(path)
-        if not stat.S_ISLNK(st.st_mode) and stat.S_IMODE(st.st_mode) & ~mode:
-            os.chmod(path, stat.S_IMODE(st.st_mode) & mode)
+        st = oscalls.lstat(path)
+        if not oscalls.S_ISLNK(st.st_mode) and oscalls.S_IMODE(st.st_mode) & ~mode:
+            oscalls.chmod(path, oscalls.S_IMODE(st.st_mode) & mode)
     except OSError:
         pass

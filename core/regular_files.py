@@ -15,9 +15,8 @@ chunks, and passes over a line longer than its cap without holding it (keeping i
 from __future__ import annotations
 
 import errno
-import os
-import stat
 
+from . import oscalls
 from .folders import not_utf8, utf8_named
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -40,10 +39,10 @@ class NotRegularFile(OSError):
         super().__init__(errno.EINVAL, "not a regular file", str(path))
 
 
-def check_regular(path: StrPath) -> os.stat_result:
+def check_regular(path: StrPath) -> oscalls.stat_result:
     """The file's status, following symlinks; raises NotRegularFile for anything but a regular file."""
-    found = os.stat(path)
-    if not stat.S_ISREG(found.st_mode):
+    found = oscalls.stat(path)
+    if not oscalls.S_ISREG(found.st_mode):
         raise NotRegularFile(path)
     return found
 
@@ -58,9 +57,9 @@ def gone(path: StrPath) -> bool:
     gone gives up its sessions.
     """
     try:
-        os.stat(path)
+        oscalls.stat(path)
     except (FileNotFoundError, NotADirectoryError):
-        return not os.path.lexists(path)  # a link to nowhere in a file's place is something there
+        return not oscalls.lexists(path)  # a link to nowhere in a file's place is something there
     except OSError:
         return False
     return False
@@ -70,17 +69,17 @@ def forbidden(path: StrPath) -> str:
     """What keeps this user from reading ``path`` for want of permission: the file itself (mode 000), or the
     highest folder above it that cannot be searched (its name alone shows, not its files); "" when nothing does
     (readable, gone, or unreadable for another reason: a FIFO, a link loop)."""
-    path = os.fspath(path)
+    path = oscalls.fspath(path)
     try:
-        os.stat(path)
+        oscalls.stat(path)
     except PermissionError:
         folder = path
-        while (parent := os.path.dirname(folder)) != folder and not os.access(parent, os.X_OK):
+        while (parent := oscalls.dirname(folder)) != folder and not oscalls.access(parent, oscalls.X_OK):
             folder = parent
         return folder
     except (OSError, ValueError):
         return ""
-    return "" if os.access(path, os.R_OK) else path
+    return "" if oscalls.access(path, oscalls.R_OK) else path
 
 
 def readable_command(paths: list[str], own: list[str] | None = None) -> str:
@@ -94,8 +93,8 @@ def readable_command(paths: list[str], own: list[str] | None = None) -> str:
     (``private.owned_by_another``); the ``chmod`` follows, for one at mode 000. ``own``: the folders whose trees are
     Cursor's or deja's (``_own_folders`` when not given)."""
     blockers = [forbidden(path) or path for path in paths]
-    files = [path for path in blockers if os.path.isfile(path)]
-    folders = [path for path in blockers if not os.path.isfile(path)]
+    files = [path for path in blockers if oscalls.isfile(path)]
+    folders = [path for path in blockers if not oscalls.isfile(path)]
     own = _own_folders() if own is None else own
     trees = [path for path in folders if _within(path, own)]
     alone = [path for path in folders if path not in trees]
@@ -116,12 +115,14 @@ def _own_folders() -> list[str]:
     from . import config, folders
 
     user = folders.ide_user_folder()
-    cursor = os.path.dirname(user) if os.path.basename(user) == "User" else user
-    return [cursor, *folders.cli_roots(), folders.deja_home(), os.path.dirname(config.config_path())]
+    cursor = oscalls.dirname(user) if oscalls.basename(user) == "User" else user
+    return [cursor, *folders.cli_roots(), folders.deja_home(), oscalls.dirname(config.config_path())]
 
 
 def _within(path: str, folders: list[str]) -> bool:
     """Whether ``path`` is one of ``folders`` or inside one."""
+    import os  # (a hook never asks: it never imports os)
+
     for folder in folders:
         try:
             if os.path.commonpath([path, folder]) == folder:
@@ -143,27 +144,32 @@ def _owned_by_another(path: str) -> bool:
     from .private import owned_by_another
 
     try:
-        return owned_by_another(os.stat(path))
+        return owned_by_another(oscalls.stat(path))
     except OSError:
         return False
 
 
 def blocked(path: StrPath) -> bool:
     """Whether something is at ``path`` that cannot be read as a regular file this time (see ``gone``)."""
-    return not gone(path) and not os.path.isfile(path)
+    return not gone(path) and not oscalls.isfile(path)
 
 
 def open_regular(path: StrPath) -> BinaryIO:
     """``path`` opened for binary reading, never blocking; raises NotRegularFile for anything but a regular file."""
     check_regular(path)  # so a device is never even opened
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
+    flags = (
+        oscalls.O_RDONLY
+        | getattr(oscalls, "O_NONBLOCK", 0)
+        | getattr(oscalls, "O_NOCTTY", 0)
+        | getattr(oscalls, "O_BINARY", 0)
+    )
+    fd = oscalls.open(path, flags)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped after the check
+        if not oscalls.S_ISREG(oscalls.fstat(fd).st_mode):  # swapped after the check
             raise NotRegularFile(path)
-        return os.fdopen(fd, "rb")
+        return open(fd, "rb")  # (``os.fdopen`` of a binary mode: ``open`` itself)
     except BaseException:
-        os.close(fd)
+        oscalls.close(fd)
         raise
 
 
@@ -181,7 +187,7 @@ def check_regular_database(path: StrPath) -> None:
     check_regular(path)
     for suffix in SQLITE_COMPANIONS:
         companion = f"{path}{suffix}"
-        if os.path.lexists(companion):
+        if oscalls.lexists(companion):
             check_regular(companion)
 
 
@@ -214,11 +220,11 @@ def capped_lines(
         yield (head + tail) if keep else (b"\n" if ended else b""), size
 
 
-def subfolders(folder: StrPath) -> list[os.DirEntry[str]]:
+def subfolders(folder: StrPath) -> list[oscalls.DirEntry[str]]:
     """The folders in ``folder``, sorted by name (an order that does not depend on the file system), or none when it
     cannot be listed: Cursor's folders are walked in this order, and the first holding a chat id wins."""
     try:
-        with os.scandir(folder) as found:
+        with oscalls.scandir(folder) as found:
             return sorted((e for e in found if utf8_named(e.path, e.name) and e.is_dir()), key=lambda e: e.name)
     except OSError:
         return []
@@ -228,6 +234,8 @@ def not_utf8_shown(path: str) -> str:
     """``path``, one of ``not_utf8``, as a person can read it: each byte that is not UTF-8 as ``\\xNN``, and a
     secret in it as the index would hold it (a name is read off the disk, not out of the redacted index, and reaches
     stderr, ``--json`` and, through the MCP server, the model: review50d M1)."""
+    import os
+
     from .redaction import as_indexed
 
     return as_indexed(os.fsencode(path).decode("utf-8", "backslashreplace"))

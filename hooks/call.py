@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import time
 
-from ..core import config, folders
+from ..core import config, folders, oscalls
 from ..core.cjson import dump_json, load_host_json
 from ..core.digests import blake2b
 from ..core.lines import to_word
@@ -25,7 +24,7 @@ LOG_LIMIT = 1 << 20
 #: bytes of keys each.
 SEEN_CONVERSATIONS = 300
 #: A claim file is made by one process only (``HookCall.claim``), never through a link put in its place.
-CLAIM_FLAGS = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
+CLAIM_FLAGS = oscalls.O_CREAT | oscalls.O_EXCL | oscalls.O_WRONLY | getattr(oscalls, "O_NOFOLLOW", 0)
 SEEN_BYTES = 64 << 10
 #: The line in a conversation's seen-set saying it was given the session-start block.
 STARTED = "started"
@@ -135,11 +134,13 @@ def log(message: str) -> None:
     home = path = ""
     try:
         home = folders.deja_home()
-        path = os.path.join(home, "hooks.log")
+        path = oscalls.join(home, "hooks.log")
         private_dir(home)
         try:
-            if os.stat(path).st_size > LOG_LIMIT:
-                os.replace(path, os.path.join(home, "hooks.log.1"))
+            if oscalls.stat(path).st_size > LOG_LIMIT:
+                import os  # (only a full log gets here: a hook imports no os)
+
+                os.replace(path, oscalls.join(home, "hooks.log.1"))
         except FileNotFoundError:
             pass
         with open_private(path, "a", encoding="utf-8") as f:
@@ -167,11 +168,11 @@ def _say_unlogged(home: str, path: str, exc: OSError) -> None:
     from ..core.private import home_fix
 
     why = exc.strerror or str(exc)
-    if os.path.exists(path) and not os.path.isfile(path):  # (no mode mends a folder or a FIFO in the log's place)
-        what = "a folder" if os.path.isdir(path) else "not a regular file"
+    if oscalls.exists(path) and not oscalls.isfile(path):  # (no mode mends a folder or a FIFO in the log's place)
+        what = "a folder" if oscalls.isdir(path) else "not a regular file"
         why, fix = f"it is {what}, where deja writes its hooks' log", "move it aside"
     else:
-        fix = home_fix(home, os.path.dirname(exc.filename) if isinstance(exc.filename, str) else home, why)
+        fix = home_fix(home, oscalls.dirname(exc.filename) if isinstance(exc.filename, str) else home, why)
     line = f"deja: cannot write {path}: {why}; this hook answered but could not log it: {fix}"
     sys.stderr.write(surrogates_escaped(line) + "\n")
 
@@ -380,7 +381,7 @@ def _project_folder(candidate: str, cursor_folders: list[str]) -> str:
     spelt (a link to it, ``keys.spelt_homes``: the home listed every project's sessions as its own, review17 R17-3,
     and so did ``/home``, or the parent of a ``HOME`` set below it, trial21 F2), or Cursor's own folder (where user
     hooks run: ``cursor_folders``) or anything in it."""
-    candidate = os.path.expanduser(candidate.strip()).rstrip("/") if candidate else ""
+    candidate = oscalls.expanduser(candidate.strip()).rstrip("/") if candidate else ""
     if not candidate or candidate == folders.home() or _within_any(candidate, cursor_folders):
         return ""
     from ..core.keys import holds_home, project_spelling, spelt_homes  # (a hook that asks for the project: loaded)
@@ -412,7 +413,7 @@ def _cursor_folders() -> list[str]:
     process in it names it so (``getcwd``), and was taken for a project (review18 R18-7). One ``lstat`` a hook call;
     the ``realpath`` only for a link."""
     cursor_home = folders.cursor_config_dir().rstrip("/")
-    return [cursor_home, folders.real_folder(cursor_home)] if os.path.islink(cursor_home) else [cursor_home]
+    return [cursor_home, folders.real_folder(cursor_home)] if oscalls.islink(cursor_home) else [cursor_home]
 
 
 class HookCall:
@@ -426,7 +427,7 @@ class HookCall:
         self.for_cursor = (
             "cursor_version" in payload
             or self.event[:1].islower()
-            or ("CURSOR_VERSION" in os.environ and "CLAUDECODE" not in os.environ)
+            or (oscalls.is_set("CURSOR_VERSION") and not oscalls.is_set("CLAUDECODE"))
         )
         ids = [
             str(payload[k]) for k in ("conversation_id", "session_id") if isinstance(payload.get(k), str) and payload[k]
@@ -501,8 +502,8 @@ class HookCall:
         roots = self.payload.get("workspace_roots")
         listed = [root for root in roots[:MOST_ROOTS] if isinstance(root, str)] if isinstance(roots, list) else []
         cwd = self.payload.get("cwd")
-        others = [cwd if isinstance(cwd, str) else "", os.environ.get("CURSOR_PROJECT_DIR", "")]
-        others.append(os.environ.get("CLAUDE_PROJECT_DIR", ""))
+        others = [cwd if isinstance(cwd, str) else "", oscalls.getenv("CURSOR_PROJECT_DIR", "")]
+        others.append(oscalls.getenv("CLAUDE_PROJECT_DIR", ""))
         return listed, others
 
     def why_no_project(self) -> str:
@@ -587,11 +588,11 @@ class HookCall:
     # -- no block twice in one conversation (a subagent shares its parent's) ------------------
 
     def _state_dir(self, kind: str) -> str:
-        return os.path.join(self.home, "hooks", kind)
+        return oscalls.join(self.home, "hooks", kind)
 
     def _seen_path(self) -> str | None:
         state = self.state_id()
-        return os.path.join(self._state_dir("seen"), _name(state)) if state else None
+        return oscalls.join(self._state_dir("seen"), _name(state)) if state else None
 
     def state_id(self) -> str:
         """The conversation whose seen-set this call reads and writes: its own, or for a subagent its parent's.
@@ -607,12 +608,12 @@ class HookCall:
         own = self._conversation
         if not own:
             return ""
-        link = os.path.join(self._state_dir("parent"), _name(own))
+        link = oscalls.join(self._state_dir("parent"), _name(own))
         try:
             parent = read_regular(link, 4096).decode("utf-8", "replace").strip()
         except OSError:
             parent = ""
-        if not parent and not os.path.exists(os.path.join(self._state_dir("seen"), _name(own))):
+        if not parent and not oscalls.exists(oscalls.join(self._state_dir("seen"), _name(own))):
             parent = self._find_parent()
             if parent:
                 _write_small(link, parent)
@@ -631,10 +632,10 @@ class HookCall:
            whose record the first such conversation takes: one Task, one subagent (every new one was filed as its
            subagent for ten minutes, trial50 F6), and parallel Tasks one subagent each.
         """
-        transcript = self.payload.get("transcript_path") or os.environ.get("CURSOR_TRANSCRIPT_PATH", "")
+        transcript = self.payload.get("transcript_path") or oscalls.getenv("CURSOR_TRANSCRIPT_PATH", "")
         if isinstance(transcript, str) and transcript.strip():
-            folder = os.path.dirname(os.path.normpath(transcript.strip()))
-            return os.path.basename(os.path.dirname(folder)) if os.path.basename(folder) == "subagents" else ""
+            folder = oscalls.dirname(oscalls.normpath(transcript.strip()))
+            return oscalls.basename(oscalls.dirname(folder)) if oscalls.basename(folder) == "subagents" else ""
         if self.event.lower() not in TOOL_EVENTS or not self.project_dir:
             return ""
         for record in self._task_records():
@@ -645,7 +646,7 @@ class HookCall:
 
     def _task_records(self) -> list[str]:
         """The files that can each hold one ``Task`` of this project waiting for its subagent."""
-        project = os.path.join(self._state_dir("tasks"), _name(self.project_dir))
+        project = oscalls.join(self._state_dir("tasks"), _name(self.project_dir))
         return [f"{project}.{slot}" for slot in range(TASK_RECORDS)]
 
     def task_started(self) -> None:
@@ -682,7 +683,7 @@ class HookCall:
         seen = self.seen()
         if ASKED in seen and UNPROMPTED not in seen or self.state_id() != self._conversation:
             return ""
-        path = self.payload.get("transcript_path") or os.environ.get("CURSOR_TRANSCRIPT_PATH", "")
+        path = self.payload.get("transcript_path") or oscalls.getenv("CURSOR_TRANSCRIPT_PATH", "")
         prompt = transcript_prompt(path) if isinstance(path, str) and path.strip() else ""
         return "" if prompt_key(prompt) in seen else prompt
 
@@ -694,14 +695,14 @@ class HookCall:
         seen-set alone, as before."""
         folder = self._state_dir("claimed")
         try:
-            if not os.path.isdir(folder):
+            if not oscalls.isdir(folder):
                 private_dir(folder)
-            handle = os.open(os.path.join(folder, _name(f"{self.state_id()} {key}")), CLAIM_FLAGS, 0o600)
+            handle = oscalls.open(oscalls.join(folder, _name(f"{self.state_id()} {key}")), CLAIM_FLAGS, 0o600)
         except FileExistsError:
             return False
         except OSError:
             return True
-        os.close(handle)
+        oscalls.close(handle)
         _prune(folder, keep=SEEN_CONVERSATIONS)
         return True
 
@@ -734,8 +735,8 @@ class HookCall:
             return
         self.seen().update(keys)
         try:
-            if not os.path.exists(path):
-                private_dir(os.path.dirname(path))
+            if not oscalls.exists(path):
+                private_dir(oscalls.dirname(path))
                 for kind in ("seen", "parent"):
                     _prune(self._state_dir(kind), keep=SEEN_CONVERSATIONS)
             with open_private(path, "a", encoding="utf-8") as f:
@@ -788,7 +789,7 @@ def transcript_prompt(path: str) -> str:
     from the file's last TRANSCRIPT_TAIL bytes; "" when none is there or the file cannot be read."""
     try:
         with open_regular(path) as handle:
-            size = os.fstat(handle.fileno()).st_size
+            size = oscalls.fstat(handle.fileno()).st_size
             handle.seek(max(size - TRANSCRIPT_TAIL, 0))
             lines = handle.read(TRANSCRIPT_TAIL).split(b"\n")
     except (OSError, ValueError):
@@ -816,12 +817,12 @@ def _take_task(record: str, own: set[str]) -> str:
     """The conversation whose ``Task`` ``record`` holds, taken (the file removed) by this new conversation; "" when
     the record is missing, older than TASK_SECONDS, one of ``own``'s, or another new conversation took it first."""
     try:
-        if time.time() - os.stat(record).st_mtime > TASK_SECONDS:
+        if time.time() - oscalls.stat(record).st_mtime > TASK_SECONDS:
             return ""
         parent = read_regular(record, 4096).decode("utf-8", "replace").strip()
         if not parent or parent in own:
             return ""
-        os.unlink(record)  # (gone already: another new conversation took it, this one is none of its)
+        oscalls.unlink(record)  # (gone already: another new conversation took it, this one is none of its)
     except OSError:
         return ""
     return parent
@@ -830,7 +831,7 @@ def _take_task(record: str, own: set[str]) -> str:
 def _write_small(path: str, text: str) -> None:
     """A one-line state file; hook state is best effort, so a failure only loses a hint."""
     try:
-        private_dir(os.path.dirname(path))
+        private_dir(oscalls.dirname(path))
         with open_private(path, "w", encoding="utf-8") as f:
             f.write(text + "\n")
     except OSError:
@@ -844,7 +845,7 @@ def _prune(folder: str, keep: int) -> None:
     files' times, not every one.
     """
     try:
-        with os.scandir(folder) as listing:
+        with oscalls.scandir(folder) as listing:
             entries = list(listing)
         if len(entries) <= keep:
             return
@@ -853,7 +854,7 @@ def _prune(folder: str, keep: int) -> None:
         return
     for _, stale in files[keep * 4 // 5 :]:
         try:
-            os.unlink(stale)
+            oscalls.unlink(stale)
         except FileNotFoundError:  # (not contextlib.suppress: no hook need import contextlib)
             continue
 
@@ -885,22 +886,22 @@ def request_catch_up(home: str, seconds: int) -> str:
     """
     from ..core.index.format import FRESHNESS_RECORD, INDEX, WHOLE_STAMP
 
-    directory = os.path.join(home, INDEX)
+    directory = oscalls.join(home, INDEX)
     now = time.time()
-    looked = max(_modified(os.path.join(directory, name)) for name in (WHOLE_STAMP, FRESHNESS_RECORD))
+    looked = max(_modified(oscalls.join(directory, name)) for name in (WHOLE_STAMP, FRESHNESS_RECORD))
     if now - looked < seconds:
         return ""
-    folder = os.path.join(home, "hooks", CATCH_UP_CLAIMS)
+    folder = oscalls.join(home, "hooks", CATCH_UP_CLAIMS)
     # A root whose path is not UTF-8 fails every catch-up the same way, in a process whose failure nobody reads: none
     # is started, and one hook an hour says why instead (names49: one failed silently every 30 s).
     problem = folders.not_utf8_root_problem()
     claim = f"x{now // NOT_UTF8_SPAN:.0f}" if problem else f"{now // seconds:.0f}"
     try:
         private_dir(folder)
-        os.close(os.open(os.path.join(folder, claim), CLAIM_FLAGS, 0o600))
-        for name in os.listdir(folder):  # (the spans before: one file, most often)
+        oscalls.close(oscalls.open(oscalls.join(folder, claim), CLAIM_FLAGS, 0o600))
+        for name in oscalls.listdir(folder):  # (the spans before: one file, most often)
             if name != claim:
-                remove(os.path.join(folder, name))
+                remove(oscalls.join(folder, name))
         if problem:
             return f"no background catch-up: {problem}"
         from ..core import detached
@@ -917,6 +918,6 @@ def request_catch_up(home: str, seconds: int) -> str:
 def _modified(path: str) -> float:
     """A file's modification time, 0 when it is not there."""
     try:
-        return os.stat(path).st_mtime
+        return oscalls.stat(path).st_mtime
     except OSError:
         return 0.0

@@ -14,9 +14,10 @@ recall for the newest prompt its transcript holds, once (``prompt.with_prompt``)
 
 from __future__ import annotations
 
-import os
 import sys
 import time
+
+from ..core import oscalls
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
     try:
         import select
     except ImportError:  # pragma: no cover - every supported OS has it
-        return os.read(fd, STDIN_LIMIT), ""
+        return oscalls.read(fd, STDIN_LIMIT), ""
     deadline = time.monotonic() + STDIN_SECONDS
     chunks: list[bytes] = []
     size = 0
@@ -140,10 +141,10 @@ def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
         try:
             ready, _, _ = select.select([fd], [], [], remaining)
         except (OSError, ValueError):
-            return b"".join(chunks) + os.read(fd, STDIN_LIMIT), ""
+            return b"".join(chunks) + oscalls.read(fd, STDIN_LIMIT), ""
         if not ready:
             continue
-        chunk = os.read(fd, 1 << 16)
+        chunk = oscalls.read(fd, 1 << 16)
         if not chunk:
             return b"".join(chunks), ""
         chunks.append(chunk)

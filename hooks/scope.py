@@ -8,8 +8,7 @@ are not those in ``api``, but a session opened at the workspace's root ran its c
 
 from __future__ import annotations
 
-import os
-
+from ..core import oscalls
 from ..core.keys import call_folder, project_spelling, spelt_homes, within
 from .call import HookCall
 
@@ -30,7 +29,7 @@ def command_folder(call: HookCall) -> tuple[str, int]:
     where user hooks run) is not the command's."""
     cwd, here, at, roots = call.text("cwd").strip(), call.project_dir, 0, call.project_dirs
     if cwd.startswith("/"):
-        cwd = os.path.normpath(cwd)  # (``shop/``, ``web/../shop``: one folder, spelt as the index shows it)
+        cwd = oscalls.normpath(cwd)  # (``shop/``, ``web/../shop``: one folder, spelt as the index shows it)
         held = next((n for n, root in enumerate(roots) if within(cwd, root)), None)
         here, at = (cwd, held) if held is not None else (here, at)
     folder = call_folder(call.tool_input(), here)
@@ -48,17 +47,17 @@ def repository_root(folder: str) -> str:
     A new package of a monorepo has no sessions of its own yet: its sibling packages' are the same repository's,
     closer than another repository's (review8c #5).
     """
-    home = os.path.expanduser("~").rstrip("/")
+    home = oscalls.expanduser("~").rstrip("/")
     if not folder.startswith("/"):  # (a Windows folder: its parents are not this machine's)
         return ""
     folder = folder.rstrip("/") or "/"
-    if os.path.exists(os.path.join(folder, ".git")):
+    if oscalls.exists(oscalls.join(folder, ".git")):
         return ""
-    above = os.path.dirname(folder)
+    above = oscalls.dirname(folder)
     while above not in (home, "/", folder):
-        if os.path.exists(os.path.join(above, ".git")):
+        if oscalls.exists(oscalls.join(above, ".git")):
             return above
-        folder, above = above, os.path.dirname(above)
+        folder, above = above, oscalls.dirname(above)
     return ""
 
 

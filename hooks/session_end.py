@@ -24,8 +24,7 @@ waits for it, and finds the chat as recorded: it reads nothing again.
 
 from __future__ import annotations
 
-import os
-
+from ..core import oscalls
 from ..core.cjson import dump_json
 from .call import HookCall
 
@@ -44,7 +43,7 @@ KEPT_FIELDS = ("hook_event_name", "conversation_id", "session_id", "transcript_p
 
 
 def session_end(call: HookCall) -> str:
-    if os.environ.get(WAIT_VARIABLE) == "1":
+    if oscalls.getenv(WAIT_VARIABLE) == "1":
         return _ingest(call)
     if call.event.lower() == "precompact":
         call.forget()  # the compacted conversation no longer holds what it was shown
@@ -180,12 +179,14 @@ def _outside_every_root(transcript: object) -> str:
     """
     from ..core.folders import cli_roots, real_folder
 
-    if not isinstance(transcript, str) or not os.path.isabs(transcript):
+    if not isinstance(transcript, str) or not oscalls.isabs(transcript):
         return ""
     roots = cli_roots()
     # (where the links lead on both sides, as the roots are named: ``~/.cursor`` may be a link, and Cursor may name
     # the file either way)
     real = real_folder(transcript)
+    import os  # (the detached ingest's: it has imported os anyway)
+
     if any(os.path.commonpath([root, real]) == root for root in roots):
         return ""
     return (
@@ -202,7 +203,7 @@ def _found_nowhere(home: Path, ids: set[str], transcript: object) -> str:
     from ..core.folders import cli_roots, ide_user_root
     from ..core.index import IndexUnreadable, index_dir, read_manifest
 
-    if isinstance(transcript, str) and os.path.lexists(transcript):
+    if isinstance(transcript, str) and oscalls.lexists(transcript):
         return ""
     directory = index_dir(home)
     try:
@@ -214,7 +215,7 @@ def _found_nowhere(home: Path, ids: set[str], transcript: object) -> str:
     roots = ", ".join(cli_roots())
     return (
         f"no transcript or chat store of it found (looked under {roots}: projects/*/agent-transcripts, chats/), "
-        f"nor an editor chat in {os.path.join(ide_user_root(), 'globalStorage', 'state.vscdb')}"
+        f"nor an editor chat in {oscalls.join(ide_user_root(), 'globalStorage', 'state.vscdb')}"
     )
 
 
@@ -225,6 +226,6 @@ def _ingest_later(payload: dict) -> int | None:
     kept = dump_json({k: payload[k] for k in KEPT_FIELDS if k in payload})
     argv = detached.python_module("deja.interfaces.entry", "hook-session-end")
     try:
-        return detached.start(argv, stdin=kept, env={**os.environ, WAIT_VARIABLE: "1"})
+        return detached.start(argv, stdin=kept, env={**oscalls.environment(), WAIT_VARIABLE: "1"})
     except OSError:
         return None

@@ -8,8 +8,9 @@ every form typer would read the same way (``fastpath``).
 
 from __future__ import annotations
 
-import os
 import sys
+
+from ..core import oscalls
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ def _stop_on_a_missing_home(argv: list[str]) -> None:
         sys.stderr.write(f"deja: {HomeMissing(folder)}\n")
         sys.exit(1)
     writes = argv[0] in ("install", "uninstall") or argv[:2] in (["config", "set"], ["config", "unset"])
-    if writes and not os.path.isdir(home()):
+    if writes and not oscalls.isdir(home()):
         sys.stderr.write(f"deja: your home folder {home()} does not exist: set HOME to a folder that does\n")
         sys.exit(1)
 
@@ -146,7 +147,7 @@ def exit_at_once(code: int) -> NoReturn:
             stream.flush()
         except (OSError, ValueError, AttributeError):  # (a closed one is None: a hook still exits 0, review19 R19-4)
             continue
-    os._exit(code)
+    oscalls._exit(code)
 
 
 def _hook_help(command: str, handlers: Iterable[str]) -> int:

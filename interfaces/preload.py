@@ -19,8 +19,18 @@ from __future__ import annotations
 
 import _imp
 import marshal
-import os
 import sys
+
+# (the two calls it makes of ``os``, without importing ``os``: ``deja.core.oscalls`` says why; that module is
+# loaded here from its ``.pyc`` too)
+if sys.platform == "win32":  # pragma: no cover - the tests run on POSIX
+    from nt import stat
+
+    SEP = "\\"
+else:
+    from posix import stat
+
+    SEP = "/"
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -31,6 +41,7 @@ if TYPE_CHECKING:
 #: deja's, and the standard library's C modules (a name not of deja: built in, or a file in ``lib-dynload``).
 EVERY_HOOK = (
     "deja.core",
+    "deja.core.oscalls",
     "deja.core.record",
     "deja.core.config",
     "deja.core.folders",
@@ -128,18 +139,18 @@ def _magic() -> bytes | None:
 def _compiled(name: str, folder: str, magic: bytes) -> tuple[str, str, bytes] | None:
     """Module ``name``'s source and ``.pyc`` paths in ``folder`` and the ``.pyc``'s bytes, if it is the source's as
     ``importlib`` checks it (the source's time and size); None where it is not, or either is missing."""
-    path = folder + os.sep + name.replace(".", os.sep)
-    head, tail = (path, "__init__") if name in PACKAGES else path.rsplit(os.sep, 1)
-    source = f"{head}{os.sep}{tail}.py"
-    cached = f"{head}{os.sep}__pycache__{os.sep}{tail}.{sys.implementation.cache_tag}.pyc"
+    path = folder + SEP + name.replace(".", SEP)
+    head, tail = (path, "__init__") if name in PACKAGES else path.rsplit(SEP, 1)
+    source = f"{head}{SEP}{tail}.py"
+    cached = f"{head}{SEP}__pycache__{SEP}{tail}.{sys.implementation.cache_tag}.pyc"
     try:
         with open(cached, "rb", buffering=0) as file:
             data = file.readall()
-        stat = os.stat(source)
+        found = stat(source)
     except OSError:
         return None
     # A timestamp .pyc's header: magic, flags 0, the source's modification time and size (PEP 552)
-    if data[:8] != magic + bytes(4) or data[8:16] != _stamp(stat.st_mtime, stat.st_size):
+    if data[:8] != magic + bytes(4) or data[8:16] != _stamp(found.st_mtime, found.st_size):
         return None
     return source, cached, data
 
@@ -164,7 +175,7 @@ def _load(name: str, folder: str, magic: bytes) -> bool:
     package = name in PACKAGES
     module.__package__ = name if package else name.rpartition(".")[0]
     if package:
-        module.__path__ = [os.path.dirname(source)]
+        module.__path__ = [_parent(source)]
     sys.modules[name] = module
     try:
         _run(module, source, data)
@@ -201,7 +212,7 @@ class _OnDemand:
         spec.cached = cached
         spec.has_location = True
         if name in PACKAGES:
-            spec.submodule_search_locations = [os.path.dirname(source)]
+            spec.submodule_search_locations = [_parent(source)]
         return spec
 
     def create_module(self, spec: ModuleSpec) -> None:
@@ -224,8 +235,8 @@ def _load_c(name: str) -> bool:
             module = _imp.create_builtin(ModuleSpec(name, None, origin="built-in"))
             _imp.exec_builtin(module)
         else:
-            folder = next(path for path in sys.path if os.path.basename(path) == "lib-dynload")
-            path = os.path.join(folder, name + _imp.extension_suffixes()[0])
+            folder = next(path for path in sys.path if path.rpartition(SEP)[2] == "lib-dynload")
+            path = folder + SEP + name + _imp.extension_suffixes()[0]
             module = _imp.create_dynamic(ModuleSpec(name, None, origin=path))
             _imp.exec_dynamic(module)
             module.__file__ = path
@@ -233,6 +244,11 @@ def _load_c(name: str) -> bool:
         return False
     sys.modules[name] = module
     return True
+
+
+def _parent(path: str) -> str:
+    """The folder holding ``path``, one of the absolute, normalised paths this module makes (``os.path.dirname``)."""
+    return path.rpartition(SEP)[0] or SEP
 
 
 def _stamp(mtime: float, size: int) -> bytes:
@@ -244,8 +260,8 @@ def _stamp(mtime: float, size: int) -> bytes:
 _folder = ""
 
 
-def ready_without_site(package: str) -> bool:
-    """Load the modules the hook will import from deja's folder, the ``site-packages`` holding ``package`` (put on
+def ready_without_site(folder: str) -> bool:
+    """Load the modules the hook will import from ``folder``, the ``site-packages`` holding deja (put on
     ``sys.path`` by the launcher, ``interfaces/hook.py``, started with ``-I -S``: ``preload``); and whether the
     launcher may run the hook without ``site``: that folder holds PyStemmer too
     (``deja.core.folders.launcher_folder``).
@@ -261,14 +277,14 @@ def ready_without_site(package: str) -> bool:
     folder.
     """
     global _folder
-    _folder = os.path.dirname(package)
+    _folder = folder
     magic = _magic()
     if magic is not None:
         sys.meta_path.insert(0, _OnDemand(_folder, magic))
     preload(sys.argv[1] if len(sys.argv) > 1 else "", _folder)
     from ..core.folders import launcher_folder
 
-    return launcher_folder(package) is not None
+    return launcher_folder(folder.rstrip(SEP) + SEP + "deja") is not None
 
 
 def preload_as_launched(command: str) -> None:

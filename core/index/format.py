@@ -44,11 +44,10 @@ imports msgspec.
 from __future__ import annotations
 
 import _struct as struct  # (``struct`` is this C module re-exported: one module file fewer to load)
-import os
-import posixpath
 import zlib
 from _operator import itemgetter  # (``operator``'s C half, which the interpreter has built in)
 
+from .. import oscalls
 from ..fields import (
     KIND_ASSISTANT,
     KIND_COMMAND,
@@ -315,8 +314,8 @@ def forbidden_fix(directory: StrPath) -> tuple[str, str]:
     is given back alone (``access_fix`` without ``tree``: its other files are not deja's)."""
     from ..regular_files import forbidden
 
-    folder = forbidden(directory) or os.fspath(directory)
-    return folder, access_fix(folder, tree=folder in (os.fspath(directory), os.path.dirname(directory)))
+    folder = forbidden(directory) or oscalls.fspath(directory)
+    return folder, access_fix(folder, tree=folder in (oscalls.fspath(directory), oscalls.dirname(directory)))
 
 
 class IndexOtherFormat(IndexUnreadable):
@@ -344,8 +343,8 @@ def check_readable(directory: StrPath) -> None:
     """Raise IndexForbidden if ``directory`` exists and this user may not list it, or a folder above it that this user
     may not search hides it: said once, before a refresh would fail on its lock and a read on its manifest (or, for
     the hidden one, say deja's home does not exist)."""
-    if os.path.isdir(directory):
-        if not os.access(directory, os.R_OK | os.X_OK):
+    if oscalls.isdir(directory):
+        if not oscalls.access(directory, oscalls.R_OK | oscalls.X_OK):
             raise IndexForbidden(directory)
         return
     from ..regular_files import forbidden  # (only where there is no index to see: a first run, or a hidden one)
@@ -398,8 +397,8 @@ def edited_paths(args: dict, project_dir: str) -> list[str]:
         return []
     path = path.strip()
     if project_dir and not path.startswith(("/", "\\")) and ":" not in path[:3]:
-        return [posixpath.normpath(path), posixpath.normpath(project_dir.rstrip("/") + "/" + path)]
-    return [posixpath.normpath(path)]
+        return [oscalls.posix_normpath(path), oscalls.posix_normpath(project_dir.rstrip("/") + "/" + path)]
+    return [oscalls.posix_normpath(path)]
 
 
 def filed_paths(args: dict, project_dir: str) -> list[str]:
@@ -409,7 +408,7 @@ def filed_paths(args: dict, project_dir: str) -> list[str]:
     paths = edited_paths(args, project_dir)
     if not project_dir.startswith("/") or not paths:
         return paths
-    folder = posixpath.normpath(project_dir)
+    folder = oscalls.posix_normpath(project_dir)
     real = resolved_folder(folder)
     if real == folder:
         return paths
@@ -450,7 +449,7 @@ def default_codec() -> Codec:
 
 
 def read_manifest(directory: StrPath, codec: Codec | None = None) -> Manifest:
-    path = os.path.join(directory, MANIFEST)
+    path = oscalls.join(directory, MANIFEST)
     try:
         with open(path, "rb") as f:
             data = f.read()

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import _struct as struct  # (``struct`` is this C module re-exported: one module file fewer to load)
 import mmap
-import os
 import zlib
 from _operator import le
 from itertools import accumulate, chain, compress, islice, repeat
 
-from .. import faults, folders, keys
+from .. import faults, folders, keys, oscalls
 from ..fields import KIND_TITLE, MESSAGE_KINDS
 from . import format as layout
 from .format import (
@@ -52,7 +51,7 @@ if TYPE_CHECKING:  # (and collections.abc, pathlib: a hook reads the index with 
 
 def _map(path: str) -> mmap.mmap | bytes:
     with open(path, "rb") as f:
-        if os.fstat(f.fileno()).st_size == 0:
+        if oscalls.fstat(f.fileno()).st_size == 0:
             return b""
         return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
 
@@ -92,7 +91,7 @@ class Segment:
         self.codec = codec or default_codec()
         self._damage: tuple[type[Exception], ...] = (*_DAMAGE, *self.codec.damage)
         #: The segment's folder.
-        self.path = os.path.join(directory, ref.name)
+        self.path = oscalls.join(directory, ref.name)
         self._mapped: dict[str, mmap.mmap | bytes] = {}
         self._terms = self._open("terms.bin")
         self._term_idx = self._open("terms.idx")
@@ -132,13 +131,13 @@ class Segment:
 
     def _open(self, name: str) -> mmap.mmap | bytes:
         """A file of the segment, mapped, and as long as the manifest says it was written."""
-        path = os.path.join(self.path, name)
+        path = oscalls.join(self.path, name)
         try:
             mapped = _map(path)
         except FileNotFoundError:
             raise SegmentMissing(f"{path} is missing") from None
         except PermissionError:
-            raise IndexForbidden(os.path.dirname(self.path)) from None
+            raise IndexForbidden(oscalls.dirname(self.path)) from None
         except OSError as exc:
             raise IndexUnreadable(f"{path} is unreadable: {exc.strerror or exc}") from None
         written = self.ref.files.get(name)
@@ -148,14 +147,14 @@ class Segment:
         return mapped
 
     def _damaged(self, name: str, exc: Exception) -> IndexUnreadable:
-        return IndexUnreadable(f"{os.path.join(self.path, name)} is damaged ({type(exc).__name__}: {exc})")
+        return IndexUnreadable(f"{oscalls.join(self.path, name)} is damaged ({type(exc).__name__}: {exc})")
 
     def verify(self) -> None:
         """Check every byte against the checksums written with the segment (what ``deja index`` and doctor do)."""
         for name, written in self.ref.files.items():
             if zlib.crc32(self._mapped[name]) != written.crc:
                 raise IndexUnreadable(
-                    f"{os.path.join(self.path, name)} is damaged: its checksum does not match what was written"
+                    f"{oscalls.join(self.path, name)} is damaged: its checksum does not match what was written"
                 )
 
     def _term_at(self, i: int) -> tuple[bytes, int, int, int]:
@@ -168,7 +167,7 @@ class Segment:
         # A posting takes at least a doc number: ``_doc_width`` bytes (a word's) or more (a key's).
         if t_off + t_len > len(self._terms) or p_off + count * self._doc_width > len(self._postings):
             raise IndexUnreadable(
-                f"{os.path.join(self.path, 'terms.idx')} is damaged: term {i} points past the end of the segment"
+                f"{oscalls.join(self.path, 'terms.idx')} is damaged: term {i} points past the end of the segment"
             )
         return self._terms[t_off : t_off + t_len], p_off, count, df
 
@@ -684,7 +683,7 @@ class Index:
         reader paused past the grace period of a rebuild); the newest manifest
         names only live segments, so it is read once more.
         """
-        directory = os.path.join(home, INDEX)  # (``index_dir``'s folder, for a home given as a string too)
+        directory = oscalls.join(home, INDEX)  # (``index_dir``'s folder, for a home given as a string too)
         manifest = read_manifest(directory, codec)
         faults.point("reader-read-manifest")
         try:
@@ -780,7 +779,7 @@ class Index:
         folder above it that a session ran in itself, within its repository (never above a folder holding ``.git``)
         and looking no higher than below the home folder (the project of every folder below it, which no session
         there means; ``folders.home_spellings``: a home that is a link too); "" when there is none. The walk names
-        folders as given (``os.path.dirname``) and stops at the home folder so spelt, or at any folder that is the
+        folders as given (``oscalls.dirname``) and stops at the home folder so spelt, or at any folder that is the
         home folder as the index spells it (``keys.spelt_homes``: reached through a link to it, whose sessions are
         the home folder's: small33's ``~/h/proj/src`` with ``h`` a link to ``~``), before asking for its sessions.
 
@@ -801,10 +800,10 @@ class Index:
             return folder
         stops = {spelled.rstrip("/") + "/" for spelled in folders.home_spellings()}
         homes = keys.spelt_homes()
-        while (above := os.path.dirname(folder)) != folder and not any(
+        while (above := oscalls.dirname(folder)) != folder and not any(
             spelled.startswith(above.rstrip("/") + "/") for spelled in stops
         ):
-            if os.path.exists(os.path.join(folder, ".git")) or keys.project_spelling(above) in homes:
+            if oscalls.exists(oscalls.join(folder, ".git")) or keys.project_spelling(above) in homes:
                 return ""  # (a repository's root: a folder, or a file in a worktree)
             if self.newest(keys.sessions_key(above, below=False), limit=1):
                 return above
@@ -818,7 +817,7 @@ class Index:
     def size_bytes(self) -> int:
         total = 0
         for segment in self.segments:
-            with os.scandir(segment.path) as files:
+            with oscalls.scandir(segment.path) as files:
                 total += sum(f.stat().st_size for f in files)
         return total
 
