@@ -99,8 +99,9 @@ ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", 
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
 #: ``str``'s methods): "no machine found", "using default settings" name no entry. From the text's start, and the
-#: walk to that first word possessive, so a text of many such words is read once.
-NETRC_GATE = r"\A(?:(?!(?:machine|default)\s)[\s\S])*+(?:machine|default)\s[\s\S]*password"
+#: walk to that first word atomic, so a text of many such words is read once (an atomic group, not ``*+``: before
+#: 3.11.5 Python's possessive repeat walked past a failing lookahead, and the pattern missed every entry).
+NETRC_GATE = r"\A(?>(?:(?!(?:machine|default)\s)[\s\S])*)(?:machine|default)\s[\s\S]*password"
 #: ``CONTEXT_GATE`` but ``NETRC_GATE`` (``redact._context_gate`` asks that one with ``a_netrc_entry``, not by a walk).
 CONTEXT_GATE_BUT_NETRC = (
     rf"[:=<']|--|ENV[ \t]|[\s\"]-p|(?i:{'|'.join(ARGUMENT_WORDS)})|login[ \t]|\t(?:TRUE|FALSE)\t"

@@ -856,7 +856,10 @@ _UNSEEN_ASCII = "".join(c for c in _UNSEEN if c.isascii())
 #: speed of its redaction.
 _UNSEEN_CLASS = f"[{_UNSEEN}{_TAGS_FROM}-{_TAGS[-1]}]"
 _ESCAPE_SEQUENCE = "(?<=\x1b)(?:\\[[0-?]*[ -/]*[@-~]|[]PX^_][^\x07\x1b\n]*+(?:\x07|\x1b\\\\)?|[ -/]*[0-~])"
-_UNSEEN_RUN = f"{_UNSEEN_CLASS}(?:{_ESCAPE_SEQUENCE}|{_UNSEEN_CLASS})*+"
+#: The run's repeat is an atomic group, not the possessive ``*+`` it is the same as: CPython before 3.11.5 (Debian 12's
+#: 3.11.2) loops forever on a lookbehind that fails inside a possessive repeat, and ``deja index`` hung at the first
+#: chat with a zero-width space beside a quote (a browser console's pasted HTML), its memory growing by gigabytes.
+_UNSEEN_RUN = f"{_UNSEEN_CLASS}(?>(?:{_ESCAPE_SEQUENCE}|{_UNSEEN_CLASS})*)"
 
 
 def as_seen(text: str) -> tuple[str, list[int]]:
