@@ -167,3 +167,18 @@ def test_cursors_placeholders_in_the_servers_command_are_read_as_cursor_expands_
     assert f"ok     Cursor: deja's MCP server is in {mcp}" in text
     assert "gone" not in text and "differs" not in text
     assert other_deja_wired(str(script)) == ""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review52a F1: doctor keeps an inline '# comment' in an envFile value, which VS Code's parseEnvFile (and "
+    "npm dotenv) cut off: the server runs unredacted while doctor says it sees the hooks' settings",
+)
+def test_a_comment_after_an_env_file_value_is_no_part_of_it(fake_home: Path, tmp_path: Path) -> None:
+    env_file = tmp_path / "deja.env"
+    env_file.write_text("DEJA_NO_REDACT=1  # only while I debug the parser\n")
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {}, envFile=str(env_file))
+    assert [problem["message"] for problem in settings] == [
+        f"deja's MCP server gets DEJA_NO_REDACT=1 from its envFile {env_file}: it uses false for redact, the hooks true"
+    ]
+    assert SAME not in text
