@@ -233,8 +233,8 @@ class ServerEnv:
 
 def deja_server_env(path: Path) -> ServerEnv:
     """The env Cursor gives deja's server in the MCP file ``path``: its ``env``'s string values as Cursor expands them
-    (``as_cursor_expands``), over the variables of the file its ``envFile`` names (a stdio server's; its lines
-    ``NAME=value``, taken as written); nothing when there is no server."""
+    (``as_cursor_expands``), over the variables of the file its ``envFile`` names (a stdio server's; its lines read as
+    VS Code reads them, ``_env_line``, their values taken as written); nothing when there is no server."""
     entry = _deja_server(path) or {}
     env, named = entry.get("env"), entry.get("envFile")
     written = {name: value for name, value in env.items() if isinstance(value, str)} if isinstance(env, dict) else {}
@@ -258,19 +258,47 @@ def _env_file(named: object) -> tuple[dict[str, str], str]:
         return {}, f"{named} ({error.problem})"
     if text is None:
         return {}, f"{named} (there is no such file)"
-    return dict(pair for pair in map(_env_line, text.splitlines()) if pair[0]), ""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # (VS Code's line ends, not splitlines')
+    return dict(pair for pair in map(_env_line, lines) if pair[0]), ""
 
 
 def _env_line(line: str) -> tuple[str, str]:
-    """A line ``NAME=value`` of an env file as (name, value), its value's quotes taken off; ("", "") for a blank
-    line, a ``#`` comment or a line that sets nothing."""
-    name, equals, value = line.strip().removeprefix("export ").partition("=")
-    if not equals or not name.strip() or name.lstrip().startswith("#"):
+    """A line of an env file as (name, value), read as VS Code's launcher reads a stdio server's ``envFile`` (its
+    ``parseEnvFile``, like npm dotenv): an ``export`` taken off, the name ending at the first ``=`` or ``:`` outside
+    quotes, the value at the first ``#`` outside quotes, and a value in matching ``"``, ``'`` or backtick quotes
+    without them (``\\n`` and ``\\r`` in double quotes made the characters). ("", "") for a blank line, a ``#``
+    comment or a line that sets nothing. Read with its comment, ``DEJA_NO_REDACT=1  # while I debug`` was a value
+    deja does not know, and doctor said the server redacted when it did not (review52a F1)."""
+    line = line.strip()
+    if line.startswith("#"):
         return "", ""
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+    line = line.removeprefix("export ").strip()
+    separator = _outside_quotes(line, "=:")
+    if separator < 0:
+        return "", ""
+    value = line[separator + 1 :].strip()
+    comment = _outside_quotes(value, "#")
+    value = value[:comment].strip() if comment >= 0 else value
+    quote = value[:1]
+    if len(value) >= 2 and quote in "\"'`" and value.endswith(quote):
         value = value[1:-1]
-    return name.strip(), value
+        value = value.replace("\\n", "\n").replace("\\r", "\r") if quote == '"' else value
+    name = line[:separator].strip()
+    return (name, value) if name else ("", "")
+
+
+def _outside_quotes(text: str, stops: str) -> int:
+    """Where in ``text`` the first of the characters ``stops`` stands outside quotes (``"``, ``'`` or a backtick, up
+    to the same quote not after a backslash), or -1."""
+    quote = ""
+    for where, character in enumerate(text):
+        if quote:
+            quote = "" if character == quote and text[where - 1 : where] != "\\" else quote
+        elif character in "\"'`":
+            quote = character
+        elif character in stops:
+            return where
+    return -1
 
 
 #: The placeholders Cursor replaces in an mcp.json server's ``command``, ``args``, ``env``, ``url`` and ``headers``
