@@ -219,7 +219,7 @@ class ServerEnv:
     def shown(self, name: str, value: str | None = None) -> str:
         """``NAME=value`` (the name alone without ``value``) as doctor says it, with the ``${env:…}`` it filled from
         its own shell: Cursor fills them from the environment it was started in (review51a L5)."""
-        said = name if value is None else f"{name}={value}"
+        said = name if value is None else f"{name}={unsecret(value)}"
         filled = ", ".join(f"${{env:{variable}}}" for variable in self.from_shell.get(name, ()))
         return f"{said} ({filled} as this shell has it; Cursor's may differ)" if filled else said
 
@@ -228,7 +228,8 @@ class ServerEnv:
         filed = [name in self.from_file for name in names]
         if not any(filed):
             return f"its env in {self.mcp}"
-        return f"its envFile {self.file}" if all(filed) else f"its env in {self.mcp} and its envFile {self.file}"
+        file = unsecret(self.file)
+        return f"its envFile {file}" if all(filed) else f"its env in {self.mcp} and its envFile {file}"
 
 
 def deja_server_env(path: Path) -> ServerEnv:
@@ -251,15 +252,24 @@ def _env_file(named: object) -> tuple[dict[str, str], str]:
     if not isinstance(named, str) or not named.strip():
         return {}, ""
     if not os.path.isabs(named):
-        return {}, f"{named} (not an absolute path)"
+        return {}, f"{unsecret(named)} (not an absolute path)"
     try:
         text = read_text(Path(named))
     except InstallError as error:
-        return {}, f"{named} ({error.problem})"
+        return {}, f"{unsecret(named)} ({error.problem})"
     if text is None:
-        return {}, f"{named} (there is no such file)"
+        return {}, f"{unsecret(named)} (there is no such file)"
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # (VS Code's line ends, not splitlines')
     return dict(pair for pair in map(_env_line, lines) if pair[0]), ""
+
+
+def unsecret(value: str) -> str:
+    """A value of the server's env or envFile (or a folder made of one) as doctor prints it: a secret in it redacted,
+    whether redaction is on or not, as the config's refusals repeat a value (``refused``): an envFile is where a
+    project's tokens live, and ``DEJA_HOME=/srv/deja OPENAI_API_KEY=sk-…`` on one line is one value (review52a F3)."""
+    from ..core.redaction import as_indexed
+
+    return as_indexed(value, whatever_the_setting=True)
 
 
 def _env_line(line: str) -> tuple[str, str]:

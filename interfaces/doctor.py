@@ -286,7 +286,7 @@ def _server_env_problems() -> list[Finding]:
     without it. With DEJA_HOME there the server built and served an index of its own, while doctor said the hooks and
     the server saw the same settings (trial50 F5)."""
     from ..installers.cursor import mcp_path
-    from ..installers.wiring import deja_server_env, names_the_window
+    from ..installers.wiring import deja_server_env, names_the_window, unsecret
     from .settings import shown_value
 
     path = mcp_path()
@@ -330,15 +330,15 @@ def _server_env_problems() -> list[Finding]:
     hooks_home = folders.deja_home(environment=False)
     if folders.real_folder(server_home) != folders.real_folder(hooks_home):
         moving = [name for name in ("DEJA_HOME", "XDG_CACHE_HOME") if name in env]
-        names = " and ".join(moving)
+        names, shown = " and ".join(moving), unsecret(server_home)
+        both = f", or deja config set home {shlex.quote(server_home)} for the hooks and commands too"
         found.append(Finding(
             "warn",
             "settings",
             f"deja's MCP server gets {' and '.join(map(server.shown, moving))} from {server.where(*moving)}: it "
-            f"builds and serves the index under {index_dir(Path(server_home))}, while the hooks use "
+            f"builds and serves the index under {index_dir(Path(shown))}, while the hooks use "
             f"{index_dir(Path(hooks_home))}",
-            f"remove {names} from that env, or deja config set home {shlex.quote(server_home)} for the hooks and "
-            "commands too",
+            f"remove {names} from that env{both if shown == server_home else ''}",
         ))  # fmt: skip
     for key, setting in config.SETTINGS.items():
         there, hooks = config.resolve(key, env), config.resolve(key, environment=False)
@@ -347,8 +347,8 @@ def _server_env_problems() -> list[Finding]:
                 "warn",
                 "settings",
                 f"deja's MCP server gets {server.shown(setting.variable, env[setting.variable])} from "
-                f"{server.where(setting.variable)}: it uses {shown_value(key, there.value, environment=False)} for "
-                f"{key}, the hooks {shown_value(key, hooks.value, environment=False)}",
+                f"{server.where(setting.variable)}: it uses {unsecret(shown_value(key, there.value, False))} for "
+                f"{key}, the hooks {unsecret(shown_value(key, hooks.value, False))}",
                 f"remove {setting.variable} from that env, or deja config set {key} VALUE for both",
             ))  # fmt: skip
     defaults = {"XDG_CONFIG_HOME": os.path.join(folders.home(), ".config")}
