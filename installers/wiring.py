@@ -246,6 +246,11 @@ def deja_server_env(path: Path) -> ServerEnv:
     return ServerEnv(values, from_shell, file, frozenset(from_file.keys() - written.keys()), unread, path)
 
 
+#: The most of a server's envFile doctor reads: a project's ``.env`` is a few KB; doctor read one of 256 MB whole
+#: (567 MB of memory), and says a larger file is one it cannot read (review52a F6).
+ENV_FILE_BYTES = 1 << 20
+
+
 def _env_file(named: object) -> tuple[dict[str, str], str]:
     """The variables of a server's ``envFile`` (``named``), and "" or, when doctor cannot read it, the file and why:
     it is not an absolute path (Cursor's folder for a relative one is not known here), or it cannot be read."""
@@ -254,7 +259,7 @@ def _env_file(named: object) -> tuple[dict[str, str], str]:
     if not os.path.isabs(named):
         return {}, f"{unsecret(named)} (not an absolute path)"
     try:
-        text = read_text(Path(named))
+        text = read_text(Path(named), ENV_FILE_BYTES)
     except InstallError as error:
         return {}, f"{unsecret(named)} ({error.problem})"
     if text is None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from harness import console_script, path_with, run_deja
 
-from deja.installers.wiring import other_deja_wired
+from deja.installers.wiring import ENV_FILE_BYTES, other_deja_wired
 
 SAME = "ok     the hooks and the MCP server see the same settings and Cursor folders as this shell"
 
@@ -134,6 +134,21 @@ def test_an_env_file_doctor_cannot_read_is_said(fake_home: Path, tmp_path: Path)
     assert [problem["message"] for problem in settings] == [
         f"deja's MCP server gets the variables of its envFile .env (not an absolute path) in {mcp}, which doctor "
         "cannot read, nor check what they change for it"
+    ]
+    assert SAME not in text
+
+
+def test_an_env_file_too_large_is_said_unread(fake_home: Path, tmp_path: Path) -> None:
+    """review52a F6: doctor read a server's envFile whole (256 MB took 567 MB of its memory); past ENV_FILE_BYTES it
+    reads none of it and says so. (The file is sparse: it takes no room on the disk.)"""
+    mcp = fake_home / ".cursor" / "mcp.json"
+    env_file = tmp_path / "huge.env"
+    env_file.write_text(f"DEJA_HOME={tmp_path / 'from-file'}\n")
+    os.truncate(env_file, ENV_FILE_BYTES + 1)
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {}, envFile=str(env_file))
+    assert [problem["message"] for problem in settings] == [
+        f"deja's MCP server gets the variables of its envFile {env_file} (cannot read it (larger than "
+        f"{ENV_FILE_BYTES} bytes)) in {mcp}, which doctor cannot read, nor check what they change for it"
     ]
     assert SAME not in text
 
