@@ -75,7 +75,7 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
     cursor_hooks = _cursor_hooks_file(deja)
     install = _cursor_install(cursor_hooks)
     findings = [
-        *_server_findings("Cursor", cursor.mcp_path(), cursor.server_entry(deja), deja, install, as_cursor_expands),
+        *_server_findings("Cursor", cursor.mcp_path(), cursor.server_entry(deja), deja, install, as_cursor_starts),
         *_guidance_findings(deja, install),
         *_hooks_findings(cursor_hooks, deja),
         *_project_hooks_findings(cursor_hooks),
@@ -95,7 +95,7 @@ def _as_wired(deja: str) -> str:
     """This deja spelt as Cursor's entries spell it, when they start it by another path (README's link, the venv's
     own): doctor compares what install writes with what is there, and a spelling is no difference (review50c M3)."""
     server = _deja_server(cursor.mcp_path())
-    wired = [as_cursor_expands(server["command"])] if server is not None else []
+    wired = [as_cursor_starts(server["command"])] if server is not None else []
     wired += sorted(e for c in _deja_commands(_cursor_hooks_file(deja)) if (e := hook_executable(c)))
     return next((e for e in wired if e != deja and _is_one_of(e, (deja,))), deja)
 
@@ -168,7 +168,7 @@ def other_deja_wired(deja_path: str | None = None) -> str:
     hooks = sorted({e for c in _deja_commands(hooks_file) if (e := hook_executable(c)) and not _is_one_of(e, ours)})
     server = _deja_server(cursor.mcp_path())
     others = [f"your Cursor hooks run {', '.join(hooks)}"] if hooks else []
-    command = as_cursor_expands(server["command"]) if server is not None else ""
+    command = as_cursor_starts(server["command"]) if server is not None else ""
     if server is not None and not _is_one_of(command, ours):
         others.append(f"Cursor's deja MCP server runs {command}")
     return f"{' and '.join(others)}, not this deja: run `{_cursor_install(hooks_file)}`" if others else ""
@@ -342,6 +342,16 @@ def as_cursor_expands(value: str) -> str:
     return _PLACEHOLDER.sub(replaced, value)
 
 
+def as_cursor_starts(command: str) -> str:
+    """A server's ``command`` as Cursor runs it: its placeholders replaced (``as_cursor_expands``), then a leading
+    ``~`` (alone, or before a slash or backslash) made the home folder, as VS Code's launcher does to a stdio
+    server's command (``untildify``): doctor took ``~/.local/bin/deja`` as written and said it was gone (review52a
+    F5)."""
+    expanded = as_cursor_expands(command)
+    tilde = expanded == "~" or expanded.startswith(("~/", "~\\"))
+    return folders.home() + expanded[1:] if tilde else expanded
+
+
 #: The placeholders Cursor gives another value in each window.
 _WINDOW_PLACEHOLDERS = ("${workspaceFolder}", "${workspaceFolderBasename}")
 
@@ -379,8 +389,8 @@ def _server_findings(
     harness: str, path: Path, server: dict[str, Any], deja: str, install: str, expands: Callable[[str], str] = str
 ) -> list[WiringFinding]:
     """What stops deja's server in ``harness``'s MCP file ``path`` starting this deja as install writes it
-    (``server``); its command read as the harness expands it (``expands``: Cursor's placeholders, as_cursor_expands:
-    ``${userHome}/.local/bin/deja`` was "gone", review51a L6)."""
+    (``server``); its command read as the harness runs it (``expands``: for Cursor, as_cursor_starts, its
+    placeholders and a leading ``~``: ``${userHome}/.local/bin/deja`` was "gone", review51a L6)."""
     document = _load(path)
     if isinstance(document, WiringFinding):
         return [document]

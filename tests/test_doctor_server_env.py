@@ -233,12 +233,9 @@ def test_a_home_in_the_servers_env_is_said(fake_home: Path, tmp_path: Path) -> N
     assert any("HOME" in problem["message"] for problem in settings), settings
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review52a F5 (before doc52 too): VS Code untildifies a stdio server's command as it starts it "
-    "(extHostMcpNode); doctor takes ~/.local/bin/deja as written and says it is gone (Cursor's own reading unverified)",
-)
 def test_a_tilde_in_the_servers_command_is_read_as_the_home_folder(fake_home: Path) -> None:
+    """review52a F5: VS Code's launcher untildifies a stdio server's command as it starts it; doctor took
+    ``~/.local/bin/deja`` as written and said the server runs a deja that "is gone"."""
     script = console_script(fake_home / ".local" / "bin")
     shell = {**os.environ, "PATH": path_with(script), "COLUMNS": "1000"}
     assert run_deja("install", "cursor-auto", script=script, env=shell).returncode == 0
@@ -248,3 +245,5 @@ def test_a_tilde_in_the_servers_command_is_read_as_the_home_folder(fake_home: Pa
     mcp.write_text(json.dumps(document, indent=2))
     text = run_deja("doctor", script=script, env=shell).stdout
     assert f"ok     Cursor: deja's MCP server is in {mcp}" in text, text
+    assert "gone" not in text and "differs" not in text
+    assert other_deja_wired(str(script)) == ""
