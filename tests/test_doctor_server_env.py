@@ -222,15 +222,19 @@ def test_a_token_in_an_env_file_value_is_never_printed(
     assert "deja config set" not in settings[0]["fix"]  # (a fix that sets the token, redacted, would set another)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review52a F4 (before doc52 too): HOME in the server's env moves its default home and Cursor folders, "
-    "and doctor still says the server sees the hooks' settings",
-)
 def test_a_home_in_the_servers_env_is_said(fake_home: Path, tmp_path: Path) -> None:
-    text, settings = doctor_with_server_env(fake_home, tmp_path, {"HOME": str(tmp_path / "another-home")})
+    """review52a F4: HOME in the server's env moves its default index, its settings file and Cursor's folders; doctor
+    said the server saw the hooks' settings."""
+    other = tmp_path / "another-home"
+    mcp = fake_home / ".cursor" / "mcp.json"
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {"HOME": str(other)})
+    assert [problem["message"] for problem in settings] == [
+        f"deja's MCP server gets HOME from its env in {mcp}: it builds and serves the index under "
+        f"{other}/.cache/deja/index, while the hooks use {fake_home}/.cache/deja/index",
+        f"deja's MCP server gets HOME={other} from its env in {mcp}: it looks for deja's settings file and Cursor's "
+        f"folders in that home, the hooks in {fake_home}",
+    ]
     assert SAME not in text
-    assert any("HOME" in problem["message"] for problem in settings), settings
 
 
 def test_a_tilde_in_the_servers_command_is_read_as_the_home_folder(fake_home: Path) -> None:
