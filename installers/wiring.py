@@ -238,12 +238,14 @@ def deja_server_env(path: Path) -> ServerEnv:
     VS Code reads them, ``_env_line``, their values taken as written); nothing when there is no server."""
     entry = _deja_server(path) or {}
     env, named = entry.get("env"), entry.get("envFile")
-    written = {name: value for name, value in env.items() if isinstance(value, str)} if isinstance(env, dict) else {}
-    from_file, unread = _env_file(named)
+    env = env if isinstance(env, dict) else {}
+    written = {name: value for name, value in env.items() if isinstance(value, str)}
+    read, unread = _env_file(named)
+    from_file = {name: value for name, value in read.items() if name not in env}  # (env's null unsets it: VS Code)
     from_shell = {name: names for name, value in written.items() if (names := _ENV_PLACEHOLDER.findall(value))}
     values = {**from_file, **{name: as_cursor_expands(value) for name, value in written.items()}}
     file = named if from_file and isinstance(named, str) else ""
-    return ServerEnv(values, from_shell, file, frozenset(from_file.keys() - written.keys()), unread, path)
+    return ServerEnv(values, from_shell, file, frozenset(from_file), unread, path)
 
 
 #: The most of a server's envFile doctor reads: a project's ``.env`` is a few KB; doctor read one of 256 MB whole

@@ -17,7 +17,7 @@ SAME = "ok     the hooks and the MCP server see the same settings and Cursor fol
 
 
 def doctor_with_server_env(
-    fake_home: Path, tmp_path: Path, env: dict[str, str], **entry: str
+    fake_home: Path, tmp_path: Path, env: dict[str, str | None], **entry: str
 ) -> tuple[str, list[dict[str, str]]]:
     """Doctor's text and its settings findings, once deja is installed and its server entry given ``env`` (and the
     other keys of ``entry``)."""
@@ -124,6 +124,16 @@ def test_the_servers_env_wins_over_its_env_file(fake_home: Path, tmp_path: Path)
     env_file.write_text(f"DEJA_HOME={tmp_path / 'from-file'}\n")
     env = {"DEJA_HOME": str(fake_home / ".cache" / "deja")}
     text, settings = doctor_with_server_env(fake_home, tmp_path, env, envFile=str(env_file))
+    assert settings == []
+    assert SAME in text
+
+
+def test_a_null_in_the_servers_env_unsets_its_env_file_variable(fake_home: Path, tmp_path: Path) -> None:
+    """review52a (nit): VS Code's launcher unsets a variable whose ``env`` value is null, over its envFile's; doctor
+    still said the envFile's DEJA_HOME moved the server's index."""
+    env_file = tmp_path / "deja.env"
+    env_file.write_text(f"DEJA_HOME={tmp_path / 'from-file'}\n")
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {"DEJA_HOME": None}, envFile=str(env_file))
     assert settings == []
     assert SAME in text
 
