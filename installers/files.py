@@ -30,7 +30,7 @@ from typing import Any, Literal
 from ..core.cjson import lone_surrogates
 from ..core.private import private_dir, replace_private
 from ..core.redact import scrub
-from ..core.regular_files import open_regular
+from ..core.regular_files import open_regular, read_regular
 
 Action = Literal["created", "updated", "removed", "unchanged"]
 
@@ -84,13 +84,17 @@ class DuplicateKey(InstallError):
     """A JSON object names one key twice: a rewrite would keep only one of the values."""
 
 
-def read_text(path: Path) -> str | None:
+def read_text(path: Path, limit: int | None = None) -> str | None:
     """The file's text (through a symlink), or None when there is no file. Opened as deja opens Cursor's stores
     (``open_regular``): a FIFO in the place of ``~/.cursor/mcp.json`` hung the rebuild line and doctor forever
-    (review50c L3)."""
+    (review50c L3). With ``limit``, a file of more bytes is not read (``read_regular``): doctor read a server's
+    envFile of 256 MB whole, and a larger one could take all the memory (review52a F6)."""
     try:
-        with open_regular(path) as handle:
-            data = handle.read()
+        if limit is None:
+            with open_regular(path) as handle:
+                data = handle.read()
+        else:
+            data = read_regular(path, limit)
     except FileNotFoundError:
         return None
     except OSError as error:

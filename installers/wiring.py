@@ -75,7 +75,7 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
     cursor_hooks = _cursor_hooks_file(deja)
     install = _cursor_install(cursor_hooks)
     findings = [
-        *_server_findings("Cursor", cursor.mcp_path(), cursor.server_entry(deja), deja, install, as_cursor_expands),
+        *_server_findings("Cursor", cursor.mcp_path(), cursor.server_entry(deja), deja, install, as_cursor_starts),
         *_guidance_findings(deja, install),
         *_hooks_findings(cursor_hooks, deja),
         *_project_hooks_findings(cursor_hooks),
@@ -95,7 +95,7 @@ def _as_wired(deja: str) -> str:
     """This deja spelt as Cursor's entries spell it, when they start it by another path (README's link, the venv's
     own): doctor compares what install writes with what is there, and a spelling is no difference (review50c M3)."""
     server = _deja_server(cursor.mcp_path())
-    wired = [as_cursor_expands(server["command"])] if server is not None else []
+    wired = [as_cursor_starts(server["command"])] if server is not None else []
     wired += sorted(e for c in _deja_commands(_cursor_hooks_file(deja)) if (e := hook_executable(c)))
     return next((e for e in wired if e != deja and _is_one_of(e, (deja,))), deja)
 
@@ -168,7 +168,7 @@ def other_deja_wired(deja_path: str | None = None) -> str:
     hooks = sorted({e for c in _deja_commands(hooks_file) if (e := hook_executable(c)) and not _is_one_of(e, ours)})
     server = _deja_server(cursor.mcp_path())
     others = [f"your Cursor hooks run {', '.join(hooks)}"] if hooks else []
-    command = as_cursor_expands(server["command"]) if server is not None else ""
+    command = as_cursor_starts(server["command"]) if server is not None else ""
     if server is not None and not _is_one_of(command, ours):
         others.append(f"Cursor's deja MCP server runs {command}")
     return f"{' and '.join(others)}, not this deja: run `{_cursor_install(hooks_file)}`" if others else ""
@@ -219,7 +219,7 @@ class ServerEnv:
     def shown(self, name: str, value: str | None = None) -> str:
         """``NAME=value`` (the name alone without ``value``) as doctor says it, with the ``${env:…}`` it filled from
         its own shell: Cursor fills them from the environment it was started in (review51a L5)."""
-        said = name if value is None else f"{name}={value}"
+        said = name if value is None else f"{name}={unsecret(value)}"
         filled = ", ".join(f"${{env:{variable}}}" for variable in self.from_shell.get(name, ()))
         return f"{said} ({filled} as this shell has it; Cursor's may differ)" if filled else said
 
@@ -228,21 +228,29 @@ class ServerEnv:
         filed = [name in self.from_file for name in names]
         if not any(filed):
             return f"its env in {self.mcp}"
-        return f"its envFile {self.file}" if all(filed) else f"its env in {self.mcp} and its envFile {self.file}"
+        file = unsecret(self.file)
+        return f"its envFile {file}" if all(filed) else f"its env in {self.mcp} and its envFile {file}"
 
 
 def deja_server_env(path: Path) -> ServerEnv:
     """The env Cursor gives deja's server in the MCP file ``path``: its ``env``'s string values as Cursor expands them
-    (``as_cursor_expands``), over the variables of the file its ``envFile`` names (a stdio server's; its lines
-    ``NAME=value``, taken as written); nothing when there is no server."""
+    (``as_cursor_expands``), over the variables of the file its ``envFile`` names (a stdio server's; its lines read as
+    VS Code reads them, ``_env_line``, their values taken as written); nothing when there is no server."""
     entry = _deja_server(path) or {}
     env, named = entry.get("env"), entry.get("envFile")
-    written = {name: value for name, value in env.items() if isinstance(value, str)} if isinstance(env, dict) else {}
-    from_file, unread = _env_file(named)
+    env = env if isinstance(env, dict) else {}
+    written = {name: value for name, value in env.items() if isinstance(value, str)}
+    read, unread = _env_file(named)
+    from_file = {name: value for name, value in read.items() if name not in env}  # (env's null unsets it: VS Code)
     from_shell = {name: names for name, value in written.items() if (names := _ENV_PLACEHOLDER.findall(value))}
     values = {**from_file, **{name: as_cursor_expands(value) for name, value in written.items()}}
     file = named if from_file and isinstance(named, str) else ""
-    return ServerEnv(values, from_shell, file, frozenset(from_file.keys() - written.keys()), unread, path)
+    return ServerEnv(values, from_shell, file, frozenset(from_file), unread, path)
+
+
+#: The most of a server's envFile doctor reads: a project's ``.env`` is a few KB; doctor read one of 256 MB whole
+#: (567 MB of memory), and says a larger file is one it cannot read (review52a F6).
+ENV_FILE_BYTES = 1 << 20
 
 
 def _env_file(named: object) -> tuple[dict[str, str], str]:
@@ -251,26 +259,63 @@ def _env_file(named: object) -> tuple[dict[str, str], str]:
     if not isinstance(named, str) or not named.strip():
         return {}, ""
     if not os.path.isabs(named):
-        return {}, f"{named} (not an absolute path)"
+        return {}, f"{unsecret(named)} (not an absolute path)"
     try:
-        text = read_text(Path(named))
+        text = read_text(Path(named), ENV_FILE_BYTES)
     except InstallError as error:
-        return {}, f"{named} ({error.problem})"
+        return {}, f"{unsecret(named)} ({error.problem})"
     if text is None:
-        return {}, f"{named} (there is no such file)"
-    return dict(pair for pair in map(_env_line, text.splitlines()) if pair[0]), ""
+        return {}, f"{unsecret(named)} (there is no such file)"
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # (VS Code's line ends, not splitlines')
+    return dict(pair for pair in map(_env_line, lines) if pair[0]), ""
+
+
+def unsecret(value: str) -> str:
+    """A value of the server's env or envFile (or a folder made of one) as doctor prints it: a secret in it redacted,
+    whether redaction is on or not, as the config's refusals repeat a value (``refused``): an envFile is where a
+    project's tokens live, and ``DEJA_HOME=/srv/deja OPENAI_API_KEY=sk-…`` on one line is one value (review52a F3)."""
+    from ..core.redaction import as_indexed
+
+    return as_indexed(value, whatever_the_setting=True)
 
 
 def _env_line(line: str) -> tuple[str, str]:
-    """A line ``NAME=value`` of an env file as (name, value), its value's quotes taken off; ("", "") for a blank
-    line, a ``#`` comment or a line that sets nothing."""
-    name, equals, value = line.strip().removeprefix("export ").partition("=")
-    if not equals or not name.strip() or name.lstrip().startswith("#"):
+    """A line of an env file as (name, value), read as VS Code's launcher reads a stdio server's ``envFile`` (its
+    ``parseEnvFile``, like npm dotenv): an ``export`` taken off, the name ending at the first ``=`` or ``:`` outside
+    quotes, the value at the first ``#`` outside quotes, and a value in matching ``"``, ``'`` or backtick quotes
+    without them (``\\n`` and ``\\r`` in double quotes made the characters). ("", "") for a blank line, a ``#``
+    comment or a line that sets nothing. Read with its comment, ``DEJA_NO_REDACT=1  # while I debug`` was a value
+    deja does not know, and doctor said the server redacted when it did not (review52a F1)."""
+    line = line.strip()
+    if line.startswith("#"):
         return "", ""
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+    line = line.removeprefix("export ").strip()
+    separator = _outside_quotes(line, "=:")
+    if separator < 0:
+        return "", ""
+    value = line[separator + 1 :].strip()
+    comment = _outside_quotes(value, "#")
+    value = value[:comment].strip() if comment >= 0 else value
+    quote = value[:1]
+    if len(value) >= 2 and quote in "\"'`" and value.endswith(quote):
         value = value[1:-1]
-    return name.strip(), value
+        value = value.replace("\\n", "\n").replace("\\r", "\r") if quote == '"' else value
+    name = line[:separator].strip()
+    return (name, value) if name else ("", "")
+
+
+def _outside_quotes(text: str, stops: str) -> int:
+    """Where in ``text`` the first of the characters ``stops`` stands outside quotes (``"``, ``'`` or a backtick, up
+    to the same quote not after a backslash), or -1."""
+    quote = ""
+    for where, character in enumerate(text):
+        if quote:
+            quote = "" if character == quote and text[where - 1 : where] != "\\" else quote
+        elif character in "\"'`":
+            quote = character
+        elif character in stops:
+            return where
+    return -1
 
 
 #: The placeholders Cursor replaces in an mcp.json server's ``command``, ``args``, ``env``, ``url`` and ``headers``
@@ -297,6 +342,16 @@ def as_cursor_expands(value: str) -> str:
         return _PLACEHOLDERS[name]() if name in _PLACEHOLDERS else match.group(0)
 
     return _PLACEHOLDER.sub(replaced, value)
+
+
+def as_cursor_starts(command: str) -> str:
+    """A server's ``command`` as Cursor runs it: its placeholders replaced (``as_cursor_expands``), then a leading
+    ``~`` (alone, or before a slash or backslash) made the home folder, as VS Code's launcher does to a stdio
+    server's command (``untildify``): doctor took ``~/.local/bin/deja`` as written and said it was gone (review52a
+    F5)."""
+    expanded = as_cursor_expands(command)
+    tilde = expanded == "~" or expanded.startswith(("~/", "~\\"))
+    return folders.home() + expanded[1:] if tilde else expanded
 
 
 #: The placeholders Cursor gives another value in each window.
@@ -336,8 +391,8 @@ def _server_findings(
     harness: str, path: Path, server: dict[str, Any], deja: str, install: str, expands: Callable[[str], str] = str
 ) -> list[WiringFinding]:
     """What stops deja's server in ``harness``'s MCP file ``path`` starting this deja as install writes it
-    (``server``); its command read as the harness expands it (``expands``: Cursor's placeholders, as_cursor_expands:
-    ``${userHome}/.local/bin/deja`` was "gone", review51a L6)."""
+    (``server``); its command read as the harness runs it (``expands``: for Cursor, as_cursor_starts, its
+    placeholders and a leading ``~``: ``${userHome}/.local/bin/deja`` was "gone", review51a L6)."""
     document = _load(path)
     if isinstance(document, WiringFinding):
         return [document]

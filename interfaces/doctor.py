@@ -286,13 +286,17 @@ def _server_env_problems() -> list[Finding]:
     without it. With DEJA_HOME there the server built and served an index of its own, while doctor said the hooks and
     the server saw the same settings (trial50 F5)."""
     from ..installers.cursor import mcp_path
-    from ..installers.wiring import deja_server_env, names_the_window
+    from ..installers.wiring import deja_server_env, names_the_window, unsecret
     from .settings import shown_value
 
     path = mcp_path()
     server = deja_server_env(path)
     given = {name: value for name, value in server.values.items() if value.strip()}
-    read = {setting.variable for setting in config.SETTINGS.values()} | {*folders.ROOT_VARIABLES, "XDG_CACHE_HOME"}
+    read = {setting.variable for setting in config.SETTINGS.values()} | {
+        *folders.ROOT_VARIABLES,
+        "XDG_CACHE_HOME",
+        HOME_VARIABLE,
+    }
     per_window = sorted(name for name, value in given.items() if name in read and names_the_window(value))
     env = {name: value for name, value in given.items() if name not in per_window}
     found = [
@@ -324,21 +328,22 @@ def _server_env_problems() -> list[Finding]:
         for setting in config.SETTINGS.values()
         if config.relative_variable(setting, env)
     ]
+    user_home = _env_folder(env, HOME_VARIABLE) or folders.home()
     server_home = config.resolve("home", env).value or os.path.join(
-        _env_folder(env, "XDG_CACHE_HOME") or os.path.join(folders.home(), ".cache"), "deja"
+        _env_folder(env, "XDG_CACHE_HOME") or os.path.join(user_home, ".cache"), "deja"
     )
     hooks_home = folders.deja_home(environment=False)
     if folders.real_folder(server_home) != folders.real_folder(hooks_home):
-        moving = [name for name in ("DEJA_HOME", "XDG_CACHE_HOME") if name in env]
-        names = " and ".join(moving)
+        moving = [name for name in ("DEJA_HOME", "XDG_CACHE_HOME", HOME_VARIABLE) if name in env]
+        names, shown = " and ".join(moving), unsecret(server_home)
+        both = f", or deja config set home {shlex.quote(server_home)} for the hooks and commands too"
         found.append(Finding(
             "warn",
             "settings",
             f"deja's MCP server gets {' and '.join(map(server.shown, moving))} from {server.where(*moving)}: it "
-            f"builds and serves the index under {index_dir(Path(server_home))}, while the hooks use "
+            f"builds and serves the index under {index_dir(Path(shown))}, while the hooks use "
             f"{index_dir(Path(hooks_home))}",
-            f"remove {names} from that env, or deja config set home {shlex.quote(server_home)} for the hooks and "
-            "commands too",
+            f"remove {names} from that env{both if shown == server_home else ''}",
         ))  # fmt: skip
     for key, setting in config.SETTINGS.items():
         there, hooks = config.resolve(key, env), config.resolve(key, environment=False)
@@ -347,10 +352,19 @@ def _server_env_problems() -> list[Finding]:
                 "warn",
                 "settings",
                 f"deja's MCP server gets {server.shown(setting.variable, env[setting.variable])} from "
-                f"{server.where(setting.variable)}: it uses {shown_value(key, there.value, environment=False)} for "
-                f"{key}, the hooks {shown_value(key, hooks.value, environment=False)}",
+                f"{server.where(setting.variable)}: it uses {unsecret(shown_value(key, there.value, False))} for "
+                f"{key}, the hooks {unsecret(shown_value(key, hooks.value, False))}",
                 f"remove {setting.variable} from that env, or deja config set {key} VALUE for both",
             ))  # fmt: skip
+    if folders.real_folder(user_home) != folders.real_folder(folders.home()):
+        found.append(Finding(
+            "warn",
+            "settings",
+            f"deja's MCP server gets {server.shown(HOME_VARIABLE, env[HOME_VARIABLE])} from "
+            f"{server.where(HOME_VARIABLE)}: it looks for deja's settings file and Cursor's folders in that home, the "
+            f"hooks in {folders.home()}",
+            f"remove {HOME_VARIABLE} from that env",
+        ))  # fmt: skip
     defaults = {"XDG_CONFIG_HOME": os.path.join(folders.home(), ".config")}
     for name in folders.ROOT_VARIABLES:
         moved = _env_folder(env, name)
@@ -366,6 +380,11 @@ def _server_env_problems() -> list[Finding]:
                 f"remove {name} from that env",
             ))  # fmt: skip
     return found
+
+
+#: The variable that names the home folder (``folders.home``), under which a process Cursor starts looks for deja's
+#: index, its settings and Cursor's folders: in the server's env, it moved them all (review52a F4).
+HOME_VARIABLE = "USERPROFILE" if os.name == "nt" else "HOME"
 
 
 def _env_folder(env: dict[str, str], name: str) -> str:

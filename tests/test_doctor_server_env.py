@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from harness import console_script, path_with, run_deja
 
-from deja.installers.wiring import other_deja_wired
+from deja.installers.wiring import ENV_FILE_BYTES, other_deja_wired
 
 SAME = "ok     the hooks and the MCP server see the same settings and Cursor folders as this shell"
 
 
 def doctor_with_server_env(
-    fake_home: Path, tmp_path: Path, env: dict[str, str], **entry: str
+    fake_home: Path, tmp_path: Path, env: dict[str, str | None], **entry: str
 ) -> tuple[str, list[dict[str, str]]]:
     """Doctor's text and its settings findings, once deja is installed and its server entry given ``env`` (and the
     other keys of ``entry``)."""
@@ -128,12 +128,37 @@ def test_the_servers_env_wins_over_its_env_file(fake_home: Path, tmp_path: Path)
     assert SAME in text
 
 
+def test_a_null_in_the_servers_env_unsets_its_env_file_variable(fake_home: Path, tmp_path: Path) -> None:
+    """review52a (nit): VS Code's launcher unsets a variable whose ``env`` value is null, over its envFile's; doctor
+    still said the envFile's DEJA_HOME moved the server's index."""
+    env_file = tmp_path / "deja.env"
+    env_file.write_text(f"DEJA_HOME={tmp_path / 'from-file'}\n")
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {"DEJA_HOME": None}, envFile=str(env_file))
+    assert settings == []
+    assert SAME in text
+
+
 def test_an_env_file_doctor_cannot_read_is_said(fake_home: Path, tmp_path: Path) -> None:
     mcp = fake_home / ".cursor" / "mcp.json"
     text, settings = doctor_with_server_env(fake_home, tmp_path, {}, envFile=".env")
     assert [problem["message"] for problem in settings] == [
         f"deja's MCP server gets the variables of its envFile .env (not an absolute path) in {mcp}, which doctor "
         "cannot read, nor check what they change for it"
+    ]
+    assert SAME not in text
+
+
+def test_an_env_file_too_large_is_said_unread(fake_home: Path, tmp_path: Path) -> None:
+    """review52a F6: doctor read a server's envFile whole (256 MB took 567 MB of its memory); past ENV_FILE_BYTES it
+    reads none of it and says so. (The file is sparse: it takes no room on the disk.)"""
+    mcp = fake_home / ".cursor" / "mcp.json"
+    env_file = tmp_path / "huge.env"
+    env_file.write_text(f"DEJA_HOME={tmp_path / 'from-file'}\n")
+    os.truncate(env_file, ENV_FILE_BYTES + 1)
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {}, envFile=str(env_file))
+    assert [problem["message"] for problem in settings] == [
+        f"deja's MCP server gets the variables of its envFile {env_file} (cannot read it (larger than "
+        f"{ENV_FILE_BYTES} bytes)) in {mcp}, which doctor cannot read, nor check what they change for it"
     ]
     assert SAME not in text
 
@@ -165,5 +190,74 @@ def test_cursors_placeholders_in_the_servers_command_are_read_as_cursor_expands_
     mcp.write_text(json.dumps(document, indent=2))
     text = run_deja("doctor", script=script, env=shell).stdout
     assert f"ok     Cursor: deja's MCP server is in {mcp}" in text
+    assert "gone" not in text and "differs" not in text
+    assert other_deja_wired(str(script)) == ""
+
+
+@pytest.mark.parametrize(
+    "line", ["DEJA_NO_REDACT=1  # only while I debug the parser", "DEJA_NO_REDACT: 1", "export DEJA_NO_REDACT=`1`#x"]
+)
+def test_an_env_file_line_is_read_as_vs_code_reads_it(fake_home: Path, tmp_path: Path, line: str) -> None:
+    """review52a F1: VS Code's launcher (parseEnvFile, like npm dotenv) cuts a ``#`` comment outside quotes, takes
+    ``NAME: value`` and backtick quotes; doctor kept the comment in the value and said the server saw the hooks'
+    settings while it ran unredacted."""
+    env_file = tmp_path / "deja.env"
+    env_file.write_text(f"{line}\n")
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {}, envFile=str(env_file))
+    assert [problem["message"] for problem in settings] == [
+        f"deja's MCP server gets DEJA_NO_REDACT=1 from its envFile {env_file}: it uses false for redact, the hooks true"
+    ]
+    assert SAME not in text
+
+
+@pytest.mark.parametrize(
+    ("line", "levels"),
+    [
+        ("DEJA_HOME={srv} OPENAI_API_KEY={token}", ["warn"]),  # (the server's index is elsewhere: said)
+        ("DEJA_CURSOR_ROOT={token}", ["error"]),  # (a relative folder: said)
+    ],
+)
+def test_a_token_in_an_env_file_value_is_never_printed(
+    fake_home: Path, tmp_path: Path, line: str, levels: list[str]
+) -> None:
+    """review52a F3: doctor repeated a deja variable's value as written; an envFile is where a project's tokens live,
+    and two assignments run together on one line are one value (VS Code reads them so)."""
+    token = "sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH"
+    env_file = tmp_path / "deja.env"
+    env_file.write_text(line.format(srv=tmp_path / "srv", token=token) + "\n")
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {}, envFile=str(env_file))
+    assert [problem["level"] for problem in settings] == levels
+    assert token not in text and token not in json.dumps(settings)
+    assert "[redacted:" in settings[0]["message"], settings
+    assert "deja config set" not in settings[0]["fix"]  # (a fix that sets the token, redacted, would set another)
+
+
+def test_a_home_in_the_servers_env_is_said(fake_home: Path, tmp_path: Path) -> None:
+    """review52a F4: HOME in the server's env moves its default index, its settings file and Cursor's folders; doctor
+    said the server saw the hooks' settings."""
+    other = tmp_path / "another-home"
+    mcp = fake_home / ".cursor" / "mcp.json"
+    text, settings = doctor_with_server_env(fake_home, tmp_path, {"HOME": str(other)})
+    assert [problem["message"] for problem in settings] == [
+        f"deja's MCP server gets HOME from its env in {mcp}: it builds and serves the index under "
+        f"{other}/.cache/deja/index, while the hooks use {fake_home}/.cache/deja/index",
+        f"deja's MCP server gets HOME={other} from its env in {mcp}: it looks for deja's settings file and Cursor's "
+        f"folders in that home, the hooks in {fake_home}",
+    ]
+    assert SAME not in text
+
+
+def test_a_tilde_in_the_servers_command_is_read_as_the_home_folder(fake_home: Path) -> None:
+    """review52a F5: VS Code's launcher untildifies a stdio server's command as it starts it; doctor took
+    ``~/.local/bin/deja`` as written and said the server runs a deja that "is gone"."""
+    script = console_script(fake_home / ".local" / "bin")
+    shell = {**os.environ, "PATH": path_with(script), "COLUMNS": "1000"}
+    assert run_deja("install", "cursor-auto", script=script, env=shell).returncode == 0
+    mcp = fake_home / ".cursor" / "mcp.json"
+    document = json.loads(mcp.read_text())
+    document["mcpServers"]["deja"]["command"] = "~/.local/bin/deja"
+    mcp.write_text(json.dumps(document, indent=2))
+    text = run_deja("doctor", script=script, env=shell).stdout
+    assert f"ok     Cursor: deja's MCP server is in {mcp}" in text, text
     assert "gone" not in text and "differs" not in text
     assert other_deja_wired(str(script)) == ""
