@@ -146,9 +146,14 @@ _SUBCOMMAND = frozenset("abcdefghijklmnopqrstuvwxyz0123456789:_-")
 
 
 def _digest(text: str) -> str:
-    from .digests import blake2b  # (here: a search's page digests nothing, and loads no hash module)
+    """A hashed key's value: 10 bytes of blake2b as 14 characters of base64 (its padding left out), every bit of
+    them kept, where 20 hex characters took 6 bytes more of 51k keys at 10k sessions (format 23)."""
+    from binascii import b2a_base64  # (here, as blake2b: a search's page digests nothing, and loads neither)
 
-    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+    from .digests import blake2b
+
+    digest = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).digest()
+    return b2a_base64(digest, newline=False)[:14].decode("ascii")
 
 
 def drive_path(path: str) -> bool:
