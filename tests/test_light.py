@@ -77,7 +77,15 @@ _ORDER_17 = {
 #: say, and the meta's ``untimed_lead`` and ``after_part`` after its ``files``; 22 how a session's meta and records
 #: are deflated, not their order; 23 the checksums a session's row holds and how a hashed key is spelt)
 _ORDER_21 = {**_ORDER_17, "SessionMeta": (*_ORDER_17["SessionMeta"], "untimed_lead", "after_part")}
-_WRITTEN_ORDER = {17: _ORDER_17, 18: _ORDER_17, 19: _ORDER_17, 20: _ORDER_17, 21: _ORDER_21, 22: _ORDER_21, 23: _ORDER_21}
+_WRITTEN_ORDER = {
+    17: _ORDER_17,
+    18: _ORDER_17,
+    19: _ORDER_17,
+    20: _ORDER_17,
+    21: _ORDER_21,
+    22: _ORDER_21,
+    23: _ORDER_21,
+}
 
 
 @pytest.mark.unit
