@@ -33,6 +33,7 @@ from .fastpath import (
     filter_flags,
     guarded,
     index_command,
+    none_listed,
     nothing_indexed,
     noun_for,
     open_index,
@@ -291,10 +292,7 @@ def _no_sessions(index: Index, flags: list[str]) -> str:
     """Why ``deja sessions`` listed none: the filters (``flags``, as typed) left none of the index's, or it has none."""
     if index.session_count and flags:
         return f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
-    if index.session_count:  # (none listed of those it holds: a damaged file, which verify names: review51c F2)
-        index.verify()
-        return f"None of the {index.session_count} sessions in the index could be listed: run `deja doctor`"
-    return nothing_indexed()  # (with no filter, only an empty index lists none)
+    return none_listed(index)  # (with no filter, only an empty or a damaged index lists none)
 
 
 #: The fewest columns a title of ``deja sessions`` is cut to on its row: on a terminal narrower than that leaves, the

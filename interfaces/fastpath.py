@@ -778,6 +778,16 @@ def nothing_indexed() -> str:
     return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
 
 
+def none_listed(index: Index) -> str:
+    """Why a listing with no filter to blame (``deja sessions``, the MCP ``recent``) found none: an empty index
+    (``nothing_indexed``), else a damaged file, which ``Index.verify`` names (IndexUnreadable): a flipped terms.idx
+    hid every session, and "the index is empty" sent the person to their Cursor folders (review51c F2)."""
+    if not index.session_count:
+        return nothing_indexed()
+    index.verify()
+    return f"None of the {index.session_count} sessions in the index could be listed: run `deja doctor`"
+
+
 def refuse_empty(index: Index, session_id: str | None = None) -> None:
     """A verb asked for one session (``show``, ``ctx``, ``wip`` …) fails on an index with none with the line a search
     gives it (``nothing_indexed``): "no session ran here … one that `deja sessions` lists" sent the person to a list
