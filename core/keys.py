@@ -145,15 +145,20 @@ _SHLEX_SPECIAL = frozenset("\"'\\\x0b\x0c\x1c\x1d\x1e\x1f")
 _SUBCOMMAND = frozenset("abcdefghijklmnopqrstuvwxyz0123456789:_-")
 
 
-def _digest(text: str) -> str:
-    """A hashed key's value: 10 bytes of blake2b as 14 characters of base64 (its padding left out), every bit of
-    them kept, where 20 hex characters took 6 bytes more of 51k keys at 10k sessions (format 23)."""
-    from binascii import b2a_base64  # (here, as blake2b: a search's page digests nothing, and loads neither)
+#: base64's digits, in its order: a hashed key is spelt in them (``_digest``).
+_BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
-    from .digests import blake2b
+
+def _digest(text: str) -> str:
+    """A hashed key's value: 10 bytes of blake2b as 14 base64 digits (as ``binascii.b2a_base64`` spells them, less
+    its padding; every bit kept), where 20 hex digits took 6 bytes more of each of 51k keys at 10k sessions (format
+    23). Spelt here, not by ``binascii``: loading that C module cost each hook 0.7 M instructions (about 1%), and a
+    key's 14 digits cost a few microseconds."""
+    from .digests import blake2b  # (here: a search's page digests nothing, and loads no hash module)
 
     digest = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).digest()
-    return b2a_base64(digest, newline=False)[:14].decode("ascii")
+    bits = int.from_bytes(digest, "big") << 4  # (80 bits and 4 zeros: 14 digits of 6 bits)
+    return "".join([_BASE64[bits >> shift & 63] for shift in range(78, -1, -6)])
 
 
 def drive_path(path: str) -> bool:

@@ -321,3 +321,18 @@ def test_a_folder_longer_than_any_path_is_kept_as_it_is_not_resolved() -> None:
     longer = "/x" + "/y/.." * 1000
     assert len(longer) > 4096 and resolved_folder(longer) == longer
     assert resolved_folder("/x/y/..") == "/x"
+
+
+@pytest.mark.parametrize("text", ["/home/me/api", "c:\\users\\me\\app", "/srv/ünïcode/\udcff", ""])
+def test_a_hashed_key_is_its_10_byte_digest_in_14_base64_digits(text: str) -> None:
+    """Format 23: 14 of base64's digits (every bit of the 10 bytes), where 20 hex digits held the same."""
+    import binascii
+
+    from deja.core import keys
+    from deja.core.digests import blake2b
+
+    digest = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).digest()
+    spelt = keys._digest(text)
+    assert spelt == binascii.b2a_base64(digest, newline=False)[:14].decode()
+    assert binascii.a2b_base64(spelt + "==") == digest
+    assert keys.tree_key("/home/me/api") == f"{keys.PREFIX}t:{keys._digest('/home/me/api')}"
