@@ -995,21 +995,29 @@ def _negated(before: list[str]) -> bool:
         (word in NEGATIONS or word.endswith("n't"))
         and (
             place < NEGATION_REACH
-            or (not (place == opening and word in ANSWERS_NO) and all(w in NEGATION_BRIDGE for w in near[:place]))
+            or (not _answers_no(near, place, opening) and all(w in NEGATION_BRIDGE for w in near[:place]))
         )
         for place, word in enumerate(near)
     )
+
+
+def _answers_no(near: list[str], place: int, opening: int) -> bool:
+    """Whether the word at ``place`` of ``near`` (a clause's words backwards from a revert word) is a bare "No" opening
+    the sentence, which answers the one asked ("No we need to revert it"); "No way we are going to revert it" negates
+    the revert (stop 50's leftover: it counted as one)."""
+    return place == opening and near[place] in ANSWERS_NO and not (place and near[place - 1] == "way")
 
 
 #: The words that make a revert word that follows them say there was none ("No, nothing to revert").
 NEGATIONS = frozenset({"no", "not", "nothing", "never", "none", "without", "cannot"})
 #: How many words before a revert word a negation of it may stand ("no need to revert").
 NEGATION_REACH = 3
-#: The words a negation reaches a revert word through however many there are: who, hedging and need ("I don't
-#: think we really need to revert it"); past any other word a negation is about something else ("I didn't expect
+#: The words a negation reaches a revert word through however many there are: who, hedging, need and what is to
+#: come ("I don't think we really need to revert it", "No way we are going to revert it"); past any other word a negation is about something else ("I didn't expect
 #: the tests to pass after reverting it").
 NEGATION_BRIDGE = frozenset(
-    "i we you it think really actually need needs have has to should must want any point reason".split()  # noqa: SIM905
+    "i we you it think really actually need needs have has to should must want any point reason"  # noqa: SIM905
+    " way is are going gonna will we'll we're".split()
 )
 #: Who a polite question may ask to revert besides the one asked (:func:`_asks_for`: "can we revert it?").
 ASKED_OF = frozenset({"we", "just"})

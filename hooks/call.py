@@ -660,6 +660,7 @@ class HookCall:
         records = self._task_records()
         try:
             private_dir(self._state_dir("tasks"))
+            remove(records[0].removesuffix(".0"))  # (the one file a project had before review50c: never read again)
         except OSError:
             return
         for record in records:

@@ -97,6 +97,12 @@ Refuse = Callable[[Path, str | None, dict[str, Any]], None]
 Earlier = Callable[[Path], dict[str, Any]]
 
 
+def same_file(path: str, other: str) -> bool:
+    """Whether ``path`` and ``other`` lead to the same file once every link is followed (README's ``~/.local/bin/deja``
+    link and the venv's script it leads to are one deja)."""
+    return os.path.realpath(path) == os.path.realpath(other)
+
+
 def default_deja_path() -> str:
     """The ``deja`` script that runs, spelt as the ``deja`` on PATH when that is the same file (README's
     ``~/.local/bin/deja`` link to the venv's: an upgrade in place keeps it), else by its own path; when no ``deja``
@@ -106,7 +112,7 @@ def default_deja_path() -> str:
     link still on PATH, the new deja's ``install`` wired Cursor to the old one again (stop 50's leftover)."""
     here = running_deja_script()
     on_path = shutil.which("deja")
-    if here and not (on_path and os.path.realpath(on_path) == os.path.realpath(here)):
+    if here and not (on_path and same_file(on_path, here)):
         return here
     return os.path.abspath(on_path or (sys.argv[0] if sys.argv else ""))
 
@@ -114,7 +120,7 @@ def default_deja_path() -> str:
 def another_deja_on_path() -> str:
     """The ``deja`` on PATH when it is another file than the one ``default_deja_path`` wires, else ""."""
     on_path = shutil.which("deja")
-    if on_path and os.path.realpath(on_path) != os.path.realpath(default_deja_path()):
+    if on_path and not same_file(on_path, default_deja_path()):
         return os.path.abspath(on_path)
     return ""
 
@@ -160,7 +166,7 @@ def launches_here(deja: str) -> bool:
     return (
         os.name != "nt"
         and bool(sys.executable and here)
-        and os.path.realpath(deja) == os.path.realpath(here)
+        and same_file(deja, here)
         and os.path.isfile(launcher_path())
         and launcher_folder(_package()) is not None
     )

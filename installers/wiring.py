@@ -38,6 +38,7 @@ from .entries import (
     plan_hooks,
     plan_server,
     running_deja_script,
+    same_file,
 )
 from .files import DuplicateKey, InstallError, json_type, parse_object, read_text
 
@@ -74,7 +75,7 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
     cursor_hooks = _cursor_hooks_file(deja)
     install = _cursor_install(cursor_hooks)
     findings = [
-        *_server_findings("Cursor", cursor.mcp_path(), cursor.server_entry(deja), deja, install),
+        *_server_findings("Cursor", cursor.mcp_path(), cursor.server_entry(deja), deja, install, as_cursor_expands),
         *_guidance_findings(deja, install),
         *_hooks_findings(cursor_hooks, deja),
         *_project_hooks_findings(cursor_hooks),
@@ -94,7 +95,7 @@ def _as_wired(deja: str) -> str:
     """This deja spelt as Cursor's entries spell it, when they start it by another path (README's link, the venv's
     own): doctor compares what install writes with what is there, and a spelling is no difference (review50c M3)."""
     server = _deja_server(cursor.mcp_path())
-    wired = [server["command"]] if server is not None else []
+    wired = [as_cursor_expands(server["command"])] if server is not None else []
     wired += sorted(e for c in _deja_commands(_cursor_hooks_file(deja)) if (e := hook_executable(c)))
     return next((e for e in wired if e != deja and _is_one_of(e, (deja,))), deja)
 
@@ -167,8 +168,9 @@ def other_deja_wired(deja_path: str | None = None) -> str:
     hooks = sorted({e for c in _deja_commands(hooks_file) if (e := hook_executable(c)) and not _is_one_of(e, ours)})
     server = _deja_server(cursor.mcp_path())
     others = [f"your Cursor hooks run {', '.join(hooks)}"] if hooks else []
-    if server is not None and not _is_one_of(server["command"], ours):
-        others.append(f"Cursor's deja MCP server runs {server['command']}")
+    command = as_cursor_expands(server["command"]) if server is not None else ""
+    if server is not None and not _is_one_of(command, ours):
+        others.append(f"Cursor's deja MCP server runs {command}")
     return f"{' and '.join(others)}, not this deja: run `{_cursor_install(hooks_file)}`" if others else ""
 
 
@@ -177,9 +179,9 @@ def _as_run_by(deja: str, install: str) -> str:
     console script running and the ``deja`` on PATH is another (an upgrade into a new venv, the old one's link still
     on PATH), whose install would wire Cursor to itself again; as given otherwise, or when it names no bare ``deja``."""
     on_path = shutil.which("deja")
-    if not install.startswith("deja ") or os.path.realpath(deja) != os.path.realpath(running_deja_script() or "/"):
+    if not install.startswith("deja ") or not same_file(deja, running_deja_script() or "/"):
         return install
-    if on_path and os.path.realpath(on_path) == os.path.realpath(deja):
+    if on_path and same_file(on_path, deja):
         return install
     return command_line(deja, install.removeprefix("deja "))
 
@@ -197,21 +199,86 @@ def _deja_server(path: Path) -> dict[str, Any] | None:
     return entry if is_deja_server(entry) else None
 
 
-def deja_server_env(path: Path) -> dict[str, str]:
-    """The ``env`` of deja's server in the MCP file ``path`` (its string values, as Cursor expands them: ``as_cursor_
-    expands``): what Cursor gives that server and not the hooks, which doctor compares with theirs (trial50 F5); {}
-    when there is none."""
-    entry = _deja_server(path)
-    env = entry.get("env") if isinstance(entry, dict) else None
-    if not isinstance(env, dict):
-        return {}
-    return {name: as_cursor_expands(value) for name, value in env.items() if isinstance(value, str)}
+@dataclass(frozen=True)
+class ServerEnv:
+    """What Cursor gives deja's MCP server and not the hooks (trial50 F5), which doctor compares with theirs."""
+
+    #: The variables of its ``env``, over those of its ``envFile``, with their values as Cursor expands them.
+    values: dict[str, str]
+    #: The variables whose values hold ``${env:NAME}``: the names, filled from this shell's environment, which may
+    #: not be the one Cursor was started in (review51a L5).
+    from_shell: dict[str, list[str]]
+    #: Its ``envFile`` when doctor read it ("": none, or unread), and the variables that came from there alone.
+    file: str = ""
+    from_file: frozenset[str] = frozenset()
+    #: Its ``envFile`` when doctor cannot read it, and why, in words ("": none, or read).
+    unread_file: str = ""
+    #: The MCP file its entry is in.
+    mcp: Path = Path()
+
+    def shown(self, name: str, value: str | None = None) -> str:
+        """``NAME=value`` (the name alone without ``value``) as doctor says it, with the ``${env:…}`` it filled from
+        its own shell: Cursor fills them from the environment it was started in (review51a L5)."""
+        said = name if value is None else f"{name}={value}"
+        filled = ", ".join(f"${{env:{variable}}}" for variable in self.from_shell.get(name, ()))
+        return f"{said} ({filled} as this shell has it; Cursor's may differ)" if filled else said
+
+    def where(self, *names: str) -> str:
+        """Where the server gets ``names`` from: its env in the MCP file, its envFile, or both."""
+        filed = [name in self.from_file for name in names]
+        if not any(filed):
+            return f"its env in {self.mcp}"
+        return f"its envFile {self.file}" if all(filed) else f"its env in {self.mcp} and its envFile {self.file}"
+
+
+def deja_server_env(path: Path) -> ServerEnv:
+    """The env Cursor gives deja's server in the MCP file ``path``: its ``env``'s string values as Cursor expands them
+    (``as_cursor_expands``), over the variables of the file its ``envFile`` names (a stdio server's; its lines
+    ``NAME=value``, taken as written); nothing when there is no server."""
+    entry = _deja_server(path) or {}
+    env, named = entry.get("env"), entry.get("envFile")
+    written = {name: value for name, value in env.items() if isinstance(value, str)} if isinstance(env, dict) else {}
+    from_file, unread = _env_file(named)
+    from_shell = {name: names for name, value in written.items() if (names := _ENV_PLACEHOLDER.findall(value))}
+    values = {**from_file, **{name: as_cursor_expands(value) for name, value in written.items()}}
+    file = named if from_file and isinstance(named, str) else ""
+    return ServerEnv(values, from_shell, file, frozenset(from_file.keys() - written.keys()), unread, path)
+
+
+def _env_file(named: object) -> tuple[dict[str, str], str]:
+    """The variables of a server's ``envFile`` (``named``), and "" or, when doctor cannot read it, the file and why:
+    it is not an absolute path (Cursor's folder for a relative one is not known here), or it cannot be read."""
+    if not isinstance(named, str) or not named.strip():
+        return {}, ""
+    if not os.path.isabs(named):
+        return {}, f"{named} (not an absolute path)"
+    try:
+        text = read_text(Path(named))
+    except InstallError as error:
+        return {}, f"{named} ({error.problem})"
+    if text is None:
+        return {}, f"{named} (there is no such file)"
+    return dict(pair for pair in map(_env_line, text.splitlines()) if pair[0]), ""
+
+
+def _env_line(line: str) -> tuple[str, str]:
+    """A line ``NAME=value`` of an env file as (name, value), its value's quotes taken off; ("", "") for a blank
+    line, a ``#`` comment or a line that sets nothing."""
+    name, equals, value = line.strip().removeprefix("export ").partition("=")
+    if not equals or not name.strip() or name.lstrip().startswith("#"):
+        return "", ""
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1]
+    return name.strip(), value
 
 
 #: The placeholders Cursor replaces in an mcp.json server's ``command``, ``args``, ``env``, ``url`` and ``headers``
 #: that are the same in every window, beside ``${env:NAME}``.
 _PLACEHOLDERS = {"userHome": folders.home, "pathSeparator": lambda: os.sep, "/": lambda: os.sep}
 _PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
+#: ``${env:NAME}``, whose NAME doctor can only read from its own shell.
+_ENV_PLACEHOLDER = re.compile(r"\$\{env:([^}]*)\}")
 
 
 def as_cursor_expands(value: str) -> str:
@@ -265,7 +332,12 @@ def _installed_for_claude() -> bool:
     return isinstance(servers, dict) and SERVER_NAME in servers
 
 
-def _server_findings(harness: str, path: Path, server: dict[str, Any], deja: str, install: str) -> list[WiringFinding]:
+def _server_findings(
+    harness: str, path: Path, server: dict[str, Any], deja: str, install: str, expands: Callable[[str], str] = str
+) -> list[WiringFinding]:
+    """What stops deja's server in ``harness``'s MCP file ``path`` starting this deja as install writes it
+    (``server``); its command read as the harness expands it (``expands``: Cursor's placeholders, as_cursor_expands:
+    ``${userHome}/.local/bin/deja`` was "gone", review51a L6)."""
     document = _load(path)
     if isinstance(document, WiringFinding):
         return [document]
@@ -279,10 +351,12 @@ def _server_findings(harness: str, path: Path, server: dict[str, Any], deja: str
     if not is_deja_server(entry):
         message = f"{path}: mcpServers.deja is not deja's server"
         return [WiringFinding("warn", message, f"rename it in {path}, then {install}")]
-    stale = _executable_finding(entry["command"], deja, f"{path}: deja's MCP server runs", install)
+    command = expands(entry["command"])
+    stale = _executable_finding(command, deja, f"{path}: deja's MCP server runs", install)
     if stale:
         return [stale]
-    if plan_server(path, server).action != "unchanged":
+    as_run = {**entry, "command": command}  # (what the harness runs: install's entry, however it is spelt)
+    if as_run != {**as_run, **server} and plan_server(path, server).action != "unchanged":
         return [WiringFinding("warn", f"{path}: deja's MCP server differs from what `{install}` writes", install)]
     return [WiringFinding("ok", f"{harness}: deja's MCP server is in {path}")]
 

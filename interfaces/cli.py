@@ -289,7 +289,9 @@ def sessions_command(
 
 
 def _no_sessions(index: Index, flags: list[str]) -> str:
-    """Why ``deja sessions`` listed none: the filters (``flags``, as typed) left none of the index's, or it has none."""
+    """Why ``deja sessions`` listed none: the filters (``flags``, as typed) left none of the index's, or it has none;
+    Failed when it holds some and none could be listed (a damaged file named by ``verify``, or files that disagree
+    though each holds its checksum: a rebuild writes them anew, review51d F3)."""
     if index.session_count and flags:
         return f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
     return none_listed(index)  # (with no filter, only an empty or a damaged index lists none)

@@ -31,6 +31,7 @@ from ..core.library import find_session, newest_sessions
 from ..core.resume import ResumeRefused, resume_line
 from ..core.sample import API_CACHE_CHAT, API_TEST_FAILURE, build_sample_history
 from ..core.search import search
+from ..installers.entries import same_file
 from .fastpath import echo
 from .views import search_text, session_line, short_id, show_text, shown_projects
 
@@ -85,7 +86,7 @@ def _path_step() -> str:
     """The line that puts this deja on PATH, as the README's PATH step does, for the commands that follow."""
     script = os.path.abspath(sys.argv[0])
     local_bin = os.path.expanduser("~/.local/bin")
-    if os.name == "posix" and os.path.realpath(os.path.dirname(script)) == os.path.realpath(local_bin):
+    if os.name == "posix" and same_file(os.path.dirname(script), local_bin):
         # (pipx's layout: a link from there to itself is no step, and BSD ln would replace the script: review42d M3)
         return '  export PATH="$HOME/.local/bin:$PATH"   put ~/.local/bin on your PATH first (and in your shell\'s profile)'
     if os.name == "posix" and os.path.basename(script) == "deja":

@@ -290,7 +290,8 @@ def _server_env_problems() -> list[Finding]:
     from .settings import shown_value
 
     path = mcp_path()
-    given = {name: value for name, value in deja_server_env(path).items() if value.strip()}
+    server = deja_server_env(path)
+    given = {name: value for name, value in server.values.items() if value.strip()}
     read = {setting.variable for setting in config.SETTINGS.values()} | {*folders.ROOT_VARIABLES, "XDG_CACHE_HOME"}
     per_window = sorted(name for name, value in given.items() if name in read and names_the_window(value))
     env = {name: value for name, value in given.items() if name not in per_window}
@@ -298,18 +299,26 @@ def _server_env_problems() -> list[Finding]:
         Finding(
             "warn",
             "settings",
-            f"deja's MCP server gets {name}={given[name]} from its env in {path}: Cursor gives it another value in "
-            "each window, which doctor cannot check; the hooks do not get it",
+            f"deja's MCP server gets {server.shown(name, given[name])} from {server.where(name)}: Cursor gives it "
+            "another value in each window, which doctor cannot check; the hooks do not get it",
             f"give {name} an absolute path in that env, or remove it",
         )
         for name in per_window
     ]
+    if server.unread_file:
+        found.append(Finding(
+            "warn",
+            "settings",
+            f"deja's MCP server gets the variables of its envFile {server.unread_file} in {path}, which doctor "
+            "cannot read, nor check what they change for it",
+            f"give envFile an absolute path to a readable file in {path}, or remove it",
+        ))  # fmt: skip
     found += [
         Finding(
             "error",
             "settings",
-            f"deja's MCP server gets {setting.variable}={env[setting.variable]} from its env in {path}: a relative "
-            "folder, so it answers every tool call that it refuses it",
+            f"deja's MCP server gets {server.shown(setting.variable, env[setting.variable])} from "
+            f"{server.where(setting.variable)}: a relative folder, so it answers every tool call that it refuses it",
             f"give {setting.variable} an absolute path in that env, or remove it",
         )
         for setting in config.SETTINGS.values()
@@ -320,12 +329,14 @@ def _server_env_problems() -> list[Finding]:
     )
     hooks_home = folders.deja_home(environment=False)
     if folders.real_folder(server_home) != folders.real_folder(hooks_home):
-        names = " and ".join(name for name in ("DEJA_HOME", "XDG_CACHE_HOME") if name in env)
+        moving = [name for name in ("DEJA_HOME", "XDG_CACHE_HOME") if name in env]
+        names = " and ".join(moving)
         found.append(Finding(
             "warn",
             "settings",
-            f"deja's MCP server gets {names} from its env in {path}: it builds and serves the index under "
-            f"{index_dir(Path(server_home))}, while the hooks use {index_dir(Path(hooks_home))}",
+            f"deja's MCP server gets {' and '.join(map(server.shown, moving))} from {server.where(*moving)}: it "
+            f"builds and serves the index under {index_dir(Path(server_home))}, while the hooks use "
+            f"{index_dir(Path(hooks_home))}",
             f"remove {names} from that env, or deja config set home {shlex.quote(server_home)} for the hooks and "
             "commands too",
         ))  # fmt: skip
@@ -335,9 +346,9 @@ def _server_env_problems() -> list[Finding]:
             found.append(Finding(
                 "warn",
                 "settings",
-                f"deja's MCP server gets {setting.variable}={env[setting.variable]} from its env in {path}: it uses "
-                f"{shown_value(key, there.value, environment=False)} for {key}, the hooks "
-                f"{shown_value(key, hooks.value, environment=False)}",
+                f"deja's MCP server gets {server.shown(setting.variable, env[setting.variable])} from "
+                f"{server.where(setting.variable)}: it uses {shown_value(key, there.value, environment=False)} for "
+                f"{key}, the hooks {shown_value(key, hooks.value, environment=False)}",
                 f"remove {setting.variable} from that env, or deja config set {key} VALUE for both",
             ))  # fmt: skip
     defaults = {"XDG_CONFIG_HOME": os.path.join(folders.home(), ".config")}
@@ -350,8 +361,8 @@ def _server_env_problems() -> list[Finding]:
             found.append(Finding(
                 "warn",
                 "settings",
-                f"deja's MCP server gets {name}={env[name]} from its env in {path}: it reads {what} there, the hooks "
-                "do not",
+                f"deja's MCP server gets {server.shown(name, env[name])} from {server.where(name)}: it reads {what} "
+                "there, the hooks do not",
                 f"remove {name} from that env",
             ))  # fmt: skip
     return found

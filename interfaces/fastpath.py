@@ -780,12 +780,20 @@ def nothing_indexed() -> str:
 
 def none_listed(index: Index) -> str:
     """Why a listing with no filter to blame (``deja sessions``, the MCP ``recent``) found none: an empty index
-    (``nothing_indexed``), else a damaged file, which ``Index.verify`` names (IndexUnreadable): a flipped terms.idx
-    hid every session, and "the index is empty" sent the person to their Cursor folders (review51c F2)."""
-    if not index.session_count:
+    (``nothing_indexed``); Failed when it holds some: a damaged file, which ``Index.verify`` names (IndexUnreadable:
+    a flipped terms.idx hid every session, and "the index is empty" sent the person to their Cursor folders,
+    review51c F2), or files that disagree though each holds its checksum, which a rebuild writes anew (review51d F3;
+    doctor's checks pass them too)."""
+    count = index.session_count
+    if not count:
         return nothing_indexed()
     index.verify()
-    return f"None of the {index.session_count} sessions in the index could be listed: run `deja doctor`"
+    unlisted = (
+        "the 1 session in the index could not be listed"
+        if count == 1
+        else f"none of the {count} sessions in the index could be listed"
+    )
+    raise Failed(f"{unlisted}: run `deja index --full` to rebuild it")
 
 
 def refuse_empty(index: Index, session_id: str | None = None) -> None:

@@ -764,7 +764,7 @@ class Tools:
 
         from ..core.library import newest_sessions, sessions_left_out
         from ..core.search import namesakes
-        from .fastpath import none_listed
+        from .fastpath import Failed, none_listed
         from .views import session_json, session_line, shown_projects
 
         project = _checked_project(project)
@@ -794,7 +794,10 @@ class Tools:
             )
             text = unknown_project(index, project) or f"No session{of} was updated in that period ({given})."
         else:
-            text = unknown_project(index, project) or none_listed(index)
+            try:
+                text = unknown_project(index, project) or none_listed(index)
+            except Failed as exc:  # (none of an index's sessions listed: the CLI's line, review51d F3)
+                raise ToolError(str(exc)) from None
         notice = "" if sessions else text  # (why none, as `deja sessions --json` says it: review43a M3)
         return answer(text, {"sessions": [session_json(meta) for meta in sessions], "more": more, "notice": notice})
 
@@ -877,8 +880,9 @@ class _Server(MCPServer):
         self._arguments = arguments
         #: The line a refresh left for the next answer (``LiveIndex.take_untold``).
         self._untold = untold
-        #: deja's files on disk as the server found them when it started (``installed_stamp``).
+        #: deja's files on disk as the server found them when it started (``installed_stamp``), and the marker's bytes.
         self._installed = installed_stamp()
+        self._installed_digest = _marker_digest()
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """The tool's answer; an error's line with any secret in it as the index holds it: a tool's error names the
@@ -908,10 +912,24 @@ class _Server(MCPServer):
                 answer.structured_content = _as_shown(answer.structured_content, typed)
         return answer
 
+    def _upgraded(self) -> bool:
+        """Whether deja was installed again since the server started: ``INSTALLED_MARKER`` is another file, or was
+        rewritten; or its change time moved and its bytes are not those it had (a tool that overwrites it in place
+        and sets its modification time back, the size the same, escaped the stat: fixb50). A change time moved by a
+        hard link or a chmod alone reads the file once, then is taken as the new one."""
+        now = installed_stamp()
+        if now is None or self._installed is None or now[:3] != self._installed[:3]:
+            return now != self._installed
+        if now[3] != self._installed[3]:
+            if _marker_digest() != self._installed_digest:
+                return True
+            self._installed = now
+        return False
+
     async def _answer(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
         from ..core.config import REPAIR, file_problem, relative_folder
 
-        if installed_stamp() != self._installed:  # (one stat: a few microseconds of a call)
+        if self._upgraded():  # (one stat: a few microseconds of a call)
             raise ToolError(f"Error executing tool {name}: {UPGRADED}")
         if problem := file_problem():  # its settings unknown: no answer from another home's index, or unredacted
             raise ToolError(f"Error executing tool {name}: {problem}; {REPAIR}")
@@ -940,17 +958,30 @@ class _Server(MCPServer):
             raise ToolError(f"Error executing tool {name}: {wrong}") from exc.__cause__
 
 
-def installed_stamp() -> tuple[int, int, int] | None:
-    """What an install changes (``INSTALLED_MARKER``'s inode, modification time and size); None without it.
-    pip moves the old files aside before it writes the new ones, and uv links them from its cache, so the new file
-    never takes the old one's inode; pip's copy is written at install time. Not the change time: a hard link (uv
-    linking another venv from the same cached wheel, or pruning its cache) or a chmod that changes nothing moves it,
-    and the agent was refused every call until a restart no install called for (review50b)."""
+def installed_stamp() -> tuple[int, int, int, int] | None:
+    """What an install changes (``INSTALLED_MARKER``'s inode, modification time and size), and its change time; None
+    without it. pip moves the old files aside before it writes the new ones, and uv links them from its cache, so the
+    new file never takes the old one's inode; pip's copy is written at install time. The change time alone is no
+    install: a hard link (uv linking another venv from the same cached wheel, or pruning its cache) or a chmod that
+    changes nothing moves it, and the agent was refused every call until a restart no install called for
+    (review50b); ``_Server._upgraded`` reads the file's bytes then."""
     try:
         stat = os.stat(INSTALLED_MARKER)
     except OSError:
         return None
-    return stat.st_ino, stat.st_mtime_ns, stat.st_size
+    return stat.st_ino, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns
+
+
+def _marker_digest() -> int:
+    """The CRC-32 of ``INSTALLED_MARKER``'s bytes (-1 when it cannot be read): a check against a rewrite, not an
+    attacker (zlib is loaded with the index; hashlib would load OpenSSL)."""
+    import zlib
+
+    try:
+        with open(INSTALLED_MARKER, "rb") as marker:
+            return zlib.crc32(marker.read())
+    except OSError:
+        return -1
 
 
 def _strings(value: Any) -> list[str]:

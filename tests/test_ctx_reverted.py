@@ -122,6 +122,9 @@ def test_ctx_marks_a_fix_a_later_ask_reverts_however_worded(fake_home: Path, lat
     [
         "I don't think we need to revert the max_connections fix, the redis api logs look calm",
         "we do not really need to revert the max_connections change for the redis api logs",
+        # (stop 50's leftover: "No way" is no answer to a question but a negation of what is to come)
+        "No way we are going to revert the max_connections fix, the redis api logs look calm",
+        "There is no way we'll revert the max_connections change for the redis api logs",
     ],
 )
 def test_ctx_marks_no_fix_a_later_ask_says_need_not_be_reverted(fake_home: Path, later_ask: str) -> None:

@@ -4,6 +4,7 @@ there" or a bare IndexError."""
 from __future__ import annotations
 
 import subprocess
+import zlib
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from test_mcp import History, history, refused, run  # noqa: F401  # the MCP tes
 from deja.core import keys
 from deja.core.index import Index, IndexUnreadable, index_dir, read_manifest
 from deja.core.index.format import TERM_ROW
+from deja.core.index.records import FileSum, write_manifest
 from deja.core.indexer import refresh
+from deja.core.keys import ALL_SESSIONS_KEY
 
 
 def _segment(home: Path) -> Path:
@@ -88,3 +91,28 @@ def test_a_flipped_byte_in_terms_idx_never_makes_the_mcp_recent_say_the_index_is
     assert said == [  # (it said "The index is empty: no Cursor chats found in …")
         f"{terms_idx} is damaged: its checksum does not match what was written: run `deja index` to rebuild it"
     ], said
+
+
+def test_an_index_whose_sessions_key_lists_none_fails_and_says_to_rebuild(many: Sample) -> None:  # noqa: F811
+    """Every checksum holds, yet the listing finds none of the index's sessions (a writer's bug, or a file rewritten
+    with its checksum): ``deja sessions`` fails (exit 1) and says what mends it, a rebuild; doctor's checks find
+    nothing (review51d F3: it printed on stdout, exit 0, and sent the user to doctor)."""
+    refresh(many.home, full=True)
+    directory = index_dir(many.home)
+    manifest = read_manifest(directory)
+    ref = manifest.segments[0]
+    terms_bin = directory / ref.name / "terms.bin"
+    terms = terms_bin.read_bytes()
+    key = ALL_SESSIONS_KEY.encode()
+    assert terms.count(key) == 1
+    terms = terms.replace(key, key[:-1] + b"_")  # (the key every session is filed under, now another's)
+    terms_bin.write_bytes(terms)
+    ref.files["terms.bin"] = FileSum(len(terms), zlib.crc32(terms))
+    write_manifest(directory, manifest)
+    for shown in ([], ["--json"]):
+        result = subprocess.run([*ENTRY, "sessions", *shown], env=many.env, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 1 and result.stdout == "", result.stdout
+        assert result.stderr == (
+            f"deja: none of the {ref.sessions} sessions in the index could be listed: "
+            "run `deja index --full` to rebuild it\n"
+        )

@@ -163,9 +163,17 @@ def test_a_name_not_utf8_a_refresh_passed_over_is_said_by_the_next_answer_once(i
         while said not in (text := server.call_search("pytest")["content"][0]["text"]):
             assert time.monotonic() < deadline, "no answer named the folder passed over"
             time.sleep(0.2)
-        for _ in range(2):  # (each a second and more after the last: the call before it asked for a refresh)
-            time.sleep(1.5)
-            assert said not in server.call_search("pytest")["content"][0]["text"]
+        # A chat written now is served only by a refresh that ran after the one that said the line: every answer
+        # until then, and that one, must not say it again (review50d L4: sleeping 1.5 s proved no second refresh).
+        transcript = transcript_path(indexed_sample.history.cli_root, "/work/api", "5a1e0000-new")
+        write_transcript(transcript, [user_turn("how many gunicorn workers per core?"), assistant_turn("Two.")])
+        while True:
+            answer = server.call_search("gunicorn workers")
+            assert said not in answer["content"][0]["text"]
+            if [hit["session_id"] for hit in answer["structuredContent"]["hits"]] == ["5a1e0000-new"]:
+                break
+            assert time.monotonic() < deadline + 30, "the new chat was never served"
+            time.sleep(0.2)
     finally:
         server.close()
     indexed = subprocess.run([*ENTRY, "index"], env=indexed_sample.env, capture_output=True, text=True, timeout=60)

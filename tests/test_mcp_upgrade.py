@@ -5,6 +5,7 @@ copy of deja's package, installed again under it as pip does (every file removed
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from contextlib import asynccontextmanager
@@ -61,10 +62,13 @@ async def server(history: History, site: Path, errlog: Path) -> AsyncIterator[Cl
 
 
 def across_an_upgrade(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after: Callable[[History], None]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    after: Callable[[History], None],
+    reinstall: Callable[[Path], None] = installed,
 ) -> tuple[str, list[str]]:
-    """A tool call's answer before deja is installed again under the server, and each tool's after it (and
-    ``after``, what the new deja did to the index meanwhile)."""
+    """A tool call's answer before deja is installed again under the server (by ``reinstall``, pip's way unless
+    given), and each tool's after it (and ``after``, what the new deja did to the index meanwhile)."""
     history = History(tmp_path)
     for name, value in history.env.items():
         monkeypatch.setenv(name, value)
@@ -78,7 +82,7 @@ def across_an_upgrade(
     async def scenario(session: ClientSession) -> tuple[str, list[str]]:
         first = await session.call_tool("recent", {})
         before = ("error: " if first.is_error else "") + text(first)
-        installed(site)
+        reinstall(site)
         after(history)
         for tool, arguments in [("search", {"query": "redis"}), ("recent", {}), ("show", {"session_id": "c0ffee01"})]:
             result = await session.call_tool(tool, arguments)
@@ -113,3 +117,38 @@ def test_a_newer_index_the_upgraded_deja_wrote_is_a_restart_not_still_indexing(
     )
     assert "Redis cache" in before, before
     assert after == [f"error: Error executing tool {tool}: {RESTART}" for tool in ("search", "recent", "show")]
+
+
+def overwritten_in_place(site: Path) -> None:
+    """The index format's module rewritten in place with other bytes of the same size, its modification time set back
+    (``cp --preserve=timestamps`` or ``rsync --inplace -t`` over it): the same inode, modification time and size."""
+    marker = site / "deja" / "core" / "index" / "format.py"
+    was = marker.stat()
+    data = marker.read_bytes()
+    with marker.open("r+b") as rewritten:
+        rewritten.write(data.swapcase())
+    os.utime(marker, ns=(was.st_atime_ns, was.st_mtime_ns))
+    now = marker.stat()
+    assert (now.st_ino, now.st_mtime_ns, now.st_size) == (was.st_ino, was.st_mtime_ns, was.st_size)
+
+
+def test_an_install_over_the_file_keeping_its_time_and_size_still_says_to_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fixb50: the stat of inode, modification time and size missed it, and the old code answered on."""
+    before, after = across_an_upgrade(tmp_path, monkeypatch, lambda history: None, overwritten_in_place)
+    assert "Redis cache" in before, before
+    assert after == [f"error: Error executing tool {tool}: {RESTART}" for tool in ("search", "recent", "show")]
+
+
+def test_a_chmod_that_changes_nothing_is_no_upgrade(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chmod (or a hard link) moves the change time alone: the file's bytes are the same, and the tools answer."""
+
+    def chmodded(site: Path) -> None:
+        marker = site / "deja" / "core" / "index" / "format.py"
+        marker.chmod(marker.stat().st_mode)
+        os.link(marker, site / "linked-format.py")
+
+    before, after = across_an_upgrade(tmp_path, monkeypatch, lambda history: None, chmodded)
+    assert "Redis cache" in before, before
+    assert all("Redis cache" in answer and not answer.startswith("error") for answer in after), after

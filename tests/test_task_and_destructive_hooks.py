@@ -69,6 +69,19 @@ def test_a_task_is_shown_what_the_matching_session_found(fake_home: Path) -> Non
     assert said.count(FOUND) == 1  # not again as "concluded:"
 
 
+def test_a_task_removes_the_one_record_file_an_older_deja_kept_for_its_project(fake_home: Path) -> None:
+    """Before review50c a project's waiting Task was one file, ``hooks/tasks/<project>``; today's records are
+    ``<project>.0`` to ``.7``, so the old file was never read again and stayed in deja's folder (stop 50's leftover)."""
+    project = _history(fake_home)
+    _before(project, "Task", {"description": "fix flaky auth test", "prompt": FLAKY})
+    (record,) = fake_home.rglob("hooks/tasks/*.0")
+    older = record.with_suffix("")
+    older.write_text("conv-from-an-older-deja\n")
+    _before(project, "Task", {"description": "fix flaky auth test", "prompt": FLAKY})
+    assert not older.exists()
+    assert sorted(p.name for p in record.parent.iterdir()) == [record.name, f"{older.name}.1"]
+
+
 def test_a_destructive_command_is_marked_so_not_reassured(fake_home: Path) -> None:
     said = _before(_history(fake_home), "Shell", {"command": "sudo rm -rf /var/lib/docker"})
     assert "`sudo rm -rf /var/lib/docker` ran 1 time in this project before" in said, said
