@@ -139,8 +139,8 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     And a term row is 19 bytes, its postings offset in 5 (``TERM_ROW``), not 22.
 #: 23: a session's row holds the CRC-32s of its deflated meta and records (``SESSION_ROW``), checked at every read
 #:     with the dictionary's (``Segment.inflating``): a byte flipped in sessions.bin, records.bin or dicts.bin gave
-#:     other messages without an error (review51c F1). And a hashed key is 14 characters of base64, not 20 of hex
-#:     (``keys._digest``).
+#:     other messages without an error (review51c F1). And a hashed key is 14 base64 digits (84 bits), not 20 hex
+#:     digits (80; ``keys._digest``).
 FORMAT_VERSION = 23
 #: How many formats past this one a newer deja's index may plausibly be (some twenty were made in fifty stops): a
 #: number further on is a damaged manifest, which a rebuild mends, not a newer deja's index, which is left alone.
