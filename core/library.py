@@ -263,6 +263,8 @@ def no_wip(index: Index, folder: str, why: str, pointers: tuple[str, str, str] =
     lists, digests, asks = pointers
     if why == ROOT_FOLDER:
         return f"{shown} is the root folder, no project's: give a project's folder"
+    if index.session_count:  # (a damaged terms file finds no folder's keys: the file named, not "no session ran")
+        index.verify()
     if why == NO_FOLDER:
         return f"no folder {shown}: give a project's folder; {lists} lists where sessions ran"
     if not any_project(index):  # (trial43 F8: "every project is below it" where there was none)

@@ -24,7 +24,6 @@ from ..core.redaction import PATH_CHARS, echoed
 from .about import version
 from .fastpath import (
     SHOW_MOST,
-    Failed,
     SearchArgs,
     check_project,
     check_source,
@@ -34,6 +33,7 @@ from .fastpath import (
     filter_flags,
     guarded,
     index_command,
+    none_listed,
     nothing_indexed,
     noun_for,
     open_index,
@@ -294,16 +294,7 @@ def _no_sessions(index: Index, flags: list[str]) -> str:
     though each holds its checksum: a rebuild writes them anew, review51d F3)."""
     if index.session_count and flags:
         return f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
-    if index.session_count:  # (none listed of those it holds: a damaged file, which verify names: review51c F2)
-        index.verify()
-        count = index.session_count  # (every checksum holds: files written so, which doctor's checks pass too)
-        unlisted = (
-            "the 1 session in the index could not be listed"
-            if count == 1
-            else f"none of the {count} sessions in the index could be listed"
-        )
-        raise Failed(f"{unlisted}: run `deja index --full` to rebuild it")
-    return nothing_indexed()  # (with no filter, only an empty index lists none)
+    return none_listed(index)  # (with no filter, only an empty or a damaged index lists none)
 
 
 #: The fewest columns a title of ``deja sessions`` is cut to on its row: on a terminal narrower than that leaves, the

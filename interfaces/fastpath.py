@@ -778,6 +778,24 @@ def nothing_indexed() -> str:
     return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
 
 
+def none_listed(index: Index) -> str:
+    """Why a listing with no filter to blame (``deja sessions``, the MCP ``recent``) found none: an empty index
+    (``nothing_indexed``); Failed when it holds some: a damaged file, which ``Index.verify`` names (IndexUnreadable:
+    a flipped terms.idx hid every session, and "the index is empty" sent the person to their Cursor folders,
+    review51c F2), or files that disagree though each holds its checksum, which a rebuild writes anew (review51d F3;
+    doctor's checks pass them too)."""
+    count = index.session_count
+    if not count:
+        return nothing_indexed()
+    index.verify()
+    unlisted = (
+        "the 1 session in the index could not be listed"
+        if count == 1
+        else f"none of the {count} sessions in the index could be listed"
+    )
+    raise Failed(f"{unlisted}: run `deja index --full` to rebuild it")
+
+
 def refuse_empty(index: Index, session_id: str | None = None) -> None:
     """A verb asked for one session (``show``, ``ctx``, ``wip`` …) fails on an index with none with the line a search
     gives it (``nothing_indexed``): "no session ran here … one that `deja sessions` lists" sent the person to a list

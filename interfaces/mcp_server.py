@@ -764,7 +764,7 @@ class Tools:
 
         from ..core.library import newest_sessions, sessions_left_out
         from ..core.search import namesakes
-        from .fastpath import nothing_indexed
+        from .fastpath import Failed, none_listed
         from .views import session_json, session_line, shown_projects
 
         project = _checked_project(project)
@@ -794,7 +794,10 @@ class Tools:
             )
             text = unknown_project(index, project) or f"No session{of} was updated in that period ({given})."
         else:
-            text = unknown_project(index, project) or nothing_indexed()
+            try:
+                text = unknown_project(index, project) or none_listed(index)
+            except Failed as exc:  # (none of an index's sessions listed: the CLI's line, review51d F3)
+                raise ToolError(str(exc)) from None
         notice = "" if sessions else text  # (why none, as `deja sessions --json` says it: review43a M3)
         return answer(text, {"sessions": [session_json(meta) for meta in sessions], "more": more, "notice": notice})
 
@@ -942,6 +945,11 @@ class _Server(MCPServer):
         except ToolError as exc:
             from pydantic import ValidationError
 
+            from ..core.index import IndexUnreadable
+
+            if isinstance(exc.__cause__, IndexUnreadable):  # (a damaged file met while reading: the SDK said no more
+                # than "Error executing tool recent" of it; the line the CLI gives, naming the file and the fix)
+                raise ToolError(f"{exc.__cause__}: run `deja index` to rebuild it") from None
             if not isinstance(exc.__cause__, ValidationError):
                 raise
             wrong = "; ".join(

@@ -1,5 +1,5 @@
-"""What a damaged index shows a user: the damaged file named (review51c F2, F3), never "no chats" or a bare
-IndexError."""
+"""What a damaged index shows a user: the damaged file named (review51c F2, F3), never "no chats", "no session ran
+there" or a bare IndexError."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 from harness import ENTRY, Sample
+from mcp import ClientSession
 from test_build import _everything, many  # noqa: F401  # the fixture, and every session as `deja show` reads it
+from test_mcp import History, history, refused, run  # noqa: F401  # the MCP tests' history fixture
 
-from deja.core.index import IndexUnreadable, index_dir, read_manifest
-from deja.core.index.format import SESSION_ROW
+from deja.core import keys
+from deja.core.index import Index, IndexUnreadable, index_dir, read_manifest
+from deja.core.index.format import TERM_ROW
 from deja.core.index.records import FileSum, write_manifest
 from deja.core.indexer import refresh
 from deja.core.keys import ALL_SESSIONS_KEY
@@ -41,10 +44,53 @@ def test_a_session_rows_first_doc_past_the_docs_names_sessions_idx(many: Sample)
     refresh(many.home, full=True)
     sessions_idx = _segment(many.home) / "sessions.idx"
     rows = bytearray(sessions_idx.read_bytes())
-    rows[SESSION_ROW.size - 3] ^= 0x41  # the first row's first doc (its last u32) grows by 0x41 << 8
+    rows[45] ^= 0x41  # the first row's first doc (its u32 at byte 44) grows by 0x41 << 8
     sessions_idx.write_bytes(rows)
     with pytest.raises(IndexUnreadable, match="sessions.idx"):
         _everything(many.home)
+
+
+def _flip_term_row(home: Path, key: str) -> Path:
+    """terms.idx with the row of ``key`` pointing one byte past its term: a lookup of it finds none."""
+    segment = Index.open(home).segments[0]
+    row = segment._lower_bound(key.encode())
+    assert segment._term_at(row)[0] == key.encode()
+    terms_idx = _segment(home) / "terms.idx"
+    flipped = bytearray(terms_idx.read_bytes())
+    flipped[row * TERM_ROW.size] ^= 0x01
+    terms_idx.write_bytes(flipped)
+    return terms_idx
+
+
+def test_a_flipped_term_row_never_makes_deja_wip_say_no_session_ran_there(many: Sample) -> None:  # noqa: F811
+    refresh(many.home, full=True)
+    folder = many.history.projects["api"]
+    terms_idx = _flip_term_row(many.home, keys.tree_key(str(folder)))
+    result = subprocess.run([*ENTRY, "wip", str(folder)], env=many.env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and result.stdout == "", result.stdout
+    assert result.stderr == (  # (it said "no session ran in …, below it or in a folder above it")
+        f"deja: {terms_idx} is damaged: its checksum does not match what was written: run `deja index` to rebuild it\n"
+    )
+
+
+def test_a_flipped_byte_in_terms_idx_never_makes_the_mcp_recent_say_the_index_is_empty(
+    history: History,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    refresh(history.deja_home, full=True)
+    terms_idx = _segment(history.deja_home) / "terms.idx"
+    flipped = bytearray(terms_idx.read_bytes())
+    flipped[0] ^= 0x10  # (the first term's row: every session's key, ``keys.ALL_SESSIONS_KEY``)
+    terms_idx.write_bytes(flipped)
+    said: list[str] = []
+
+    async def scenario(session: ClientSession) -> None:
+        said.append(await refused(session, "recent"))
+
+    run(history, tmp_path, scenario)
+    assert said == [  # (it said "The index is empty: no Cursor chats found in …")
+        f"{terms_idx} is damaged: its checksum does not match what was written: run `deja index` to rebuild it"
+    ], said
 
 
 def test_an_index_whose_sessions_key_lists_none_fails_and_says_to_rebuild(many: Sample) -> None:  # noqa: F811

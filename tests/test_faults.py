@@ -8,6 +8,7 @@ process has a timeout) and no traceback reaches a user. Kills are real (``DEJA_F
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -194,6 +195,67 @@ def test_every_kind_of_damaged_file_is_found_and_rebuilt(history: Sample) -> Non
             assert str(path) in result.rebuilt_because, (kind, how, result.rebuilt_because)
             assert read_everything(home) == ""
             assert set(sessions(home)) == expected
+
+
+def _chats(sample: Sample, count: int) -> None:
+    """``count`` chats of a few turns each, their words drawn from one small vocabulary (as a project's chats
+    repeat its names): enough that a segment's first ``DICT_SESSIONS`` sessions make it a deflate dictionary."""
+    words = ["deploy", "cache", "migration", "certificate", "pinning", "worker", "queue", "retry", "timeout", "schema"]
+    draw = random.Random(52)
+    project = str(sample.history.projects["api"])
+    for i in range(count):
+        turns = []
+        for _ in range(3):
+            turns.append(user_turn(f"chat {i}: why does the {' '.join(draw.choices(words, k=8))} fail?"))
+            turns.append(assistant_turn(f"Because {' '.join(draw.choices(words, k=30))}; run make {i}."))
+        write_transcript(transcript_path(sample.history.cli_root, project, f"dict-chat-{i:03d}"), turns)
+
+
+def _read_or_refused(home: Path) -> tuple[list[object], str]:
+    """Every session's meta and messages, and each one's first message read alone (a snippet inflates only that
+    far), or the one-line reason deja refused them."""
+    try:
+        index = Index.open(home)
+        read: list[object] = []
+        for segment, _, meta in index.sessions():
+            read += [meta, segment.messages(meta), segment.message(meta.first_doc) if meta.n_docs else None]
+    except IndexUnreadable as exc:
+        assert "\n" not in str(exc)
+        return [], str(exc)
+    return read, ""
+
+
+def test_a_flipped_byte_in_a_dictionarys_sessions_reads_right_or_names_its_file(sample: Sample) -> None:
+    """review51c F1: raw deflate holds no checksum, and a byte flipped in sessions.bin, records.bin or dicts.bin
+    (the same size: no check on open finds it) inflated to other messages, shown with no error."""
+    _chats(sample, 200)
+    refresh(sample.home, full=True)
+    segment = index_dir(sample.home) / read_manifest(index_dir(sample.home)).segments[0].name
+    assert (segment / "dicts.bin").stat().st_size > 0
+    pristine, said = _read_or_refused(sample.home)
+    assert said == "" and len(pristine) > 3 * 200
+    refused = Counter[str]()
+    for name in ("sessions.bin", "records.bin", "dicts.bin"):
+        path = segment / name
+        data = path.read_bytes()
+        for at in range(0, len(data), max(1, len(data) // 60)):
+            path.write_bytes(data[:at] + bytes([data[at] ^ 0x41]) + data[at + 1 :])
+            read, said = _read_or_refused(sample.home)
+            assert read == pristine or said.startswith(f"{path} is damaged"), (name, at, said)
+            refused[name] += said != ""
+        path.write_bytes(data)
+    assert all(refused[name] > 40 for name in ("sessions.bin", "records.bin", "dicts.bin")), refused
+    last = Index.open(sample.home).segments[0].ref.sessions - 1
+    last_id = Index.open(sample.home).segments[0].session(last).id
+    records = segment / "records.bin"
+    data = records.read_bytes()
+    records.write_bytes(data[:-9] + bytes([data[-9] ^ 0x10]) + data[-8:])  # (the last session's records)
+    result = deja(sample, "show", last_id)
+    assert result.returncode == 1 and result.stdout == b""
+    assert result.stderr.decode() == (
+        f"deja: {records} is damaged: session {last} does not match the checksum it was written with: "
+        "run `deja index` to rebuild it\n"
+    )
 
 
 @pytest.mark.parametrize("kind", ["manifest", "postings.bin", "records.bin", "shard"])

@@ -321,3 +321,26 @@ def test_a_folder_longer_than_any_path_is_kept_as_it_is_not_resolved() -> None:
     longer = "/x" + "/y/.." * 1000
     assert len(longer) > 4096 and resolved_folder(longer) == longer
     assert resolved_folder("/x/y/..") == "/x"
+
+
+@pytest.mark.parametrize("text", ["/home/me/api", "c:\\users\\me\\app", "/srv/ünïcode/\udcff", ""])
+def test_a_hashed_key_is_14_base64_digits_of_its_digests_bytes(text: str) -> None:
+    """Format 23: each of 14 digest bytes' low 6 bits as a base64 digit (84 bits), where 20 hex digits held 80."""
+    import binascii
+
+    from deja.core import keys
+    from deja.core.digests import blake2b
+
+    digest = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=14).digest()
+    spelt = keys._digest(text)
+    assert len(spelt) == 14
+    assert binascii.a2b_base64(spelt[:12]) == bytes(_six_bits_packed(digest[:12]))  # (base64's own digits)
+    assert keys.tree_key("/home/me/api") == f"{keys.PREFIX}t:{keys._digest('/home/me/api')}"
+
+
+def _six_bits_packed(data: bytes) -> bytearray:
+    """``data``'s bytes' low 6 bits, four to three bytes as base64 packs its digits."""
+    bits = 0
+    for byte in data:
+        bits = bits << 6 | byte & 63
+    return bytearray(bits.to_bytes(len(data) * 6 // 8, "big"))

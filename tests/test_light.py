@@ -75,9 +75,17 @@ _ORDER_17 = {
 #: (18 changed what is filed under a Windows folder's tree keys, 19 and 20 what a session's ``asked`` says, 20 kept
 #: a common word's tail of postings too, not the records' order; 21 what a long chat's ``asked`` and ``concluded``
 #: say, and the meta's ``untimed_lead`` and ``after_part`` after its ``files``; 22 how a session's meta and records
-#: are deflated, not their order)
+#: are deflated, not their order; 23 the checksums a session's row holds and how a hashed key is spelt)
 _ORDER_21 = {**_ORDER_17, "SessionMeta": (*_ORDER_17["SessionMeta"], "untimed_lead", "after_part")}
-_WRITTEN_ORDER = {17: _ORDER_17, 18: _ORDER_17, 19: _ORDER_17, 20: _ORDER_17, 21: _ORDER_21, 22: _ORDER_21}
+_WRITTEN_ORDER = {
+    17: _ORDER_17,
+    18: _ORDER_17,
+    19: _ORDER_17,
+    20: _ORDER_17,
+    21: _ORDER_21,
+    22: _ORDER_21,
+    23: _ORDER_21,
+}
 
 
 @pytest.mark.unit

@@ -136,7 +136,11 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     segment's first metas and records (``deflater``): a message repeating the meta's ask, answer or title costs a
 #:     reference, where format 21 deflated them apart (records and metas 5% smaller, the index 2.5%: issue 15's size).
 #:     And a term row is 19 bytes, its postings offset in 5 (``TERM_ROW``), not 22.
-FORMAT_VERSION = 22
+#: 23: a session's row holds the CRC-32s of its deflated meta and records (``SESSION_ROW``), checked at every read
+#:     with the dictionary's (``Segment.inflating``): a byte flipped in sessions.bin, records.bin or dicts.bin gave
+#:     other messages without an error (review51c F1). And a hashed key is 14 base64 digits (84 bits), not 20 hex
+#:     digits (80; ``keys._digest``).
+FORMAT_VERSION = 23
 #: How many formats past this one a newer deja's index may plausibly be (some twenty were made in fifty stops): a
 #: number further on is a damaged manifest, which a rebuild mends, not a newer deja's index, which is left alone.
 NEWER_FORMATS = 16
@@ -173,8 +177,11 @@ K1, B = 0.7, 0.3
 DOC_ROW = struct.Struct("<III")
 KIND_SHIFT = 29
 ORDINAL_MASK = (1 << KIND_SHIFT) - 1
-#: meta offset, meta length, project hash, dir hash, source, updated, records offset, records length, first doc
-SESSION_ROW = struct.Struct("<QIIIBxxxdQII")
+#: meta offset, meta length, project hash, dir hash, source, updated, records offset, records length, first doc, and
+#: the CRC-32 of the meta's part of the session's deflate stream, then of the meta's and records' parts together
+#: (``stream_checks``): raw deflate holds no checksum, and a byte flipped in sessions.bin or records.bin, read
+#: without them, gave other messages, not an error (review51c F1; format 23).
+SESSION_ROW = struct.Struct("<QIIIBxxxdQIIII")
 #: term offset, term length, postings offset (its low 32 bits, then its next 8: a segment's postings.bin may pass
 #: 4 GiB, never 1 TiB; ``term_row``), postings kept, postings in all (the docs holding the term: its idf). 19 bytes,
 #: where a u64 offset made it 22: terms.idx was 6% of the index at 10k sessions (format 22).
@@ -256,6 +263,15 @@ def deflater(zdict: bytes) -> Callable[[bytes, bytes], tuple[bytes, bytes]]:
         return lead[: -len(SYNC)], packer.compress(records) + packer.flush()
 
     return deflate
+
+
+def stream_checks(meta: bytes, block: bytes) -> tuple[int, int]:
+    """The CRC-32 of a session's meta part (``deflater``), and of its meta and records parts together: what a reader
+    checks the deflated bytes against before inflating them, the meta's alone where it reads only the meta. (The
+    deflated bytes, not the inflated: a snippet inflates a session only as far as its message, and with the
+    dictionary checked too, the same deflated bytes inflate to the same bytes.)"""
+    meta_crc = zlib.crc32(meta)
+    return meta_crc, zlib.crc32(block, meta_crc)
 
 
 def inflate(block: bytes, zdict: bytes) -> bytes:

@@ -455,10 +455,36 @@ class Segment:
             raise self._damaged("docs.bin", exc) from None
 
     def _dictionary(self) -> bytes:
-        """The sessions' deflate dictionary (empty in a segment written without one)."""
+        """The sessions' deflate dictionary (empty in a segment written without one), checked against the checksum
+        it was written with when first read: every session inflates against it, and a damaged one gives other bytes
+        (at most 32 KiB, once a segment a process)."""
         if self._zdict is None:
-            self._zdict = bytes(self._dict_file)
+            zdict, written = bytes(self._dict_file), self.ref.files.get("dicts.bin")
+            if written is not None and zlib.crc32(zdict) != written.crc:
+                raise IndexUnreadable(
+                    f"{os.path.join(self.path, 'dicts.bin')} is damaged: its checksum does not match what was written"
+                )
+            self._zdict = zdict
         return self._zdict
+
+    def _deflated(self, ordinal: int, records: bool) -> tuple[bytes, bytes]:
+        """Session ``ordinal``'s part of sessions.bin, and its part of records.bin when ``records`` (else b""), each
+        checked against the CRC-32 its row holds (``format.stream_checks``): raw deflate holds no checksum, and a
+        flipped byte inflated to other messages with no error (review51c F1)."""
+        try:
+            row = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)
+        except _DAMAGE as exc:
+            raise self._damaged("sessions.idx", exc) from None
+        (meta_off, meta_length), (off, length), (meta_crc, both_crc) = row[:2], row[6:8], row[9:]
+        meta = self._sessions[meta_off : meta_off + meta_length]
+        block = self._records_file[off : off + length] if records else b""
+        found = zlib.crc32(meta)
+        if found == meta_crc and (not records or zlib.crc32(block, found) == both_crc):
+            return meta, block
+        name = "sessions.bin" if found != meta_crc else "records.bin"
+        raise IndexUnreadable(
+            f"{os.path.join(self.path, name)} is damaged: session {ordinal} does not match the checksum it was written with"
+        )
 
     def _records(self, ordinal: int, upto: int | None) -> tuple[bytes, int]:
         """A session's records inflated (only as far as their first ``upto`` bytes, if given), and its first doc."""
@@ -525,14 +551,9 @@ class Segment:
     def inflating(self, ordinal: int) -> Inflating:
         """A session's records, to inflate as far as they are read (``Inflating``), after its meta's part of their
         stream."""
+        meta, block = self._deflated(ordinal, records=True)
         try:
-            row = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)
-        except _DAMAGE as exc:
-            raise self._damaged("sessions.idx", exc) from None
-        (meta_off, meta_length), (off, length) = row[:2], row[6:8]
-        meta = self._sessions[meta_off : meta_off + meta_length]
-        try:
-            return Inflating(meta, self._records_file[off : off + length], self._dictionary())
+            return Inflating(meta, block, self._dictionary())
         except _DAMAGE as exc:
             raise self._damaged("sessions.bin", exc) from None
 
@@ -633,9 +654,9 @@ class Segment:
         return found
 
     def session(self, ordinal: int) -> SessionMeta:
+        meta = self._deflated(ordinal, records=False)[0]
         try:
-            off, length = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[:2]
-            return self.codec.session(inflate(self._sessions[off : off + length], self._dictionary()))
+            return self.codec.session(inflate(meta, self._dictionary()))
         except self._damage as exc:
             raise self._damaged("sessions.bin", exc) from None
 

@@ -52,6 +52,7 @@ from .format import (
     doc_width,
     filed_paths,
     name_hash,
+    stream_checks,
     term_row,
 )
 from .records import FileSum, SegmentRef, SessionMeta, StoredMessage, stored
@@ -557,6 +558,7 @@ class SegmentWriter:
                 self._record_off,
                 len(block),
                 first_doc,
+                *stream_checks(record, block),
             )
         )
         self._session_off += len(record)
