@@ -462,7 +462,7 @@ class Segment:
             zdict, written = bytes(self._dict_file), self.ref.files.get("dicts.bin")
             if written is not None and zlib.crc32(zdict) != written.crc:
                 raise IndexUnreadable(
-                    f"{os.path.join(self.path, 'dicts.bin')} is damaged: its checksum does not match what was written"
+                    f"{oscalls.join(self.path, 'dicts.bin')} is damaged: its checksum does not match what was written"
                 )
             self._zdict = zdict
         return self._zdict
@@ -483,7 +483,7 @@ class Segment:
             return meta, block
         name = "sessions.bin" if found != meta_crc else "records.bin"
         raise IndexUnreadable(
-            f"{os.path.join(self.path, name)} is damaged: session {ordinal} does not match the checksum it was written with"
+            f"{oscalls.join(self.path, name)} is damaged: session {ordinal} does not match the checksum it was written with"
         )
 
     def _records(self, ordinal: int, upto: int | None) -> tuple[bytes, int]:
