@@ -5,6 +5,7 @@ its term is merged, and its tail is deflated a block at a time. Each is checked 
 
 from __future__ import annotations
 
+import struct
 import tracemalloc
 from array import array
 from collections import Counter
@@ -124,3 +125,18 @@ def test_a_tail_taken_a_few_postings_at_a_time_writes_the_same_blocks(monkeypatc
     monkeypatch.setattr(segment_writer, "_TAIL_CHUNK", 5)
     assert segment_writer._tail(iter(impacts), impacts[:2], own) == whole
     assert segment_writer._tail(iter(impacts[:4]), impacts[:4], own) == b""  # a tail of none: no block
+
+
+def test_each_doc_s_own_impact_is_made_in_about_the_bytes_it_takes() -> None:
+    """Each doc's own impact is 2 bytes (float16 bits); made from an argument a doc, it briefly took 16 (a tuple of
+    pointers, copied as it grew): 34 MB more at the peak of a part of a 100k build. The bits are each shape's."""
+    at_one = [0.25 + shape / 3 for shape in range(300)]
+    shapes = array("H", (doc * 7 % 300 for doc in range(400_000)))
+    tracemalloc.start()
+    try:
+        own = segment_writer._own_impacts(at_one, shapes)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5 * len(shapes)
+    assert own[:3] == array("H", struct.pack("<3e", at_one[0], at_one[7], at_one[14]))
