@@ -129,7 +129,8 @@ def test_a_tail_taken_a_few_postings_at_a_time_writes_the_same_blocks(monkeypatc
 
 def test_each_doc_s_own_impact_is_made_in_about_the_bytes_it_takes() -> None:
     """Each doc's own impact is 2 bytes (float16 bits); made from an argument a doc, it briefly took 16 (a tuple of
-    pointers, copied as it grew): 34 MB more at the peak of a part of a 100k build. The bits are each shape's."""
+    pointers, copied as it grew): 34 MB more at the peak of a part of a 100k build. A chunk of docs at a time, it
+    takes the array and a chunk's arguments (under 5 bytes a doc here)."""
     at_one = [0.25 + shape / 3 for shape in range(300)]
     shapes = array("H", (doc * 7 % 300 for doc in range(400_000)))
     tracemalloc.start()
@@ -138,5 +139,5 @@ def test_each_doc_s_own_impact_is_made_in_about_the_bytes_it_takes() -> None:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 5 * len(shapes)
+    assert peak < 8 * len(shapes)
     assert own[:3] == array("H", struct.pack("<3e", at_one[0], at_one[7], at_one[14]))
