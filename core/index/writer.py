@@ -199,33 +199,40 @@ def _word_postings(pairs: list[tuple[float, int]], width: int) -> bytes:
 
 
 def _tail(impacts: Iterator[tuple[float, int]], head: list[tuple[float, int]], own: array) -> bytes:
-    """A word's postings that its head (``head``: its best ``WORD_POSTINGS_KEPT``) leaves out, given last doc first,
-    as ``format`` lays them out after the head, in ascending doc order: each block's first doc and end
-    (``TAIL_SKIP``), then the blocks of ``TAIL_BLOCK`` postings deflated (``_tail_block``). ``own``: each doc's own
-    impact's float16 bits (``_own_impacts``).
+    """A word's postings that its head (``head``: its best ``WORD_POSTINGS_KEPT``) leaves out, given in ascending doc
+    order, as ``format`` lays them out after the head: each block's first doc and end (``TAIL_SKIP``), then the
+    blocks of ``TAIL_BLOCK`` postings deflated (``_tail_block``). ``own``: each doc's own impact's float16 bits
+    (``_own_impacts``).
 
     Doc order, so that a filtered search finds the postings of the docs it admits by halving the blocks' first docs
     (``Segment.tail``): a project's chats said a common word at impacts lower than the head's last, and a filter to
     that project found none of them. A posting is about a byte (a doc gap, and no impact when it is its doc's own,
     deflated), where a u16 doc and a float16 impact took 4 (11% of the index at 10k sessions). A chunk of pairs at a
-    time: a common word's millions are never one list of tuples.
+    time, each block deflated as soon as it is whole: a common word's millions are never one list of tuples, nor
+    held as docs and impacts (12 bytes a posting, 20 MB for a word of every doc of a part of a 100k build).
     """
     headed = set(map(itemgetter(1), head))
     docs, values = array("I"), array("d")
+    size = layout.TAIL_BLOCK  # (read here, as the reader reads it: a test cuts blocks of a few postings)
+    skips, blocks = bytearray(), bytearray()
+
+    def cut(end: int) -> None:
+        """Deflate the whole blocks among the first ``end`` postings held, and forget them."""
+        for start in range(0, end, size):
+            part = values[start : start + size]
+            halves = array("H", struct.pack(f"<{len(part)}e", *part))
+            gaps, flagged = _tail_block(docs[start : start + size], halves, own)
+            blocks.extend(gaps)
+            skips.extend(TAIL_SKIP.pack(docs[start], len(blocks), len(blocks) + len(flagged)))
+            blocks.extend(flagged)
+        del docs[:end], values[:end]
+
     while chunk := list(islice(impacts, _TAIL_CHUNK)):
         left = list(compress(chunk, map(not_, map(headed.__contains__, map(itemgetter(1), chunk)))))
         docs.extend(map(itemgetter(1), left))
         values.extend(map(_IMPACT, left))
-    docs.reverse()
-    values.reverse()
-    size = layout.TAIL_BLOCK  # (read here, as the reader reads it: a test cuts blocks of a few postings)
-    skips, blocks = bytearray(), bytearray()
-    for start in range(0, len(docs), size):
-        part = values[start : start + size]
-        gaps, flagged = _tail_block(docs[start : start + size], array("H", struct.pack(f"<{len(part)}e", *part)), own)
-        blocks += gaps
-        skips += TAIL_SKIP.pack(docs[start], len(blocks), len(blocks) + len(flagged))
-        blocks += flagged
+        cut(len(docs) - len(docs) % size)
+    cut(len(docs))
     return bytes(skips + blocks)
 
 
@@ -248,8 +255,15 @@ def _deflated(raw: bytes | bytearray) -> bytes:
 
 
 def _own_impacts(at_one: list[float], shapes: array) -> array:
-    """Each doc's impact at a count of one (its shape's), as float16 bits: what most tail postings' impact is."""
-    return array("H", struct.pack(f"<{len(shapes)}e", *map(at_one.__getitem__, shapes)))
+    """Each doc's impact at a count of one (its shape's), as float16 bits: what most tail postings' impact is.
+
+    Packed a chunk of docs at a time: packing every doc's float in one call took an argument a doc (a tuple of 8
+    bytes a doc, and its copies as it grew: a brief 34 MB more in a part of a 100k build, its peak)."""
+    own = array("H")
+    for start in range(0, len(shapes), _TAIL_CHUNK):
+        part = shapes[start : start + _TAIL_CHUNK]
+        own.frombytes(struct.pack(f"<{len(part)}e", *map(at_one.__getitem__, part)))
+    return own
 
 
 def _own_table(own: array) -> bytes:
@@ -620,8 +634,14 @@ class SegmentWriter:
         at_one = [weight * 1 * k1_plus_1 / (1 + factor) for weight, factor in zip(weights, norm, strict=True)]
         kept = WORD_POSTINGS_KEPT if doc_count > WHOLE_LISTS_DOCS else None
 
-        def impacts_of(entries: list[_RunEntry]) -> Iterator[tuple[float, int]]:
-            """A word's (impact, doc) pairs, last doc first (the order ``_best`` sorts them from)."""
+        def impacts_of(entries: list[_RunEntry], last_first: bool = True) -> Iterator[tuple[float, int]]:
+            """A word's (impact, doc) pairs, last doc first (the order ``_best`` sorts them from), or first doc first
+            (the order of its tail)."""
+            postings = (
+                chain.from_iterable(reversed(entry.arrays()[0]) for entry in reversed(entries))
+                if last_first
+                else chain.from_iterable(entry.arrays()[0] for entry in entries)
+            )
             # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment.
             return (
                 (
@@ -630,7 +650,7 @@ class SegmentWriter:
                     else weights[s := shapes[d := p >> 16]] * (t := p & 0xFFFF) * k1_plus_1 / (t + norm[s]),
                     d,
                 )
-                for p in chain.from_iterable(reversed(entry.arrays()[0]) for entry in reversed(entries))
+                for p in postings
             )
 
         width = doc_width(doc_count)
@@ -655,7 +675,7 @@ class SegmentWriter:
                 holding = sum(entry.postings for entry in entries)
                 if not keyed and len(pairs) < holding:
                     own = own or _own_impacts(at_one, shapes)
-                    packed += _tail(impacts_of(entries), pairs, own)
+                    packed += _tail(impacts_of(entries, last_first=False), pairs, own)
                 term_idx.write(term_row(terms.size, len(encoded), postings.size, len(pairs), holding))
                 terms.write(encoded)
                 postings.write(packed)
