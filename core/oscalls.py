@@ -22,6 +22,7 @@ __all__ = [
     "O_DIRECTORY",
     "O_EXCL",
     "O_NOCTTY",
+    "O_NOFOLLOW",
     "O_NONBLOCK",
     "O_RDONLY",
     "O_TRUNC",
@@ -117,10 +118,7 @@ else:
     from posix import (
         O_APPEND,
         O_CREAT,
-        O_DIRECTORY,
         O_EXCL,
-        O_NOCTTY,
-        O_NONBLOCK,
         O_RDONLY,
         O_TRUNC,
         O_WRONLY,
@@ -160,6 +158,16 @@ else:
         write,
     )
     from posix import environ as _environ
+
+    # (flags a C library may lack, which callers ask for with a default: review52b F1, F2)
+    if hasattr(_posix, "O_DIRECTORY"):
+        from posix import O_DIRECTORY
+    if hasattr(_posix, "O_NOCTTY"):
+        from posix import O_NOCTTY
+    if hasattr(_posix, "O_NONBLOCK"):
+        from posix import O_NONBLOCK
+    if hasattr(_posix, "O_NOFOLLOW"):
+        from posix import O_NOFOLLOW
 
     if hasattr(
         _posix, "posix_spawn"

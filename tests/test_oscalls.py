@@ -97,11 +97,6 @@ def test_a_files_type_and_mode_are_read_as_stat_reads_them(disk: Path) -> None:
     assert (oscalls.S_IWUSR, oscalls.S_IXUSR) == (stat.S_IWUSR, stat.S_IXUSR)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review52b F1: oscalls lacks O_NOFOLLOW, so hooks/call.py's getattr(oscalls, 'O_NOFOLLOW', 0) is 0 and "
-    "CLAIM_FLAGS lost the flag os gave it",
-)
 def test_each_name_asked_of_oscalls_with_a_default_is_there_where_os_has_it() -> None:
     """``getattr(oscalls, NAME, default)`` and ``hasattr(oscalls, NAME)`` hide a name oscalls never took from
     ``posix``: the caller then runs without the flag or call it had from ``os``, and nothing fails."""
@@ -120,11 +115,6 @@ def test_each_name_asked_of_oscalls_with_a_default_is_there_where_os_has_it() ->
     assert call.CLAIM_FLAGS & os.O_NOFOLLOW
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review52b F2: oscalls imports O_DIRECTORY, O_NOCTTY and O_NONBLOCK from posix unconditionally, though "
-    "its callers ask for them with getattr(..., 0): a posix without one fails every hook's import",
-)
 def test_a_posix_without_the_flags_its_callers_take_as_optional_still_loads_oscalls() -> None:
     """``os`` documents ``O_DIRECTORY`` (and the like) as there only where the C library defines it; deja's callers
     (``core/private.py``, ``core/regular_files.py``) take each as optional, so oscalls must load without it."""
