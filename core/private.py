@@ -240,10 +240,15 @@ def folders_written(home: StrPath) -> list[str]:
     if oscalls.isdir(home):
         index = oscalls.join(home, INDEX)
         return [home, index] if oscalls.isdir(index) else [home]
-    nearest = oscalls.dirname(home)
-    while not oscalls.isdir(nearest) and oscalls.dirname(nearest) != nearest:
-        nearest = oscalls.dirname(nearest)
-    return [nearest]
+    return [nearest_folder(oscalls.dirname(home))]
+
+
+def nearest_folder(path: str) -> str:
+    """``path``, or the nearest folder above it that exists: where a file is made when ``path``'s missing folders
+    are."""
+    while not oscalls.isdir(path) and oscalls.dirname(path) != path:
+        path = oscalls.dirname(path)
+    return path
 
 
 def unwritable_home_folder(home: StrPath) -> tuple[str, str]:
@@ -331,11 +336,14 @@ def home_fix(home: StrPath, folder: str, why: str) -> str:
 
 def another_home() -> str:
     """The other way out of a home deja cannot write in, where the home is named: ``deja config set home`` changes
-    nothing while ``DEJA_HOME`` is set, and says nothing of it (review42d M5)."""
-    from .config import resolve
+    nothing while ``DEJA_HOME`` is set, and says nothing of it (review42d M5); nor can it store anything where
+    deja's config folder cannot be written either (a whole ``HOME`` made read-only by its modes: trial52 F3)."""
+    from .config import config_path, resolve
 
     if resolve("home").source == "env":
         return "set DEJA_HOME to a folder you can write"
+    if cannot_write(nearest_folder(oscalls.dirname(config_path()))):
+        return "give deja another home: set DEJA_HOME=DIR"
     return "give deja another home: deja config set home DIR"
 
 

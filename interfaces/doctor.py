@@ -775,8 +775,9 @@ def _history_problems(
             f"the index skipped what it could not read: {what}",
             # (``--full`` refuses while a file it read sessions from cannot be read: it would lose them)
             "make the files named below readable, then `deja index`" if forbidden_files else
-            "run `deja index` once nothing holds them (quit Cursor or cursor-agent if one is at work); what still "
-            "fails to read then is damaged in Cursor's own files",
+            # (neither the count nor the index keeps why: a lock, or a mode given back since, trial52 F4)
+            "run `deja index` again: what was locked or not readable then may read now (quit Cursor or cursor-agent "
+            "first if one is at work); what still fails to read then is damaged in Cursor's own files",
         ))  # fmt: skip
     damaged = {reason: n for reason, n in chats.unreadable.items() if reason != FORBIDDEN_STORE}  # (named below)
     if damaged:

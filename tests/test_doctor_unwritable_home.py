@@ -473,3 +473,32 @@ def test_a_cache_folder_of_this_users_at_555_is_given_a_chmod(sample: Sample, tm
         f"and cannot be made there: {fix}\n",
     )
     assert f"fix: {fix}" in doctor.stdout, doctor.stdout
+
+
+def test_a_home_made_read_only_by_its_modes_is_given_deja_home_not_config_set(fake_home: Path) -> None:
+    """A whole HOME made read-only by its modes (``chmod -R a-w ~``): ``deja index`` and doctor offered ``deja config
+    set home DIR`` as the other way out, whose file under ``~/.config/deja`` cannot be written either (trial52 F3);
+    they name DEJA_HOME instead, and keep ``config set`` where deja's config folder takes files."""
+    env = {name: value for name, value in os.environ.items() if name != "DEJA_HOME"}
+    write_transcript(transcript_path(fake_home / ".cursor", "/work/app", "b1"), [user_turn("narwhal?")])
+    (fake_home / ".config" / "deja").mkdir(parents=True)
+    assert as_user(env, "index").returncode == 0
+    write_transcript(transcript_path(fake_home / ".cursor", "/work/app", NEW_CHAT), [user_turn("walrus?")])
+    chmod = f"chmod -R u+rwX {fake_home / '.cache' / 'deja'}"
+    read_only = [path for path in (fake_home, *fake_home.rglob("*")) if path.is_dir()]
+    for folder in read_only:
+        folder.chmod(0o555)
+    try:
+        done = as_user(env, "index")
+        assert done.returncode == 1 and done.stderr.endswith(f"{chmod}, or give deja another home: set DEJA_HOME=DIR\n")
+        doctor = " ".join(as_user(env, "doctor").stdout.split())
+        assert f"fix: {chmod}, or give deja another home: set DEJA_HOME=DIR" in doctor and "config set" not in doctor
+        assert (
+            as_user(env, "config", "set", "home", "/tmp/elsewhere").returncode == 1
+        )  # (what it offered could not work)
+        (fake_home / ".config" / "deja").chmod(0o755)  # (deja's config folder takes files again)
+        done = as_user(env, "index")
+        assert done.stderr.endswith(f"{chmod}, or give deja another home: deja config set home DIR\n"), done.stderr
+    finally:
+        for folder in read_only:
+            folder.chmod(0o755)
