@@ -260,6 +260,19 @@ def _what_a_log_says(prompt: str) -> str:
     return "\n".join(kept)
 
 
+def _values_unquoted(prompt: str) -> str:
+    """``prompt`` with the quotes around each value assigned in it (``slot="icon-only"``, ``name="a b"``) spaces:
+    ``re.sub(r'="([^"]*)"', r"= \\1 ", prompt)``. Such a value is pasted code's, not a phrase typed to narrow the
+    search: ``npm run build fails ENOSPC again, console says slot="icon-only"`` required "icon-only", so only three
+    chats of another project that hold it were ranked, and the chat of this project holding every other word was
+    not (trial52 F2). Its words are still asked, as words."""
+    kept, at = [], 0
+    while (start := prompt.find('="', at)) >= 0 and (end := prompt.find('"', start + 2)) >= 0:
+        kept += [prompt[at:start], "= ", prompt[start + 2 : end], " "]
+        at = end + 1
+    return "".join(kept) + prompt[at:]
+
+
 def _read_of(prompt: str) -> str:
     """The whole lines of ``prompt``'s first and last ``LOG_READ // 2`` characters (all of it when it is no longer
     than ``LOG_READ``): where a paste's question and a log's last error are."""
@@ -580,10 +593,10 @@ def recall_for(
     of the files attached to it (:func:`attached_names`). A secret in the prompt is no word of it, nor the name it
     is assigned to: no session holds it (``redaction.without_secrets``). ``prompt`` is read as the hook reads a prompt: a log in it cut to what it
     says (``_what_a_log_says``, before the cut: a 26 KB CI log's error lines were past it), then its first
-    ``PROMPT_CHARS`` characters."""
+    ``PROMPT_CHARS`` characters; a value assigned in it is no quoted phrase (``_values_unquoted``)."""
     from ..core.redaction import without_secrets
 
-    prompt = without_secrets(_what_a_log_says(prompt).strip()[:PROMPT_CHARS], names=False)
+    prompt = _values_unquoted(without_secrets(_what_a_log_says(prompt).strip()[:PROMPT_CHARS], names=False))
     words, _ = query_terms(prompt)
     if not words:
         return Recall(why="nothing searchable in it")

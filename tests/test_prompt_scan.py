@@ -1,5 +1,5 @@
 """The prompt hook's matchers without ``re`` find exactly what its regular expressions found: a prompt's words and
-where they start, which of them read as identifiers, its years, and the frames of deja's own it holds."""
+where they start, which of them read as identifiers, its years, the frames of deja's own it holds, and the values assigned in it."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ WORD = re.compile(r"[^\W\d_][\w./:#-]*")
 IDENTIFIER = re.compile(r"[_./:#-]|\d|[a-z][A-Z]")
 YEAR = re.compile(r"(?:19|20)\d\d")
 OWN_FRAME = re.compile(re.escape(FRAME_OPEN) + r".*?" + re.escape(FRAME_CLOSE), re.S)
+ASSIGNED_VALUE = re.compile(r'="([^"]*)"')
 ALPHABET = list("aZbY019_./:#-@ ,;!?\t\n'\"()") + list("éßΩж中²٣\u0301\u00a0—’😀ǅⅫ\u0660\x1c\u212a")
 
 
@@ -53,3 +54,9 @@ def test_own_frames_are_taken_out_as_the_pattern_takes_them_out() -> None:
     for _ in range(20_000):
         text = "".join(rng.choice(parts) for _ in range(rng.randint(0, 12)))
         assert prompt._without_frames(text) == OWN_FRAME.sub(" ", text), repr(text)
+
+
+def test_values_assigned_lose_their_quotes_as_the_pattern_takes_them_off() -> None:
+    texts = [*_texts(20_000, seed=25, alphabet=list('=="" a-\n')), 'slot="icon-only"', 'a="x" b="y" "kept"', '=""']
+    for text in texts:
+        assert prompt._values_unquoted(text) == ASSIGNED_VALUE.sub(r"= \1 ", text), repr(text)
