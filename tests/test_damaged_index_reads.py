@@ -116,3 +116,19 @@ def test_an_index_whose_sessions_key_lists_none_fails_and_says_to_rebuild(many: 
             f"deja: none of the {ref.sessions} sessions in the index could be listed: "
             "run `deja index --full` to rebuild it\n"
         )
+
+
+@pytest.mark.parametrize("name, at", [("sessions.idx", 0), ("sessions.idx", 32), ("docs.bin", 0)])
+def test_a_flipped_offset_is_refused_naming_the_file_it_is_in(sample: Sample, name: str, at: int) -> None:
+    """A session's checksums fail alike when the offsets that led to its bytes are the flipped ones: the refusal
+    names the file of offsets, not sessions.bin or records.bin, whose bytes are whole (review52c F3)."""
+    refresh(sample.home, full=True)
+    path = index_dir(sample.home) / read_manifest(index_dir(sample.home)).segments[0].name / name
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0x41
+    path.write_bytes(bytes(data))
+    index = Index.open(sample.home)
+    with pytest.raises(IndexUnreadable) as refused:
+        for segment, _, meta in index.sessions():
+            segment.messages(meta)
+    assert str(refused.value).startswith(f"{path} is damaged"), str(refused.value)

@@ -63,6 +63,8 @@ class SegmentMissing(IndexUnreadable):
 #: What reading a damaged file raises (besides what its codec's decoding raises): each becomes one
 #: IndexUnreadable naming the file.
 _DAMAGE = (struct.error, ValueError, IndexError, OverflowError, zlib.error, TypeError)  # type: ignore[attr-defined]  # (typeshed's _struct lacks the error it defines)
+#: The files of offsets a segment reads other files by: a byte flipped there fails the read of another file.
+OFFSET_FILES = ("sessions.idx", "docs.bin")
 #: The first term after every key (keys start with ``keys.PREFIX``): where the words' postings begin.
 _AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
 #: Where a ``SESSION_ROW`` holds its project and directory hashes (its third and fourth fields, 8 bytes together).
@@ -147,6 +149,9 @@ class Segment:
         return mapped
 
     def _damaged(self, name: str, exc: Exception) -> IndexUnreadable:
+        """``name`` is damaged, or the file of offsets that led there (a docs.bin row naming a session past the
+        last: review52c F3)."""
+        name = self._first_damaged((name, *OFFSET_FILES)) or name
         return IndexUnreadable(f"{oscalls.join(self.path, name)} is damaged ({type(exc).__name__}: {exc})")
 
     def verify(self) -> None:
@@ -481,10 +486,21 @@ class Segment:
         found = zlib.crc32(meta)
         if found == meta_crc and (not records or zlib.crc32(block, found) == both_crc):
             return meta, block
-        name = "sessions.bin" if found != meta_crc else "records.bin"
+        read = "sessions.bin" if found != meta_crc else "records.bin"
+        name = self._first_damaged((*OFFSET_FILES, read)) or read
         raise IndexUnreadable(
             f"{oscalls.join(self.path, name)} is damaged: session {ordinal} does not match the checksum it was written with"
         )
+
+    def _first_damaged(self, names: tuple[str, ...]) -> str:
+        """The first of the files ``names`` whose bytes do not match the checksum written with them, "" for none: a
+        session's checksums fail alike when its row's offsets (sessions.idx, docs.bin) are the flipped bytes, and
+        the file to name is the one damaged, not the one read (review52c F3). Only asked once a check has failed."""
+        for name in names:
+            written = self.ref.files.get(name)
+            if written is not None and zlib.crc32(self._mapped.get(name) or self._open(name)) != written.crc:
+                return name
+        return ""
 
     def _records(self, ordinal: int, upto: int | None) -> tuple[bytes, int]:
         """A session's records inflated (only as far as their first ``upto`` bytes, if given), and its first doc."""
