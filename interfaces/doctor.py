@@ -271,12 +271,13 @@ def _settings_problems() -> list[Finding]:
             ))  # fmt: skip
             continue
         theirs = "the default" if there.source == "default" else f"{there.value!r} from {config.config_path()}"
+        offered = not (_refused(setting.key, shown) or _holds_a_secret(shown))
         problems.append(Finding(
             "warn",
             "settings",
             f"{setting.variable} is set in this shell, but Cursor's hooks and MCP server never see it: "
             f"they use {theirs} for {setting.key}",
-            "" if _refused(setting.key, shown) else f"deja config set {setting.key} {shlex.quote(shown)}",
+            f"deja config set {setting.key} {shlex.quote(shown)}" if offered else "",
         ))  # fmt: skip
     return problems
 
@@ -401,6 +402,14 @@ def _refused(key: str, value: str) -> bool:
     except config.ConfigError:
         return True
     return False
+
+
+def _holds_a_secret(value: str) -> bool:
+    """Whether doctor prints ``value`` redacted: a fix naming it would then name another value (``deja config set
+    home '[redacted:…]'``), so none is offered."""
+    from ..installers.wiring import unsecret
+
+    return unsecret(value) != value
 
 
 def _in_a_demo(value: str) -> bool:
@@ -1110,18 +1119,23 @@ def _signal_rank(signal: str) -> tuple[int, str]:
 
 def report_json(report: Report) -> dict:
     """The report as JSON-ready data; times stay datetimes, which ``emit_json`` writes as ISO 8601 with an offset."""
-    return _bytes_shown(msgspec.to_builtins(report, builtin_types=(datetime,)))
+    return _as_printed(msgspec.to_builtins(report, builtin_types=(datetime,)))
 
 
-def _bytes_shown(value: Any) -> Any:
-    """``value`` with each path's byte that is not UTF-8 shown as ``\\xNN`` (``surrogates_escaped``), as ``deja
-    index`` names such a root: doctor wrote the byte itself, which no UTF-8 reader of its output takes (names49)."""
+def _as_printed(value: Any) -> Any:
+    """``value`` as doctor prints it: each secret redacted, whatever the setting (``wiring.unsecret``), and each
+    path's byte that is not UTF-8 shown as ``\\xNN`` (``surrogates_escaped``), as ``deja index`` names such a root:
+    doctor wrote the byte itself, which no UTF-8 reader of its output takes (names49). The shell's own DEJA_HOME
+    (or a Cursor folder) named after a key was printed whole in every line naming the index (fixd52)."""
+    from ..installers.wiring import unsecret
+
     if isinstance(value, str):
+        value = unsecret(value)
         return value if value.isascii() else surrogates_escaped(value)
     if isinstance(value, dict):
-        return {key: _bytes_shown(item) for key, item in value.items()}
+        return {key: _as_printed(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_bytes_shown(item) for item in value]
+        return [_as_printed(item) for item in value]
     return value
 
 
@@ -1186,7 +1200,7 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += _problem_lines(report, "delivery")
 
     lines += ["", _verdict(report)]
-    return _bytes_shown("\n".join(line for text in lines for line in _wrap(text, width)))
+    return "\n".join(line for text in lines for line in _wrap(_as_printed(text), width))  # (a secret, then a wrap)
 
 
 def _verdict(report: Report) -> str:

@@ -261,3 +261,16 @@ def test_a_tilde_in_the_servers_command_is_read_as_the_home_folder(fake_home: Pa
     assert f"ok     Cursor: deja's MCP server is in {mcp}" in text, text
     assert "gone" not in text and "differs" not in text
     assert other_deja_wired(str(script)) == ""
+
+
+def test_a_token_in_the_shells_own_deja_home_is_never_printed(fake_home: Path, tmp_path: Path) -> None:
+    """fixd52: a DEJA_HOME holding a key (two assignments run together) was printed whole by doctor, in the index
+    lines and the shell-only setting's fix; every line doctor prints is redacted now, and no fix sets the redacted
+    folder (it would set another)."""
+    token = "sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH"
+    shell = {**os.environ, "DEJA_HOME": f"{tmp_path / 'srv'} OPENAI_API_KEY={token}", "COLUMNS": "1000"}
+    text, data = (run_deja("doctor", *json_flag, env=shell).stdout for json_flag in ([], ["--json"]))
+    assert token not in text and token not in data
+    assert f"no index at {tmp_path / 'srv'} OPENAI_API_KEY=[redacted:openai-key]/index" in text, text
+    settings = [problem for problem in json.loads(data)["problems"] if problem["area"] == "settings"]
+    assert [problem["fix"] for problem in settings if "set in this shell" in problem["message"]] == [""], settings

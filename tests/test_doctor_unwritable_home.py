@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import anyio
@@ -18,6 +19,9 @@ import pytest
 from harness import ENTRY, Sample, as_user, run_deja, unwritable_folder
 from mcp.server.mcpserver.exceptions import ToolError
 
+from deja.core.index import index_dir
+from deja.core.indexer import glance, refresh
+from deja.core.sample import API_CHAT
 from deja.core.writers.cursor_agent import transcript_path, user_turn, write_transcript
 from deja.interfaces.mcp_server import build_server
 
@@ -370,6 +374,33 @@ def test_an_index_folder_it_cannot_write_is_named_with_doctors_fix(indexed_sampl
     assert searched.returncode == 0 and "docker" in searched.stdout.lower(), searched.stderr
     said = f"deja: cannot update the index in {index} (Permission denied): {fix}; answering from the index as it stands"
     assert searched.stderr == said + "\n"
+
+
+def test_every_read_says_a_change_it_cannot_write_outside_the_warm_chats(sample: Sample) -> None:
+    """A turn in a chat outside the warm ones, in a home this user cannot write: `deja sessions` (a whole check)
+    said "cannot update the index", and a `deja search` right after, its check a warm one since sessions had dated
+    the whole check in a folder nobody can write, answered silently from the stale index (trial52). With no
+    date kept every check is whole, and both say it."""
+    project = str(sample.history.projects["api"])
+    newer = [f"0badc0de-0000-4000-8000-{n:012d}" for n in range(glance.WARM_CHATS)]
+    for n, chat in enumerate(newer):  # the warm chats: written after the sample's own
+        path = write_transcript(transcript_path(sample.history.cli_root, project, chat), [user_turn(f"chore {n}")])
+        os.utime(path, (time.time() + n + 1,) * 2)
+    refresh(sample.home)
+    record = glance.load_raw(index_dir(sample.home))
+    assert record is not None and set(glance._warm_chats(record["hot"])) == set(newer)
+    with Path(record["hot"][API_CHAT]["transcript"]).open("ab") as f:
+        f.write(orjson.dumps(user_turn("the ibex cron?")) + b"\n")
+    whole_checked = index_dir(sample.home) / glance.WHOLE_STAMP  # (the file a check made before the home turned
+    whole_checked.touch()  # read-only, last dated long ago)
+    os.utime(whole_checked, (0, 0))
+    subprocess.run(["chmod", "-R", "a-w", str(sample.home)], check=True)
+    try:
+        listed, searched = (as_user(os.environ, *args) for args in (["sessions"], ["search", "docker"]))
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(sample.home)], check=True)
+    assert listed.returncode == 0 and "cannot update the index in" in listed.stderr, listed.stderr
+    assert (searched.returncode, searched.stderr) == (0, listed.stderr)
 
 
 def test_a_home_it_cannot_write_with_no_index_is_named_with_doctors_fix(sample: Sample) -> None:

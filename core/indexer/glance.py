@@ -132,8 +132,12 @@ def _stamp_whole(directory: StrPath, started: float) -> None:
 
 
 def stamp(directory: StrPath, name: str, when: float) -> None:
-    """Date the file ``name`` in the index folder ``when``, made empty if missing (a folder this user cannot write:
-    nothing)."""
+    """Date the file ``name`` in the index folder ``when``, made empty if missing. In a folder this user cannot
+    write, nothing: no refresh can write there either, and a date kept anyway (an owner may date its file in such a
+    folder) made the next checks warm ones, a search silent about a change outside their warm part that the index
+    could not take while `deja sessions` a few seconds later said so (trial52)."""
+    if not os.access(directory, os.W_OK):
+        return
     path = os.path.join(directory, name)
     try:
         os.utime(path, (when, when))
