@@ -895,6 +895,36 @@ def _a_token_character(character: str) -> bool:
     return character.isalnum() or character in "_-"
 
 
+def _a_password_rule_may_match(text: str, lowered: str) -> bool:
+    """What the rules ``password`` calls on need around it: SQL's ``WITH PASSWORD '…'`` (a ``password``, in any case,
+    blanks and a ``'``), or a ``.netrc`` entry's ``password`` and a blank after it with a ``machine`` and a blank or
+    a ``default`` and a blank in the text (those rules' words are written in small letters). ``FATAL:  password
+    authentication failed`` holds none of them."""
+    at = lowered.find("password")
+    while at != -1:
+        after = at + 8
+        while after < len(lowered) and lowered[after].isspace():
+            after += 1
+        if after > at + 8 and lowered.startswith("'", after):
+            return True
+        at = lowered.find("password", at + 1)
+    return _a_word_then(text, "password", " \t") and (
+        _a_word_then(text, "machine", " \t") or _a_word_then(text, "default")
+    )
+
+
+def _a_word_then(text: str, word: str, blanks: str = "") -> bool:
+    """Whether ``word`` is in ``text`` with a character of ``blanks`` right after it, or any blank ``str.isspace``
+    knows (``\\s``) where ``blanks`` is empty."""
+    at = text.find(word)
+    while at != -1:
+        after = text[at + len(word) : at + len(word) + 1]
+        if after and (after in blanks if blanks else after.isspace()):
+            return True
+        at = text.find(word, at + 1)
+    return False
+
+
 #: What the rules a common needle calls on need around it, asked only where the needle is in the text (and the text
 #: lowers exactly: ``_may_be_changed_as_written``): a needle alone let nearly every failed command's output load the
 #: rules (``pass`` in "12 passed", ``key`` in ``KeyError``, ``://`` in any URL, ``--`` in pytest's header): about 38 M
@@ -910,6 +940,7 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "</": _an_element_named_a_secret,
     "auth": _an_auth_given,
     "-b": _a_cookie_option,
+    "password": _a_password_rule_may_match,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.

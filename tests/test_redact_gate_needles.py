@@ -105,7 +105,11 @@ def _as_indexed_afresh(texts: list[str]) -> dict:
 
 @pytest.mark.unit
 def test_a_secret_beside_that_output_still_loads_the_rules() -> None:
-    for secret in ("https://deploy:Hunter2hunter2@db:5432", "--api-key=Xk9mPq2Lw7", "password: Xk9mPq2Lw7"):
+    for secret in (
+        "https://deploy:Hunter2hunter2@db:5432",
+        "--api-key=Xk9mPq2Lw7",
+        "password: Xk9mPq2Lw7",
+    ):
         assert redaction._may_be_changed(f"{PYTEST}{secret}\n"), secret
         assert secret not in redact.scrub(f"{PYTEST}{secret}\n")
 
@@ -136,6 +140,7 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "</": ["keyed:<(?P<tag>(?i:[\\w.-]*"],
         "auth": ["keyed:(?<![\\w.-])_?auth\\\\?"],
         "-b": ["keyed:-(?:b|-cookie)(?<![\\"],
+        "password": ["keyed:(?:[Ii\\u0130\\u0131](", "keyed:default(?=\\s)(?:\\s+(", "keyed:machine[ \\t]+\\S+(?:\\"],
         "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
         ".": ["token:[MNO][A-Za-z\\d_-]{23"],
     }
@@ -208,7 +213,10 @@ AROUND = [
     "_auth", "gh secret set ", "secret", "set", "sentry", "passed", "KeyError", "undefined", "Xk9mPq2Lw7",
     "Hunter2hunter2", "dXNlcjpQYXNzd29yZDEyMzQ=", "aBcDeFgHiJkLmNoPqRsTuVwXyZ", "MTk4NjIyNDgzNDcxOTI1MjQ4",
     "Cl2FMQ", "ZnCjm1XVW7vRze4b7Cq4se7kKWs9xQ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYZq4T9m1LkQ", "deploy", "db.internal",
-    "localhost:8000", "x", "é", "İ", "ſ", "\u212a",
+    "localhost:8000", "x", "é", "İ", "ſ", "\u212a", "password", "Password", "PASSWORD", "WITH PASSWORD", "machine",
+    "default", "login", "docker", "Docker", "docker.exe", "-p", "-p ", "-u", "-U", "--user", "--user=", "%", ",",
+    "smbclient", "net", "rpcclient", "lftp", "vault", "s.", "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq", "az", "az login", "[",
+    '["', '"]', "'docker'", '"mysql"', "command", '"command": ', "deploy:", "deploy%", "deploy,", "\\\"",
 ]  # fmt: skip
 
 
@@ -263,6 +271,8 @@ SEEDS = [
     "DB_PW=" + "Xk9mPq2Lw7",
     "db_pw   # was: " + "Xk9mPq2Lw7",
     "gh secret set DEPLOY " + "-b Xk9mPq2Lw7",
+    "CREATE USER app WITH PASSWORD " + "'Xk9mPq2Lw7';",
+    "default password " + "Xk9mPq2Lw7",
 ]
 
 
@@ -332,6 +342,16 @@ _SHAPES = (
     ),
     (("curl ", "x", "up"), ("-b", "--build", "-B", "e2e-b"), (" ", "\t", "=", "", "  "), _VALUES),
     (("gh secret",), _BLANKS, ("set DEPLOY",), _BLANKS, ("-b", "--body", "-x"), ("", " ", "="), _VALUES),
+    (("with", "WITH", "With encrypted"), _BLANKS, ("password", "PASSWORD", "passwords", "Password"), _BLANKS, _VALUES),
+    (
+        ("machine db", "default", "Machine x", "defaults", ""),
+        _BLANKS,
+        ("login deploy", "account x", ""),
+        _BLANKS,
+        ("password", "Password", "passwd"),
+        _BLANKS,
+        _VALUES,
+    ),
 )
 
 
