@@ -925,6 +925,47 @@ def _a_word_then(text: str, word: str, blanks: str = "") -> bool:
     return False
 
 
+#: The programs a listed command's rules (``redact._LISTED_COMMANDS``) read from a list, a call's arguments or a
+#: ``"command"`` key, as their names start (``redact._LISTED_TOOLS``: ``mysql\w*``, ``ldap\w+``…).
+LISTED_PROGRAMS = ("mysql", "mariadb", "docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass",
+                   "redis-cli", "keytool", "htpasswd", "az", "ldap", "smbclient", "sqlcmd", "rabbitmqctl", "mongo",
+                   "openssl", "ssh-keygen", "lftp", "mosquitto_", "net", "rpcclient", "curl")  # fmt: skip
+
+
+def _a_listed_program(lowered: str) -> bool:
+    """Whether a name of ``LISTED_PROGRAMS`` has a quote after it (letters, digits, ``_`` and ``-`` of its own,
+    ``.exe`` and an escape between): what each listed command's rule needs, whichever of its needles called on it
+    (``["docker", "login", "-p", …]``). ``docker: Error response from daemon`` holds none."""
+    for name in LISTED_PROGRAMS:
+        at = lowered.find(name)
+        while at != -1:
+            end = at + len(name)
+            while end < len(lowered) and (lowered[end].isalnum() or lowered[end] in "_-"):
+                end += 1
+            end += 4 * lowered.startswith(".exe", end)
+            end += lowered.startswith("\\", end)
+            if lowered.startswith(('"', "'"), end):
+                return True
+            at = lowered.find(name, at + 1)
+    return False
+
+
+def _a_login_rule_may_match(text: str, lowered: str) -> bool:
+    """What the rules ``login`` calls on need around it: a quoted program of a list (``_a_listed_program``); ``az
+    login`` (``.cmd``/``.exe`` between) and a ``-p`` after it; ``vault`` and an ``s.`` (its older token); a
+    ``.netrc`` entry's ``login`` and ``password``, each with a blank after it (each rule's words in small letters).
+    ``npm ERR! … unable to login`` and ``may require 'docker login'`` hold none of them."""
+    if _a_listed_program(lowered):
+        return True
+    for az in ("az login", "az.cmd login", "az.exe login"):
+        at = text.find(az)
+        if at != -1 and text.find("-p", at) != -1:
+            return True
+    if "vault" in text and "s." in text:
+        return True
+    return _a_word_then(text, "login", " \t") and _a_word_then(text, "password", " \t")
+
+
 #: What the rules a common needle calls on need around it, asked only where the needle is in the text (and the text
 #: lowers exactly: ``_may_be_changed_as_written``): a needle alone let nearly every failed command's output load the
 #: rules (``pass`` in "12 passed", ``key`` in ``KeyError``, ``://`` in any URL, ``--`` in pytest's header): about 38 M
@@ -941,6 +982,7 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "auth": _an_auth_given,
     "-b": _a_cookie_option,
     "password": _a_password_rule_may_match,
+    "login": _a_login_rule_may_match,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.

@@ -128,6 +128,11 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         for needle in (*redaction.NEEDED_AROUND, *redaction.TOKEN_NEEDED_AROUND)
     }
     comment = "keyed:#(?![^\\n:=#]{0,60}?("
+    listed = [
+        "keyed:[Cc]ommand\\\\?[\\\"'][ ",
+        "keyed:\\([ \\t\\r\\n]*(?:(?:\\\\",
+        "keyed:\\[[ \\t\\r\\n]*(?:(?:\\\\",
+    ]  # (the listed commands': a list, a call, a "command" key)
     assert calls == {
         **dict.fromkeys(("pass", "pw", "token", "key"), [comment]),
         "secret": [comment, "keyed:(?:gh(?:\\.exe)?[ \\t]"],
@@ -141,9 +146,17 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "auth": ["keyed:(?<![\\w.-])_?auth\\\\?"],
         "-b": ["keyed:-(?:b|-cookie)(?<![\\"],
         "password": ["keyed:(?:[Ii\\u0130\\u0131](", "keyed:default(?=\\s)(?:\\s+(", "keyed:machine[ \\t]+\\S+(?:\\"],
+        "login": [
+            "keyed:(?:az(?:\\.cmd|\\.exe)",
+            "keyed:(?:vault)(?![\\w-])(?",
+            "keyed:(?<![\\w-])login[ \\t]",
+            *listed,
+        ],
         "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
         ".": ["token:[MNO][A-Za-z\\d_-]{23"],
     }
+    tools = [name.split("\\")[0].split("[")[0] for name in redact._LISTED_TOOLS.split("|")]
+    assert tools == list(redaction.LISTED_PROGRAMS)  # (the names ``_a_listed_program`` looks for: every one)
     assert set(redact._ASSIGNMENT_NEEDLES) == {"pass", "pw", "secret", "token", "key"}  # (the assignments' too)
     import re
 
@@ -273,6 +286,10 @@ SEEDS = [
     "gh secret set DEPLOY " + "-b Xk9mPq2Lw7",
     "CREATE USER app WITH PASSWORD " + "'Xk9mPq2Lw7';",
     "default password " + "Xk9mPq2Lw7",
+    "az login -u deploy " + "-p Xk9mPq2Lw7",
+    "vault login " + "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq",
+    "login deploy password " + "Xk9mPq2Lw7",
+    '{"command": "sshpass", "args": ["-p", "' + 'Xk9mPq2Lw7", "login"]}',
 ]
 
 
@@ -351,6 +368,26 @@ _SHAPES = (
         ("password", "Password", "passwd"),
         _BLANKS,
         _VALUES,
+    ),
+    (
+        ("[", "(", '{"command": ', "{'Command': ", "x"),
+        _QUOTES,
+        ("", "/usr/bin/", "C:\\\\Tools\\\\"),
+        ("docker", "Docker", "mysql", "mysqldump", "lftp", "az", "net", "curl", "sshpass", "dockerx"),
+        ("", ".exe", ".EXE"),
+        _QUOTES,
+        (", ", ""),
+        ('"login", "-p", ', '"-u", "deploy:', "'-p', '", '"args": ["-p", "'),
+        _VALUES,
+        ('"]', "']", '")', ""),
+    ),
+    (
+        ("az", "az.cmd", "AZ", "vault", "Vault"),
+        _BLANKS,
+        ("login", "LOGIN"),
+        (" -u deploy ", " -method=token ", " "),
+        ("-p ", "--password ", "token=", "", '"'),
+        ("Xk9mPq2Lw7", "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq", "s.Rk9mPq2Lw7", "S.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq"),
     ),
 )
 
