@@ -950,6 +950,26 @@ def _a_listed_program(lowered: str) -> bool:
     return False
 
 
+def _a_docker_login_may_match(text: str, lowered: str) -> bool:
+    """What the rules ``docker`` calls on need around it: a quoted program of a list (``_a_listed_program``), or
+    ``docker``, ``.exe`` and a quote maybe, blanks, ``login`` and later a ``-p`` (``docker login -p …``'s rule, whose
+    words are written in small letters)."""
+    if _a_listed_program(lowered):
+        return True
+    at = text.find("docker")
+    while at != -1:
+        end = at + 6
+        end += 4 * text.startswith(".exe", end)
+        end += text[end : end + 1] in ('"', "'")
+        blanks = end
+        while end < len(text) and text[end].isspace():
+            end += 1
+        if end > blanks and text.startswith("login", end) and text.find("-p", end) != -1:
+            return True
+        at = text.find("docker", at + 1)
+    return False
+
+
 def _a_login_rule_may_match(text: str, lowered: str) -> bool:
     """What the rules ``login`` calls on need around it: a quoted program of a list (``_a_listed_program``); ``az
     login`` (``.cmd``/``.exe`` between) and a ``-p`` after it; ``vault`` and an ``s.`` (its older token); a
@@ -982,6 +1002,7 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "auth": _an_auth_given,
     "-b": _a_cookie_option,
     "password": _a_password_rule_may_match,
+    "docker": _a_docker_login_may_match,
     "login": _a_login_rule_may_match,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the

@@ -72,7 +72,11 @@ error: could not compile `demo` (bin "demo"), try `rustc --explain E0308`
 src/api/client.ts(41,12): error TS2339: Property 'token_type' does not exist on type 'Session'.
 sqlalchemy.exc.IntegrityError: duplicate key value violates unique constraint "invoices_number_key"
 """
-OUTPUTS = [PYTEST, NODE, URL_AND_GIT]
+DOCKER = """docker: Error response from daemon: driver failed programming external connectivity on endpoint web (3f2a9c): Bind for 0.0.0.0:8080 failed: port is already allocated.
+Error response from daemon: Get "https://registry.internal/v2/": unauthorized: authentication required
+Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?
+"""
+OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER]
 
 
 @pytest.mark.unit
@@ -81,6 +85,14 @@ def test_a_failed_commands_usual_output_loads_no_rules_and_no_re() -> None:
     credentials and git's ``--help``: each holds a needle, and none what its rules need around it."""
     assert not any(redaction._may_be_changed(output) for output in OUTPUTS)
     assert _as_indexed_afresh(OUTPUTS) == {"out": OUTPUTS, "loaded": [False, False]}
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("output", [DOCKER], ids=["docker"])
+def test_dockers_pips_and_npms_usual_errors_load_no_rules_and_no_re(output: str) -> None:
+    """docker's daemon errors, pip's ``-U``/``--user`` and npm's "unable to login":
+    each held a needle its rules were loaded for, and none what those rules need around it."""
+    assert _as_indexed_afresh([output]) == {"out": [output], "loaded": [False, False]}
 
 
 _PROBE = """
@@ -109,6 +121,7 @@ def test_a_secret_beside_that_output_still_loads_the_rules() -> None:
         "https://deploy:Hunter2hunter2@db:5432",
         "--api-key=Xk9mPq2Lw7",
         "password: Xk9mPq2Lw7",
+        "docker login -u deploy -p Xk9mPq2Lw7",
     ):
         assert redaction._may_be_changed(f"{PYTEST}{secret}\n"), secret
         assert secret not in redact.scrub(f"{PYTEST}{secret}\n")
@@ -146,6 +159,7 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "auth": ["keyed:(?<![\\w.-])_?auth\\\\?"],
         "-b": ["keyed:-(?:b|-cookie)(?<![\\"],
         "password": ["keyed:(?:[Ii\\u0130\\u0131](", "keyed:default(?=\\s)(?:\\s+(", "keyed:machine[ \\t]+\\S+(?:\\"],
+        "docker": ["keyed:(?:(?:docker|podman|", *listed],
         "login": [
             "keyed:(?:az(?:\\.cmd|\\.exe)",
             "keyed:(?:vault)(?![\\w-])(?",
@@ -286,6 +300,9 @@ SEEDS = [
     "gh secret set DEPLOY " + "-b Xk9mPq2Lw7",
     "CREATE USER app WITH PASSWORD " + "'Xk9mPq2Lw7';",
     "default password " + "Xk9mPq2Lw7",
+    "docker login registry.internal -u deploy " + "-p Xk9mPq2Lw7",
+    'run(["docker", "login", "-u", "deploy", "-p", ' + '"Xk9mPq2Lw7"])',
+    "docker login --username deploy " + "-p Xk9mPq2Lw7 registry.internal",
     "az login -u deploy " + "-p Xk9mPq2Lw7",
     "vault login " + "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq",
     "login deploy password " + "Xk9mPq2Lw7",
@@ -367,6 +384,14 @@ _SHAPES = (
         _BLANKS,
         ("password", "Password", "passwd"),
         _BLANKS,
+        _VALUES,
+    ),
+    (
+        ("docker", "Docker", "DOCKER", "podman", '"docker"', "docker.exe", "dockerd"),
+        _BLANKS,
+        ("login", "Login", "logout", "login-x"),
+        (" registry -u deploy ", " ", "\\\n  ", ""),
+        ("-p", "--password", "-P", "-p=", "-p "),
         _VALUES,
     ),
     (
