@@ -970,6 +970,33 @@ def _a_docker_login_may_match(text: str, lowered: str) -> bool:
     return False
 
 
+def _a_user_option_may_match(text: str, lowered: str) -> bool:
+    """What the rules ``-u`` calls on need around it: a quoted program of a list (``_a_listed_program``); ``-u`` or
+    ``--user``, a blank or a ``=``, a quote maybe, a user of letters, digits and ``_.@-`` and a ``:`` (``curl -u
+    user:pw``'s rule, whose ``-u`` is a small letter); Samba's ``%`` with ``smb``, ``net`` or ``rpcclient``; lftp's
+    ``,`` with ``lftp``. ``pip install -U requests`` holds none of them."""
+    if _a_listed_program(lowered):
+        return True
+    if "%" in text and ("smb" in text or "net" in text or "rpcclient" in text):
+        return True
+    if "lftp" in text and "," in text:
+        return True
+    at = text.find("-u")
+    while at != -1:
+        end = at + 2
+        end += 3 * text.startswith("ser", end)
+        if text[end : end + 1] in (" ", "="):
+            end += 1
+            end += text[end : end + 1] in ('"', "'")
+            user = end
+            while end < len(text) and (text[end].isalnum() or text[end] in "_.@-"):
+                end += 1
+            if end > user and text.startswith(":", end):
+                return True
+        at = text.find("-u", at + 1)
+    return False
+
+
 def _a_login_rule_may_match(text: str, lowered: str) -> bool:
     """What the rules ``login`` calls on need around it: a quoted program of a list (``_a_listed_program``); ``az
     login`` (``.cmd``/``.exe`` between) and a ``-p`` after it; ``vault`` and an ``s.`` (its older token); a
@@ -1003,6 +1030,7 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "-b": _a_cookie_option,
     "password": _a_password_rule_may_match,
     "docker": _a_docker_login_may_match,
+    "-u": _a_user_option_may_match,
     "login": _a_login_rule_may_match,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the

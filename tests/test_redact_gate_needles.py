@@ -76,7 +76,13 @@ DOCKER = """docker: Error response from daemon: driver failed programming extern
 Error response from daemon: Get "https://registry.internal/v2/": unauthorized: authentication required
 Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?
 """
-OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER]
+PIP_AND_NPM = """$ pip install -U reqests --user
+ERROR: Could not find a version that satisfies the requirement reqests (from versions: none)
+ERROR: No matching distribution found for reqests
+npm ERR! code E401
+npm ERR! 401 Unauthorized - GET https://registry.npmjs.org/@acme%2fui - unable to login
+"""
+OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER, PIP_AND_NPM]
 
 
 @pytest.mark.unit
@@ -88,7 +94,7 @@ def test_a_failed_commands_usual_output_loads_no_rules_and_no_re() -> None:
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("output", [DOCKER], ids=["docker"])
+@pytest.mark.parametrize("output", [DOCKER, PIP_AND_NPM], ids=["docker", "pip-npm"])
 def test_dockers_pips_and_npms_usual_errors_load_no_rules_and_no_re(output: str) -> None:
     """docker's daemon errors, pip's ``-U``/``--user`` and npm's "unable to login":
     each held a needle its rules were loaded for, and none what those rules need around it."""
@@ -122,6 +128,7 @@ def test_a_secret_beside_that_output_still_loads_the_rules() -> None:
         "--api-key=Xk9mPq2Lw7",
         "password: Xk9mPq2Lw7",
         "docker login -u deploy -p Xk9mPq2Lw7",
+        "curl -u deploy:Xk9mPq2Lw7 https://api.internal",
     ):
         assert redaction._may_be_changed(f"{PYTEST}{secret}\n"), secret
         assert secret not in redact.scrub(f"{PYTEST}{secret}\n")
@@ -160,6 +167,14 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "-b": ["keyed:-(?:b|-cookie)(?<![\\"],
         "password": ["keyed:(?:[Ii\\u0130\\u0131](", "keyed:default(?=\\s)(?:\\s+(", "keyed:machine[ \\t]+\\S+(?:\\"],
         "docker": ["keyed:(?:(?:docker|podman|", *listed],
+        "-u": [
+            "keyed:(?:lftp)(?![\\w-])(?:",
+            "keyed:(?:net)(?![\\w-])(?:[",
+            "keyed:(?:rpcclient)(?![\\w-",
+            "keyed:(?:smb(?:client|cacl",
+            "keyed:-(?:u|-user)[ =][\\\"'",
+            *listed,
+        ],
         "login": [
             "keyed:(?:az(?:\\.cmd|\\.exe)",
             "keyed:(?:vault)(?![\\w-])(?",
@@ -303,6 +318,11 @@ SEEDS = [
     "docker login registry.internal -u deploy " + "-p Xk9mPq2Lw7",
     'run(["docker", "login", "-u", "deploy", "-p", ' + '"Xk9mPq2Lw7"])',
     "docker login --username deploy " + "-p Xk9mPq2Lw7 registry.internal",
+    "curl -u deploy:" + "Xk9mPq2Lw7 https://api.internal/v1",
+    "smbclient //files/share -U deploy%" + "Xk9mPq2Lw7",
+    "lftp -u deploy," + "Xk9mPq2Lw7 ftp.internal",
+    "rpcclient -U deploy%" + "Xk9mPq2Lw7 files",
+    'exec.Command("lftp", "-u", "deploy,' + 'Xk9mPq2Lw7")',
     "az login -u deploy " + "-p Xk9mPq2Lw7",
     "vault login " + "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq",
     "login deploy password " + "Xk9mPq2Lw7",
@@ -392,6 +412,15 @@ _SHAPES = (
         ("login", "Login", "logout", "login-x"),
         (" registry -u deploy ", " ", "\\\n  ", ""),
         ("-p", "--password", "-P", "-p=", "-p "),
+        _VALUES,
+    ),
+    (
+        ("", "curl ", "smbclient //s/x ", "net use ", "rpcclient ", "lftp ", "pip install "),
+        ("-u", "-U", "--user", "-user", "--u"),
+        (" ", "=", "", "\t"),
+        _QUOTES,
+        ("deploy", "de ploy", "", "a@b.c"),
+        (":", "%", ",", " ", "::"),
         _VALUES,
     ),
     (
