@@ -895,6 +895,124 @@ def _a_token_character(character: str) -> bool:
     return character.isalnum() or character in "_-"
 
 
+def _a_password_rule_may_match(text: str, lowered: str) -> bool:
+    """What the rules ``password`` calls on need around it: SQL's ``WITH PASSWORD '…'`` (a ``password``, in any case,
+    blanks and a ``'``), or a ``.netrc`` entry's ``password`` and a blank after it with a ``machine`` and a blank or
+    a ``default`` and a blank in the text (those rules' words are written in small letters). ``FATAL:  password
+    authentication failed`` holds none of them."""
+    at = lowered.find("password")
+    while at != -1:
+        after = at + 8
+        while after < len(lowered) and lowered[after].isspace():
+            after += 1
+        if after > at + 8 and lowered.startswith("'", after):
+            return True
+        at = lowered.find("password", at + 1)
+    return _a_word_then(text, "password", " \t") and (
+        _a_word_then(text, "machine", " \t") or _a_word_then(text, "default")
+    )
+
+
+def _a_word_then(text: str, word: str, blanks: str = "") -> bool:
+    """Whether ``word`` is in ``text`` with a character of ``blanks`` right after it, or any blank ``str.isspace``
+    knows (``\\s``) where ``blanks`` is empty."""
+    at = text.find(word)
+    while at != -1:
+        after = text[at + len(word) : at + len(word) + 1]
+        if after and (after in blanks if blanks else after.isspace()):
+            return True
+        at = text.find(word, at + 1)
+    return False
+
+
+#: The programs a listed command's rules (``redact._LISTED_COMMANDS``) read from a list, a call's arguments or a
+#: ``"command"`` key, as their names start (``redact._LISTED_TOOLS``: ``mysql\w*``, ``ldap\w+``…).
+LISTED_PROGRAMS = ("mysql", "mariadb", "docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass",
+                   "redis-cli", "keytool", "htpasswd", "az", "ldap", "smbclient", "sqlcmd", "rabbitmqctl", "mongo",
+                   "openssl", "ssh-keygen", "lftp", "mosquitto_", "net", "rpcclient", "curl")  # fmt: skip
+
+
+def _a_listed_program(lowered: str) -> bool:
+    """Whether a name of ``LISTED_PROGRAMS`` has a quote after it (letters, digits, ``_`` and ``-`` of its own,
+    ``.exe`` and an escape between): what each listed command's rule needs, whichever of its needles called on it
+    (``["docker", "login", "-p", …]``). ``docker: Error response from daemon`` holds none."""
+    for name in LISTED_PROGRAMS:
+        at = lowered.find(name)
+        while at != -1:
+            end = at + len(name)
+            while end < len(lowered) and (lowered[end].isalnum() or lowered[end] in "_-"):
+                end += 1
+            end += 4 * lowered.startswith(".exe", end)
+            end += lowered.startswith("\\", end)
+            if lowered.startswith(('"', "'"), end):
+                return True
+            at = lowered.find(name, at + 1)
+    return False
+
+
+def _a_docker_login_may_match(text: str, lowered: str) -> bool:
+    """What the rules ``docker`` calls on need around it: a quoted program of a list (``_a_listed_program``), or
+    ``docker``, ``.exe`` and a quote maybe, blanks, ``login`` and later a ``-p`` (``docker login -p …``'s rule, whose
+    words are written in small letters)."""
+    if _a_listed_program(lowered):
+        return True
+    at = text.find("docker")
+    while at != -1:
+        end = at + 6
+        end += 4 * text.startswith(".exe", end)
+        end += text[end : end + 1] in ('"', "'")
+        blanks = end
+        while end < len(text) and text[end].isspace():
+            end += 1
+        if end > blanks and text.startswith("login", end) and text.find("-p", end) != -1:
+            return True
+        at = text.find("docker", at + 1)
+    return False
+
+
+def _a_user_option_may_match(text: str, lowered: str) -> bool:
+    """What the rules ``-u`` calls on need around it: a quoted program of a list (``_a_listed_program``); ``-u`` or
+    ``--user``, a blank or a ``=``, a quote maybe, a user of letters, digits and ``_.@-`` and a ``:`` (``curl -u
+    user:pw``'s rule, whose ``-u`` is a small letter); Samba's ``%`` with ``smb``, ``net`` or ``rpcclient``; lftp's
+    ``,`` with ``lftp``. ``pip install -U requests`` holds none of them."""
+    if _a_listed_program(lowered):
+        return True
+    if "%" in text and ("smb" in text or "net" in text or "rpcclient" in text):
+        return True
+    if "lftp" in text and "," in text:
+        return True
+    at = text.find("-u")
+    while at != -1:
+        end = at + 2
+        end += 3 * text.startswith("ser", end)
+        if text[end : end + 1] in (" ", "="):
+            end += 1
+            end += text[end : end + 1] in ('"', "'")
+            user = end
+            while end < len(text) and (text[end].isalnum() or text[end] in "_.@-"):
+                end += 1
+            if end > user and text.startswith(":", end):
+                return True
+        at = text.find("-u", at + 1)
+    return False
+
+
+def _a_login_rule_may_match(text: str, lowered: str) -> bool:
+    """What the rules ``login`` calls on need around it: a quoted program of a list (``_a_listed_program``); ``az
+    login`` (``.cmd``/``.exe`` between) and a ``-p`` after it; ``vault`` and an ``s.`` (its older token); a
+    ``.netrc`` entry's ``login`` and ``password``, each with a blank after it (each rule's words in small letters).
+    ``npm ERR! … unable to login`` and ``may require 'docker login'`` hold none of them."""
+    if _a_listed_program(lowered):
+        return True
+    for az in ("az login", "az.cmd login", "az.exe login"):
+        at = text.find(az)
+        if at != -1 and text.find("-p", at) != -1:
+            return True
+    if "vault" in text and "s." in text:
+        return True
+    return _a_word_then(text, "login", " \t") and _a_word_then(text, "password", " \t")
+
+
 #: What the rules a common needle calls on need around it, asked only where the needle is in the text (and the text
 #: lowers exactly: ``_may_be_changed_as_written``): a needle alone let nearly every failed command's output load the
 #: rules (``pass`` in "12 passed", ``key`` in ``KeyError``, ``://`` in any URL, ``--`` in pytest's header): about 38 M
@@ -910,6 +1028,10 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "</": _an_element_named_a_secret,
     "auth": _an_auth_given,
     "-b": _a_cookie_option,
+    "password": _a_password_rule_may_match,
+    "docker": _a_docker_login_may_match,
+    "-u": _a_user_option_may_match,
+    "login": _a_login_rule_may_match,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.

@@ -72,7 +72,17 @@ error: could not compile `demo` (bin "demo"), try `rustc --explain E0308`
 src/api/client.ts(41,12): error TS2339: Property 'token_type' does not exist on type 'Session'.
 sqlalchemy.exc.IntegrityError: duplicate key value violates unique constraint "invoices_number_key"
 """
-OUTPUTS = [PYTEST, NODE, URL_AND_GIT]
+DOCKER = """docker: Error response from daemon: driver failed programming external connectivity on endpoint web (3f2a9c): Bind for 0.0.0.0:8080 failed: port is already allocated.
+Error response from daemon: Get "https://registry.internal/v2/": unauthorized: authentication required
+Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?
+"""
+PIP_AND_NPM = """$ pip install -U reqests --user
+ERROR: Could not find a version that satisfies the requirement reqests (from versions: none)
+ERROR: No matching distribution found for reqests
+npm ERR! code E401
+npm ERR! 401 Unauthorized - GET https://registry.npmjs.org/@acme%2fui - unable to login
+"""
+OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER, PIP_AND_NPM]
 
 
 @pytest.mark.unit
@@ -81,6 +91,14 @@ def test_a_failed_commands_usual_output_loads_no_rules_and_no_re() -> None:
     credentials and git's ``--help``: each holds a needle, and none what its rules need around it."""
     assert not any(redaction._may_be_changed(output) for output in OUTPUTS)
     assert _as_indexed_afresh(OUTPUTS) == {"out": OUTPUTS, "loaded": [False, False]}
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("output", [DOCKER, PIP_AND_NPM], ids=["docker", "pip-npm"])
+def test_dockers_pips_and_npms_usual_errors_load_no_rules_and_no_re(output: str) -> None:
+    """docker's daemon errors, pip's ``-U``/``--user`` and npm's "unable to login":
+    each held a needle its rules were loaded for, and none what those rules need around it."""
+    assert _as_indexed_afresh([output]) == {"out": [output], "loaded": [False, False]}
 
 
 _PROBE = """
@@ -105,7 +123,13 @@ def _as_indexed_afresh(texts: list[str]) -> dict:
 
 @pytest.mark.unit
 def test_a_secret_beside_that_output_still_loads_the_rules() -> None:
-    for secret in ("https://deploy:Hunter2hunter2@db:5432", "--api-key=Xk9mPq2Lw7", "password: Xk9mPq2Lw7"):
+    for secret in (
+        "https://deploy:Hunter2hunter2@db:5432",
+        "--api-key=Xk9mPq2Lw7",
+        "password: Xk9mPq2Lw7",
+        "docker login -u deploy -p Xk9mPq2Lw7",
+        "curl -u deploy:Xk9mPq2Lw7 https://api.internal",
+    ):
         assert redaction._may_be_changed(f"{PYTEST}{secret}\n"), secret
         assert secret not in redact.scrub(f"{PYTEST}{secret}\n")
 
@@ -124,6 +148,11 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         for needle in (*redaction.NEEDED_AROUND, *redaction.TOKEN_NEEDED_AROUND)
     }
     comment = "keyed:#(?![^\\n:=#]{0,60}?("
+    listed = [
+        "keyed:[Cc]ommand\\\\?[\\\"'][ ",
+        "keyed:\\([ \\t\\r\\n]*(?:(?:\\\\",
+        "keyed:\\[[ \\t\\r\\n]*(?:(?:\\\\",
+    ]  # (the listed commands': a list, a call, a "command" key)
     assert calls == {
         **dict.fromkeys(("pass", "pw", "token", "key"), [comment]),
         "secret": [comment, "keyed:(?:gh(?:\\.exe)?[ \\t]"],
@@ -136,9 +165,27 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "</": ["keyed:<(?P<tag>(?i:[\\w.-]*"],
         "auth": ["keyed:(?<![\\w.-])_?auth\\\\?"],
         "-b": ["keyed:-(?:b|-cookie)(?<![\\"],
+        "password": ["keyed:(?:[Ii\\u0130\\u0131](", "keyed:default(?=\\s)(?:\\s+(", "keyed:machine[ \\t]+\\S+(?:\\"],
+        "docker": ["keyed:(?:(?:docker|podman|", *listed],
+        "-u": [
+            "keyed:(?:lftp)(?![\\w-])(?:",
+            "keyed:(?:net)(?![\\w-])(?:[",
+            "keyed:(?:rpcclient)(?![\\w-",
+            "keyed:(?:smb(?:client|cacl",
+            "keyed:-(?:u|-user)[ =][\\\"'",
+            *listed,
+        ],
+        "login": [
+            "keyed:(?:az(?:\\.cmd|\\.exe)",
+            "keyed:(?:vault)(?![\\w-])(?",
+            "keyed:(?<![\\w-])login[ \\t]",
+            *listed,
+        ],
         "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
         ".": ["token:[MNO][A-Za-z\\d_-]{23"],
     }
+    tools = [name.split("\\")[0].split("[")[0] for name in redact._LISTED_TOOLS.split("|")]
+    assert tools == list(redaction.LISTED_PROGRAMS)  # (the names ``_a_listed_program`` looks for: every one)
     assert set(redact._ASSIGNMENT_NEEDLES) == {"pass", "pw", "secret", "token", "key"}  # (the assignments' too)
     import re
 
@@ -208,7 +255,10 @@ AROUND = [
     "_auth", "gh secret set ", "secret", "set", "sentry", "passed", "KeyError", "undefined", "Xk9mPq2Lw7",
     "Hunter2hunter2", "dXNlcjpQYXNzd29yZDEyMzQ=", "aBcDeFgHiJkLmNoPqRsTuVwXyZ", "MTk4NjIyNDgzNDcxOTI1MjQ4",
     "Cl2FMQ", "ZnCjm1XVW7vRze4b7Cq4se7kKWs9xQ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYZq4T9m1LkQ", "deploy", "db.internal",
-    "localhost:8000", "x", "é", "İ", "ſ", "\u212a",
+    "localhost:8000", "x", "é", "İ", "ſ", "\u212a", "password", "Password", "PASSWORD", "WITH PASSWORD", "machine",
+    "default", "login", "docker", "Docker", "docker.exe", "-p", "-p ", "-u", "-U", "--user", "--user=", "%", ",",
+    "smbclient", "net", "rpcclient", "lftp", "vault", "s.", "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq", "az", "az login", "[",
+    '["', '"]', "'docker'", '"mysql"', "command", '"command": ', "deploy:", "deploy%", "deploy,", "\\\"",
 ]  # fmt: skip
 
 
@@ -263,6 +313,20 @@ SEEDS = [
     "DB_PW=" + "Xk9mPq2Lw7",
     "db_pw   # was: " + "Xk9mPq2Lw7",
     "gh secret set DEPLOY " + "-b Xk9mPq2Lw7",
+    "CREATE USER app WITH PASSWORD " + "'Xk9mPq2Lw7';",
+    "default password " + "Xk9mPq2Lw7",
+    "docker login registry.internal -u deploy " + "-p Xk9mPq2Lw7",
+    'run(["docker", "login", "-u", "deploy", "-p", ' + '"Xk9mPq2Lw7"])',
+    "docker login --username deploy " + "-p Xk9mPq2Lw7 registry.internal",
+    "curl -u deploy:" + "Xk9mPq2Lw7 https://api.internal/v1",
+    "smbclient //files/share -U deploy%" + "Xk9mPq2Lw7",
+    "lftp -u deploy," + "Xk9mPq2Lw7 ftp.internal",
+    "rpcclient -U deploy%" + "Xk9mPq2Lw7 files",
+    'exec.Command("lftp", "-u", "deploy,' + 'Xk9mPq2Lw7")',
+    "az login -u deploy " + "-p Xk9mPq2Lw7",
+    "vault login " + "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq",
+    "login deploy password " + "Xk9mPq2Lw7",
+    '{"command": "sshpass", "args": ["-p", "' + 'Xk9mPq2Lw7", "login"]}',
 ]
 
 
@@ -332,6 +396,53 @@ _SHAPES = (
     ),
     (("curl ", "x", "up"), ("-b", "--build", "-B", "e2e-b"), (" ", "\t", "=", "", "  "), _VALUES),
     (("gh secret",), _BLANKS, ("set DEPLOY",), _BLANKS, ("-b", "--body", "-x"), ("", " ", "="), _VALUES),
+    (("with", "WITH", "With encrypted"), _BLANKS, ("password", "PASSWORD", "passwords", "Password"), _BLANKS, _VALUES),
+    (
+        ("machine db", "default", "Machine x", "defaults", ""),
+        _BLANKS,
+        ("login deploy", "account x", ""),
+        _BLANKS,
+        ("password", "Password", "passwd"),
+        _BLANKS,
+        _VALUES,
+    ),
+    (
+        ("docker", "Docker", "DOCKER", "podman", '"docker"', "docker.exe", "dockerd"),
+        _BLANKS,
+        ("login", "Login", "logout", "login-x"),
+        (" registry -u deploy ", " ", "\\\n  ", ""),
+        ("-p", "--password", "-P", "-p=", "-p "),
+        _VALUES,
+    ),
+    (
+        ("", "curl ", "smbclient //s/x ", "net use ", "rpcclient ", "lftp ", "pip install "),
+        ("-u", "-U", "--user", "-user", "--u"),
+        (" ", "=", "", "\t"),
+        _QUOTES,
+        ("deploy", "de ploy", "", "a@b.c"),
+        (":", "%", ",", " ", "::"),
+        _VALUES,
+    ),
+    (
+        ("[", "(", '{"command": ', "{'Command': ", "x"),
+        _QUOTES,
+        ("", "/usr/bin/", "C:\\\\Tools\\\\"),
+        ("docker", "Docker", "mysql", "mysqldump", "lftp", "az", "net", "curl", "sshpass", "dockerx"),
+        ("", ".exe", ".EXE"),
+        _QUOTES,
+        (", ", ""),
+        ('"login", "-p", ', '"-u", "deploy:', "'-p', '", '"args": ["-p", "'),
+        _VALUES,
+        ('"]', "']", '")', ""),
+    ),
+    (
+        ("az", "az.cmd", "AZ", "vault", "Vault"),
+        _BLANKS,
+        ("login", "LOGIN"),
+        (" -u deploy ", " -method=token ", " "),
+        ("-p ", "--password ", "token=", "", '"'),
+        ("Xk9mPq2Lw7", "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq", "s.Rk9mPq2Lw7", "S.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq"),
+    ),
 )
 
 
