@@ -16,7 +16,6 @@ cannot write in (a refusal half way through would leave some files written).
 from __future__ import annotations
 
 import difflib
-import errno
 import json
 import math
 import os
@@ -31,7 +30,7 @@ from typing import Any, Literal
 from ..core.cjson import lone_surrogates
 from ..core.private import private_dir, replace_private
 from ..core.redact import scrub
-from ..core.regular_files import read_regular
+from ..core.regular_files import open_regular, read_regular
 
 Action = Literal["created", "updated", "removed", "unchanged"]
 
@@ -85,27 +84,21 @@ class DuplicateKey(InstallError):
     """A JSON object names one key twice: a rewrite would keep only one of the values."""
 
 
-class TooLarge(InstallError):
-    """A file of more bytes than ``read_text`` reads: doctor warns (Cursor may still load it), install refuses."""
-
-
-#: The most ``read_text`` reads of a file: a thousand times a large mcp.json or hooks.json. Read uncapped, a huge
-#: one took memory in proportion, in doctor, every install and the rebuild line (fixd52).
-TEXT_BYTES = 1 << 22
-
-
-def read_text(path: Path, limit: int = TEXT_BYTES) -> str | None:
+def read_text(path: Path, limit: int | None = None) -> str | None:
     """The file's text (through a symlink), or None when there is no file. Opened as deja opens Cursor's stores
     (``open_regular``): a FIFO in the place of ``~/.cursor/mcp.json`` hung the rebuild line and doctor forever
-    (review50c L3). A file of more than ``limit`` bytes is not read (``read_regular``): TooLarge. doctor read a
-    server's envFile of 256 MB whole, and a larger one could take all the memory (review52a F6)."""
+    (review50c L3). With ``limit``, a file of more bytes is not read (``read_regular``): doctor read a server's
+    envFile of 256 MB whole, and a larger one could take all the memory (review52a F6)."""
     try:
-        data = read_regular(path, limit)
+        if limit is None:
+            with open_regular(path) as handle:
+                data = handle.read()
+        else:
+            data = read_regular(path, limit)
     except FileNotFoundError:
         return None
     except OSError as error:
-        refused = TooLarge if error.errno == errno.EFBIG else InstallError
-        raise refused(str(path), f"cannot read it ({error.strerror})") from None
+        raise InstallError(str(path), f"cannot read it ({error.strerror})") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

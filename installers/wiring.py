@@ -40,7 +40,7 @@ from .entries import (
     running_deja_script,
     same_file,
 )
-from .files import DuplicateKey, InstallError, TooLarge, json_type, parse_object, read_text
+from .files import DuplicateKey, InstallError, json_type, parse_object, read_text
 
 Level = Literal["ok", "warn", "error"]
 #: How much of a script's ``#!`` line the system reads: Linux's 256-byte buffer, macOS's 512.
@@ -733,9 +733,6 @@ def _load(path: Path) -> dict[str, Any] | WiringFinding:
         return parse_object(path, read_text(path))
     except DuplicateKey as error:  # the harness reads it (keeping the last value); deja will not rewrite it
         return WiringFinding("warn", f"{error.where}: {error.problem}; deja install refuses it", f"edit {path}")
-    except TooLarge as error:  # (Cursor may load it: doctor cannot tell what it holds)
-        said = f"{error.where}: {error.problem}; doctor cannot check it, and deja install refuses it"
-        return WiringFinding("warn", said, f"edit {path}")
     except InstallError as error:
         return WiringFinding("error", f"{error.where}: {error.problem}; nothing in it loads", f"edit {path}")
 

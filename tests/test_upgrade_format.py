@@ -238,24 +238,3 @@ def test_a_fifo_in_place_of_cursors_config_hangs_neither_the_rebuild_line_nor_do
     assert other_deja_wired(str(tmp_path / "newvenv" / "bin" / "deja")) == ""
     doctor = run_deja("doctor", timeout=60)
     assert f"{cursor.mcp_path()}: cannot read it (not a regular file)" in doctor.stdout, doctor.stdout
-
-
-def test_cursors_config_larger_than_deja_reads_is_refused_by_install_and_warned_by_doctor(fake_home: Path) -> None:
-    """fixd52: ``~/.cursor/mcp.json`` and hooks.json were read whole by doctor, every install and the rebuild line:
-    a huge one took memory in proportion. Past ``TEXT_BYTES`` neither is read: install refuses in one line naming
-    the file, doctor warns (Cursor may still load it)."""
-    from deja.installers import cursor
-    from deja.installers.files import TEXT_BYTES
-
-    install("cursor-auto", deja_path=str(fake_home / "venv" / "bin" / "deja"))
-    for path in (cursor.mcp_path(), cursor.hooks_path()):
-        os.truncate(path, TEXT_BYTES + 1)  # (sparse: no disk)
-    installed = run_deja("install", "cursor-auto")
-    too_large = f"cannot read it (larger than {TEXT_BYTES} bytes)"
-    refused = f"deja: {cursor.mcp_path()}: {too_large}; deja changed nothing; fix or move the file aside, then run"
-    assert (installed.returncode, installed.stderr) == (1, f"{refused} the command again\n")
-    assert cursor.mcp_path().stat().st_size == TEXT_BYTES + 1
-    doctor = run_deja("doctor", env={**os.environ, "COLUMNS": "1000"})
-    for path in (cursor.mcp_path(), cursor.hooks_path()):
-        said = f"warn   {path}: {too_large}; doctor cannot check it, and deja install refuses it\n"
-        assert said in doctor.stdout, doctor.stdout
