@@ -262,13 +262,17 @@ def _what_a_log_says(prompt: str) -> str:
 
 def _values_unquoted(prompt: str) -> str:
     """``prompt`` with the quotes around each value assigned in it (``slot="icon-only"``, ``name="a b"``) spaces:
-    ``re.sub(r'="([^"]*)"', r"= \\1 ", prompt)``. Such a value is pasted code's, not a phrase typed to narrow the
-    search: ``npm run build fails ENOSPC again, console says slot="icon-only"`` required "icon-only", so only three
-    chats of another project that hold it were ranked, and the chat of this project holding every other word was
-    not (trial52 F2). Its words are still asked, as words."""
+    ``re.sub(r'(=?)"([^"]*)"', …)``, a quoted span right after ``=`` unquoted and any other kept. Such a value is
+    pasted code's, not a phrase typed to narrow the search: ``npm run build fails ENOSPC again, console says
+    slot="icon-only"`` required "icon-only", so only three chats of another project that hold it were ranked, and the
+    chat of this project holding every other word was not (trial52 F2). Its words are still asked, as words. A phrase
+    ending in ``=`` (``"--color="``) is a phrase: its closing quote opens no value (review52d F1)."""
     kept, at = [], 0
-    while (start := prompt.find('="', at)) >= 0 and (end := prompt.find('"', start + 2)) >= 0:
-        kept += [prompt[at:start], "= ", prompt[start + 2 : end], " "]
+    while (start := prompt.find('"', at)) >= 0 and (end := prompt.find('"', start + 1)) >= 0:
+        if start and prompt[start - 1] == "=":
+            kept += [prompt[at:start], " ", prompt[start + 1 : end], " "]
+        else:
+            kept.append(prompt[at : end + 1])
         at = end + 1
     return "".join(kept) + prompt[at:]
 

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from deja.core.search import query_terms
 from deja.hooks import prompt
 from deja.hooks.call import FRAME_CLOSE, FRAME_OPEN
 
@@ -18,7 +19,8 @@ WORD = re.compile(r"[^\W\d_][\w./:#-]*")
 IDENTIFIER = re.compile(r"[_./:#-]|\d|[a-z][A-Z]")
 YEAR = re.compile(r"(?:19|20)\d\d")
 OWN_FRAME = re.compile(re.escape(FRAME_OPEN) + r".*?" + re.escape(FRAME_CLOSE), re.S)
-ASSIGNED_VALUE = re.compile(r'="([^"]*)"')
+#: A quoted span, with the ``=`` right before it that makes it a value (``_values_unquoted``).
+QUOTED_SPAN = re.compile(r'(=?)"([^"]*)"')
 ALPHABET = list("aZbY019_./:#-@ ,;!?\t\n'\"()") + list("éßΩж中²٣\u0301\u00a0—’😀ǅⅫ\u0660\x1c\u212a")
 
 
@@ -59,4 +61,13 @@ def test_own_frames_are_taken_out_as_the_pattern_takes_them_out() -> None:
 def test_values_assigned_lose_their_quotes_as_the_pattern_takes_them_off() -> None:
     texts = [*_texts(20_000, seed=25, alphabet=list('=="" a-\n')), 'slot="icon-only"', 'a="x" b="y" "kept"', '=""']
     for text in texts:
-        assert prompt._values_unquoted(text) == ASSIGNED_VALUE.sub(r"= \1 ", text), repr(text)
+        unquoted = QUOTED_SPAN.sub(lambda m: f"= {m[2]} " if m[1] else m[0], text)
+        assert prompt._values_unquoted(text) == unquoted, repr(text)
+
+
+def test_a_quoted_phrase_ending_in_an_equals_sign_keeps_the_next_phrase_apart() -> None:
+    """``"--color=" fails with "unknown option"``: the ``="`` closing the first phrase opened a value that ran to the
+    next phrase's opening quote, and the hook asked one phrase no chat holds (review52d F1)."""
+    asked = 'why does "--color=" fail with "unknown option" again'
+    assert prompt._values_unquoted(asked) == asked
+    assert "unknown option" in query_terms(prompt._values_unquoted(asked))[1]
