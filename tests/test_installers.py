@@ -592,6 +592,20 @@ def test_install_claude_keeps_every_other_key_of_claude_json(fake_home: Path, de
     assert _mode(path) == 0o600
 
 
+def test_install_and_uninstall_claude_merge_a_claude_json_its_history_made_large(fake_home: Path, deja: str) -> None:
+    """``~/.claude.json`` is Claude Code's own state, each project's prompt history in it, and grows past 15 MB: a cap
+    on what the installers read refused to merge one of 5.5 MB and said to move it aside (review52d F2)."""
+    history = [{"display": "fix the failing test " + "x" * 400, "pastedContents": {}}] * 100
+    state = {"numStartups": 412, "projects": {f"/home/dev/code/p{n}": {"history": history} for n in range(120)}}
+    path = fake_home / ".claude.json"
+    _write_json(path, state, indent=2)
+    assert path.stat().st_size > 5 << 20
+    install("claude", deja_path=deja)
+    assert _read_json(path)["mcpServers"]["deja"]["args"] == ["mcp"]
+    uninstall("claude")
+    assert _read_json(path) == state
+
+
 def test_claude_auto_hooks_use_the_cursor_command_strings(fake_home: Path, deja: str) -> None:
     install("cursor-auto", deja_path=deja)
     install("claude-auto", deja_path=deja)
