@@ -178,18 +178,20 @@ def test_a_value_filled_from_this_shell_says_so(
     ]
 
 
-def test_cursors_placeholders_in_the_servers_command_are_read_as_cursor_expands_them(fake_home: Path) -> None:
-    """review51a L6: ``"command": "${userHome}/.local/bin/deja"`` (README's link): Cursor expands it and starts this
-    deja; doctor took it as written and said the server runs a deja that "is gone", as did the rebuild line."""
+@pytest.mark.parametrize("command", ["${userHome}${/}.local/bin/deja", "~/.local/bin/deja"])
+def test_the_servers_command_is_read_as_cursor_starts_it(fake_home: Path, command: str) -> None:
+    """``"command": "${userHome}/.local/bin/deja"`` (README's link; review51a L6) or ``~/.local/bin/deja`` (VS Code's
+    launcher untildifies a stdio server's command: review52a F5): Cursor starts this deja; doctor took it as written
+    and said the server runs a deja that "is gone", as did the rebuild line."""
     script = console_script(fake_home / ".local" / "bin")
     shell = {**os.environ, "PATH": path_with(script), "COLUMNS": "1000"}
     assert run_deja("install", "cursor-auto", script=script, env=shell).returncode == 0
     mcp = fake_home / ".cursor" / "mcp.json"
     document = json.loads(mcp.read_text())
-    document["mcpServers"]["deja"]["command"] = "${userHome}${/}.local/bin/deja"
+    document["mcpServers"]["deja"]["command"] = command
     mcp.write_text(json.dumps(document, indent=2))
     text = run_deja("doctor", script=script, env=shell).stdout
-    assert f"ok     Cursor: deja's MCP server is in {mcp}" in text
+    assert f"ok     Cursor: deja's MCP server is in {mcp}" in text, text
     assert "gone" not in text and "differs" not in text
     assert other_deja_wired(str(script)) == ""
 
@@ -245,22 +247,6 @@ def test_a_home_in_the_servers_env_is_said(fake_home: Path, tmp_path: Path) -> N
         f"folders in that home, the hooks in {fake_home}",
     ]
     assert SAME not in text
-
-
-def test_a_tilde_in_the_servers_command_is_read_as_the_home_folder(fake_home: Path) -> None:
-    """review52a F5: VS Code's launcher untildifies a stdio server's command as it starts it; doctor took
-    ``~/.local/bin/deja`` as written and said the server runs a deja that "is gone"."""
-    script = console_script(fake_home / ".local" / "bin")
-    shell = {**os.environ, "PATH": path_with(script), "COLUMNS": "1000"}
-    assert run_deja("install", "cursor-auto", script=script, env=shell).returncode == 0
-    mcp = fake_home / ".cursor" / "mcp.json"
-    document = json.loads(mcp.read_text())
-    document["mcpServers"]["deja"]["command"] = "~/.local/bin/deja"
-    mcp.write_text(json.dumps(document, indent=2))
-    text = run_deja("doctor", script=script, env=shell).stdout
-    assert f"ok     Cursor: deja's MCP server is in {mcp}" in text, text
-    assert "gone" not in text and "differs" not in text
-    assert other_deja_wired(str(script)) == ""
 
 
 def test_a_token_in_the_shells_own_deja_home_is_never_printed(fake_home: Path, tmp_path: Path) -> None:

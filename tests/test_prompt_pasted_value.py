@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from harness import hook_prompt, last_hook_decision, run_deja
+from test_pasted_traceback import OTHER_WORK  # other work, so that the question's words are rare in the history
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
@@ -33,15 +34,6 @@ ICON_ONLY = [
         "The settings icon-only button has no aria label",
         'Added aria-label="Settings" to the icon-only button; the console warning is gone.',
     ),
-]
-#: Other work, so that the question's words are rare in the history, as in a real one.
-OTHER_WORK = [
-    ("Bump the linter to the new major version.", "Bumped it and fixed the three rules it renamed."),
-    ("The login page flickers on load.", "The font loaded late; it is preloaded in the head now."),
-    ("Add a health check to the worker container.", "The worker answers on /healthz; compose waits for it."),
-    ("Write a migration adding an index on users.email.", "Added it concurrently so the table stays writable."),
-    ("Why is the dashboard chart empty on Mondays?", "The week started on Sunday in the query; it uses ISO weeks."),
-    ("Translate the settings screen to German.", "Added de.json and wired the locale switcher."),
 ]
 
 
