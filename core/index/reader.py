@@ -156,11 +156,14 @@ class Segment:
 
     def verify(self) -> None:
         """Check every byte against the checksums written with the segment (what ``deja index`` and doctor do)."""
-        for name, written in self.ref.files.items():
-            if zlib.crc32(self._mapped[name]) != written.crc:
-                raise IndexUnreadable(
-                    f"{oscalls.join(self.path, name)} is damaged: its checksum does not match what was written"
-                )
+        if name := self._first_damaged(tuple(self.ref.files)):
+            raise self._unlike_written(name)
+
+    def _unlike_written(self, name: str) -> IndexUnreadable:
+        """The file ``name`` does not match the checksum written with it."""
+        return IndexUnreadable(
+            f"{oscalls.join(self.path, name)} is damaged: its checksum does not match what was written"
+        )
 
     def _term_at(self, i: int) -> tuple[bytes, int, int, int]:
         """Term ``i``: (term, postings offset, postings kept, docs holding it)."""
@@ -464,12 +467,9 @@ class Segment:
         it was written with when first read: every session inflates against it, and a damaged one gives other bytes
         (at most 32 KiB, once a segment a process)."""
         if self._zdict is None:
-            zdict, written = bytes(self._dict_file), self.ref.files.get("dicts.bin")
-            if written is not None and zlib.crc32(zdict) != written.crc:
-                raise IndexUnreadable(
-                    f"{oscalls.join(self.path, 'dicts.bin')} is damaged: its checksum does not match what was written"
-                )
-            self._zdict = zdict
+            if self._first_damaged(("dicts.bin",)):
+                raise self._unlike_written("dicts.bin")
+            self._zdict = bytes(self._dict_file)
         return self._zdict
 
     def _deflated(self, ordinal: int, records: bool) -> tuple[bytes, bytes]:
