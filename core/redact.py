@@ -325,6 +325,25 @@ _HTPASSWD = (
     rf"|(?!{_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*n){_HTPASSWD_FLAGS}[ \t]+{_WORD}[ \t]+{_WORD})[ \t]+"
 )
 
+#: A user and its password given as one word (``user:password``, curl's ``-u``, HTTPie's ``-a``): quoted whole
+#: (``'deploy:p@ss word'``, in quotes a JSON string escapes too) or bare, the user empty too (``-u :token``), up to the
+#: password, read as ``_OPTION_VALUE`` reads an option's value (``quoted``, ``bare``: ``_argument`` redacts it, and the
+#: user stays). The user holds no blank nor quote. A password redacted already or a variable's (``-u "deploy:$PW"``)
+#: is read past, so the next pass (``Rule.again``) takes the command's next one (``-u … -U …``).
+_USER_AND_PASSWORD = (
+    r"""(?:(?P<quote>(?:\\\\){0,3}\\?['"])[^\s:'"\\]*:(?!\[redacted:|\$)(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
+    r"""|[^\s:'"`]*:(?!\[redacted:)(?P<bare>[^\s"'`$;&|](?:[^\s"'`]*[^\s"'`;&|])?))"""
+)
+#: curl's user option (``-u``) and its proxy's (``-U``), glued to their value too (``-udeploy:…``), last in a cluster
+#: of curl's options that take no value (``-sSfu deploy:…``), and their long names (``--user``, ``--proxy-user``).
+_CURL_USER = (
+    r"curl(?:\.exe)?",
+    r"-[0-46aBfgGiIjJklLMnNOpqRsSvVZ]*[uU](?:=|[ \t]*)|--(?:proxy-)?user(?:=|[ \t]+)",
+)
+#: HTTPie's ``-a``/``--auth`` (``http -a deploy:… example.org``; ``https``, its other command, and ``http.exe``),
+#: glued to its value too (argparse reads ``-adeploy:…`` as ``-a deploy:…``); not a URL's ``http:``.
+_HTTPIE_AUTH = (r"https?(?:\.exe)?(?!:)", r"-a[ \t]*|--auth(?:=|[ \t]+)")
+
 #: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
 _SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
 #: Vault's older service token (``s.`` and 24 letters and digits; ``hvs.…`` is a token rule's) after a vault command's
@@ -375,8 +394,9 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # ``-storepass:env NAME``.
     (("keytool",), _option_of("keytool", r"-(?:src|dest)?(?:store|key)pass|-new", quoted_field=True) + r"[ \t]+"),
     (("htpasswd",), _HTPASSWD),
-    # (Windows runs the Azure CLI as ``az.cmd``.)
-    (("login",), _option_of(r"az(?:\.cmd|\.exe)? login", "-p|--password") + r"[ \t]+"),
+    # (Windows runs the Azure CLI as ``az.cmd``.) Its ``-p`` glued to its value too, or after a ``=``: argparse reads
+    # ``-pS3cret`` and ``-p=S3cret`` as ``-p S3cret`` (review52e).
+    (("login",), _option_of(r"az(?:\.cmd|\.exe)? login", "-p|--password") + r"(?:=|[ \t]*)"),
     # OpenLDAP's ``-w`` (``-W`` asks for it), ldappasswd's old and new ones too (``-a``, ``-s``).
     (("ldap",), _option_of("ldap(?:search|modify|add|delete|modrdn|compare|whoami|exop)", "-w") + r"[ \t]*"),
     (("ldappasswd",), _option_of("ldappasswd", "-[was]") + r"[ \t]*"),
@@ -1358,6 +1378,19 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         check=_url_password,
     ),
     Rule("url-credentials", r"://([A-Za-z0-9_-]{20,})(?=@[\w.-])", ("@",), group=1, check=_url_token),
+    # curl's and HTTPie's ``user:password`` (``_USER_AND_PASSWORD``), before the rule of any command's ``-u``, which
+    # reads a quoted one to its first blank.
+    *(
+        Rule(
+            "cli-credentials",
+            _option_of(*option) + _USER_AND_PASSWORD,
+            (needle,),
+            replace=_argument,
+            again=True,
+            retry=True,
+        )
+        for needle, option in (("curl", _CURL_USER), ("http", _HTTPIE_AUTH))
+    ),
     Rule(
         "cli-credentials",
         r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$/][^\s\"'`]*)",  # (not ``-u redis://host:port``: a URL)
@@ -1387,7 +1420,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             (
                 *("mysql", "mariadb", "docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass", "redis-"),
                 *("keytool", "htpasswd", "ldap", "sqlcmd", "rabbitmqctl", "mongo", "openssl", "ssh-keygen"),
-                *("mosquitto_", "login", "-u"),
+                *("mosquitto_", "login", "-u", "curl"),
             ),
             replace=_listed_command,
         )
