@@ -611,7 +611,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "mosquitto_", "Value=", "value=", 'value"',
                  "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ",
-                 "--with-token", "--password-stdin")  # fmt: skip
+                 "--with-token", "--password-stdin", "curl", "http")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -997,6 +997,53 @@ def _a_user_option_may_match(text: str, lowered: str) -> bool:
     return False
 
 
+def _a_curl_user_may_match(text: str, lowered: str) -> bool:
+    """What the rules ``curl`` calls on need around it: a quoted program of a list (``_a_listed_program``), or an
+    option after a blank that is ASCII letters and digits with a ``u`` or ``U`` among them (``-u``, ``-U``,
+    ``-sSfu``, glued to its value too: ``-udeploy:…``) or ``--user``/``--proxy-user``, and a user and a ``:`` after it
+    (``_a_user_then_a_colon``; ``curl -U deploy:…``'s rule). ``curl: (6) Could not resolve host`` and ``curl -u
+    deploy https://…`` hold none of them."""
+    return _a_listed_program(lowered) or _an_option_then_a_user(text, ("-user", "-proxy-user"), "uU")
+
+
+def _an_httpie_auth_may_match(text: str, lowered: str) -> bool:
+    """What the rule ``http`` calls on needs around it: ``-a`` or ``--auth`` after a blank, and a user and a ``:``
+    after it (``http -a deploy:… example.org``). A URL, ``HTTP/1.1 401``, ``http -a deploy`` hold none of them."""
+    return _an_option_then_a_user(text, ("a", "-auth"), "")
+
+
+def _an_option_then_a_user(text: str, names: tuple[str, ...], letters: str) -> bool:
+    """Whether ``text`` holds an option after a blank (``str.isspace``, as ``\\s``), a ``-`` and then one of
+    ``names`` or ASCII letters and digits holding one of ``letters`` (where a cluster of options ends), with a user
+    and a ``:`` right after either (``_a_user_then_a_colon``)."""
+    at = text.find("-")
+    while at != -1:
+        if at and text[at - 1].isspace():
+            end = at + 1
+            for name in names:
+                if text.startswith(name, end) and _a_user_then_a_colon(text, end + len(name)):
+                    return True
+            while end < len(text) and text[end].isascii() and text[end].isalnum():
+                end += 1
+                if text[end - 1] in letters and _a_user_then_a_colon(text, end):
+                    return True
+        at = text.find("-", at + 1)
+    return False
+
+
+def _a_user_then_a_colon(text: str, at: int) -> bool:
+    """Whether an option's value at ``at`` may be ``user:password`` as ``redact._USER_AND_PASSWORD`` reads it: after
+    blanks or tabs, a ``=``, and quotes or backslashes, a user (no blank, ``'``, ``"`` nor ``:``), then a ``:``."""
+    while text[at : at + 1] in (" ", "\t"):
+        at += 1
+    at += text.startswith("=", at)
+    while text[at : at + 1] in ("\\", "'", '"'):
+        at += 1
+    while at < len(text) and not text[at].isspace() and text[at] not in ":'\"":
+        at += 1
+    return text.startswith(":", at)
+
+
 def _a_login_rule_may_match(text: str, lowered: str) -> bool:
     """What the rules ``login`` calls on need around it: a quoted program of a list (``_a_listed_program``); ``az
     login`` (``.cmd``/``.exe`` between) and a ``-p`` after it; ``vault`` and an ``s.`` (its older token); a
@@ -1032,6 +1079,8 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "docker": _a_docker_login_may_match,
     "-u": _a_user_option_may_match,
     "login": _a_login_rule_may_match,
+    "curl": _a_curl_user_may_match,
+    "http": _an_httpie_auth_may_match,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.

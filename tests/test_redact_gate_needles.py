@@ -82,7 +82,15 @@ ERROR: No matching distribution found for reqests
 npm ERR! code E401
 npm ERR! 401 Unauthorized - GET https://registry.npmjs.org/@acme%2fui - unable to login
 """
-OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER, PIP_AND_NPM]
+CURL_AND_HTTP = """$ curl -sS -u deploy https://api.internal/v1/health
+curl: (6) Could not resolve host: api.internal
+curl: (22) The requested URL returned error: 401
+$ http -a deploy POST https://api.internal/v1/jobs
+http: error: ConnectionError: HTTPSConnectionPool(host='api.internal', port=443): Max retries exceeded
+HTTP/1.1 401 Unauthorized
+$ grep -a -n "deploy:" build.log
+"""
+OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER, PIP_AND_NPM, CURL_AND_HTTP]
 
 
 @pytest.mark.unit
@@ -94,10 +102,11 @@ def test_a_failed_commands_usual_output_loads_no_rules_and_no_re() -> None:
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("output", [DOCKER, PIP_AND_NPM], ids=["docker", "pip-npm"])
+@pytest.mark.parametrize("output", [DOCKER, PIP_AND_NPM, CURL_AND_HTTP], ids=["docker", "pip-npm", "curl-http"])
 def test_dockers_pips_and_npms_usual_errors_load_no_rules_and_no_re(output: str) -> None:
-    """docker's daemon errors, pip's ``-U``/``--user`` and npm's "unable to login":
-    each held a needle its rules were loaded for, and none what those rules need around it."""
+    """docker's daemon errors, pip's ``-U``/``--user`` and npm's "unable to login", curl's and HTTPie's errors with
+    a user and no password (``curl -u deploy``, ``http -a deploy``): each held a needle its rules were loaded for,
+    and none what those rules need around it."""
     assert _as_indexed_afresh([output]) == {"out": [output], "loaded": [False, False]}
 
 
@@ -129,6 +138,10 @@ def test_a_secret_beside_that_output_still_loads_the_rules() -> None:
         "password: Xk9mPq2Lw7",
         "docker login -u deploy -p Xk9mPq2Lw7",
         "curl -u deploy:Xk9mPq2Lw7 https://api.internal",
+        "curl -udeploy:Xk9mPq2Lw7 https://api.internal",
+        "curl -sSU deploy:Xk9mPq2Lw7 https://api.internal",
+        "http -a deploy:Xk9mPq2Lw7 api.internal",
+        "az login -u deploy -pXk9mPq2Lw7",
     ):
         assert redaction._may_be_changed(f"{PYTEST}{secret}\n"), secret
         assert secret not in redact.scrub(f"{PYTEST}{secret}\n")
@@ -181,6 +194,8 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
             "keyed:(?<![\\w-])login[ \\t]",
             *listed,
         ],
+        "curl": ["keyed:(?:curl(?:\\.exe)?)(?", *listed],
+        "http": ["keyed:(?:https?(?:\\.exe)?("],
         "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
         ".": ["token:[MNO][A-Za-z\\d_-]{23"],
     }
@@ -259,6 +274,8 @@ AROUND = [
     "default", "login", "docker", "Docker", "docker.exe", "-p", "-p ", "-u", "-U", "--user", "--user=", "%", ",",
     "smbclient", "net", "rpcclient", "lftp", "vault", "s.", "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq", "az", "az login", "[",
     '["', '"]', "'docker'", '"mysql"', "command", '"command": ', "deploy:", "deploy%", "deploy,", "\\\"",
+    "curl", "curl ", "curl.exe ", "-udeploy:", "-Udeploy", "-sSfu", "-4u", "-Fu", "--proxy-user", "--proxy-user=",
+    "http", "http ", "https ", "http.exe", "http:", "-a", "-a ", "-adeploy:", "--auth", "--auth=", "-A", "-p", "-pX",
 ]  # fmt: skip
 
 
@@ -327,6 +344,14 @@ SEEDS = [
     "vault login " + "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq",
     "login deploy password " + "Xk9mPq2Lw7",
     '{"command": "sshpass", "args": ["-p", "' + 'Xk9mPq2Lw7", "login"]}',
+    "curl -udeploy:" + "Xk9mPq2Lw7 https://api.internal/v1",
+    "curl -sSfU deploy:" + "Xk9mPq2Lw7 https://api.internal/v1",
+    "curl --proxy-user 'ops:" + "Xk9 mPq2Lw7' https://api.internal/v1",
+    '["curl", "-sSfu", "deploy:' + 'Xk9mPq2Lw7"]',
+    "http -a deploy:" + "Xk9mPq2Lw7 api.internal/v1",
+    "http --auth=deploy:" + "Xk9mPq2Lw7 api.internal/v1",
+    "https -adeploy:" + "Xk9mPq2Lw7 api.internal/v1",
+    "az login -u deploy " + "-pXk9mPq2Lw7",
 ]
 
 
@@ -436,11 +461,34 @@ _SHAPES = (
         ('"]', "']", '")', ""),
     ),
     (
+        ("curl", "curl.exe", "CURL", "xcurl", "libcurl", "curl -sS", "curl -x proxy:3128", '"curl"'),
+        _BLANKS,
+        ("-u", "-U", "-sSfu", "-4U", "-Fu", "--user", "--proxy-user", "--proxy-userx", "-x", "- u"),
+        ("", " ", "=", "\t", "  "),
+        _QUOTES,
+        ("deploy", "", "a@b.c", "de ploy"),
+        (":", "::", " ", ""),
+        _VALUES,
+        _QUOTES,
+    ),
+    (
+        ("http", "https", "http.exe", "HTTP", "http:", "httpx", "httpie", "see https://x"),
+        _BLANKS,
+        ("", "-v ", "POST "),
+        ("-a", "--auth", "-A", "--auth-type", "-au", "- a"),
+        ("", " ", "=", "\t"),
+        _QUOTES,
+        ("deploy", "", "a@b.c"),
+        (":", " ", ""),
+        _VALUES,
+        _QUOTES,
+    ),
+    (
         ("az", "az.cmd", "AZ", "vault", "Vault"),
         _BLANKS,
         ("login", "LOGIN"),
         (" -u deploy ", " -method=token ", " "),
-        ("-p ", "--password ", "token=", "", '"'),
+        ("-p ", "--password ", "token=", "", '"', "-p", "-p=", "-p\t"),
         ("Xk9mPq2Lw7", "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq", "s.Rk9mPq2Lw7", "S.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq"),
     ),
 )

@@ -200,6 +200,71 @@ def test_a_password_given_to_a_tool_is_redacted(written: str, shown: str) -> Non
     assert as_indexed(written) == shown
 
 
+#: A password curl, HTTPie or the Azure CLI is given with its user on the command line, in the forms their manuals
+#: give and people write (review52e's rule gaps, stop 52: each was indexed as written).
+P = "Xk9mPq2Lw7Zq"
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        # curl's -u glued to its value, its proxy's -U and --proxy-user, and -u/--user quoted or after a `=`.
+        (f"curl -udeploy:{P} https://api.example.com", f"curl -udeploy:{R} https://api.example.com"),
+        (f"curl -U deploy:{P} https://api.example.com", f"curl -U deploy:{R} https://api.example.com"),
+        (f"curl --proxy-user deploy:{P} https://x", f"curl --proxy-user deploy:{R} https://x"),
+        (f"curl --proxy-user=deploy:{P} https://x", f"curl --proxy-user=deploy:{R} https://x"),
+        (f"curl -u 'deploy:{P}' https://x", f"curl -u 'deploy:{R}' https://x"),
+        (f'curl -u "deploy:{P}" https://x', f'curl -u "deploy:{R}" https://x'),
+        (f"curl -u'deploy:{P}' https://x", f"curl -u'deploy:{R}' https://x"),
+        (f"curl -Udeploy:{P} https://x", f"curl -Udeploy:{R} https://x"),
+        (f"curl --user=deploy:{P} https://x", f"curl --user=deploy:{R} https://x"),
+        # A quoted password with a blank in it goes whole; `@`, `%`, `!` are a password's characters.
+        (f"curl -u 'deploy:two {P}' https://x", f"curl -u 'deploy:{R}' https://x"),
+        (f"curl -u deploy@corp.example:p@s%{P}! https://x", f"curl -u deploy@corp.example:{R} https://x"),
+        (f"curl -u :{P} https://x", f"curl -u :{R} https://x"),  # (a token as the password, no user)
+        # Last in a cluster of curl's options, after a proxy, in a longer line, on a continued one, curl.exe.
+        (f"curl -sSfu deploy:{P} https://x", f"curl -sSfu deploy:{R} https://x"),
+        (
+            f"curl -x proxy:3128 --proxy-user 'ops:{P}' https://x",
+            f"curl -x proxy:3128 --proxy-user 'ops:{R}' https://x",
+        ),
+        (f"cd /srv && curl -s -udeploy:{P} https://x | jq .", f"cd /srv && curl -s -udeploy:{R} https://x | jq ."),
+        (f"curl -sS \\\n  -U deploy:{P} \\\n  https://x", f"curl -sS \\\n  -U deploy:{R} \\\n  https://x"),
+        (f"C:\\tools\\curl.exe -U deploy:{P} https://x", f"C:\\tools\\curl.exe -U deploy:{R} https://x"),
+        # Every one the command gives.
+        (
+            f"curl -u deploy:{P} --proxy-user ops:Zq81mLw2Tx https://x",
+            f"curl -u deploy:{R} --proxy-user ops:{R} https://x",
+        ),
+        # In a traceback, a JSON string, a list of strings.
+        (
+            f"subprocess.CalledProcessError: Command 'curl -udeploy:{P} https://x' returned non-zero exit status 6.",
+            f"subprocess.CalledProcessError: Command 'curl -udeploy:{R} https://x' returned non-zero exit status 6.",
+        ),
+        (
+            f'{{"command": "curl -u \\"deploy:{P}\\" https://x"}}',
+            f'{{"command": "curl -u \\"deploy:{R}\\" https://x"}}',
+        ),
+        (f'["curl", "-sSfu", "deploy:{P}", "https://x"]', f'["curl", "-sSfu", "deploy:{R}", "https://x"]'),
+        (f'run(["curl", "-U", "deploy:{P}"])', f'run(["curl", "-U", "deploy:{R}"])'),
+        # HTTPie's -a and --auth (`=` too, glued as argparse reads it), its `https` command.
+        (f"http -a deploy:{P} https://api.example.com", f"http -a deploy:{R} https://api.example.com"),
+        (f"http --auth deploy:{P} example.org", f"http --auth deploy:{R} example.org"),
+        (f"http --auth=deploy:{P} example.org", f"http --auth=deploy:{R} example.org"),
+        (f"http -adeploy:{P} example.org", f"http -adeploy:{R} example.org"),
+        (f"https -a 'deploy:p@ss%{P}!' example.org", f"https -a 'deploy:{R}' example.org"),
+        (f"http -v -a deploy:{P} POST example.org x=1", f"http -v -a deploy:{R} POST example.org x=1"),
+        # The Azure CLI's -p glued to its value, or after a `=` (argparse reads both as `-p VALUE`).
+        (f"az login -u deploy@example.com -p{P}", f"az login -u deploy@example.com -p{R}"),
+        (f"az login -u deploy@example.com -p={P}", f"az login -u deploy@example.com -p={R}"),
+        (f'["az", "login", "-u", "x", "-p{P}"]', f'["az", "login", "-u", "x", "-p{R}"]'),
+    ],
+)
+def test_a_password_given_with_its_user_to_curl_httpie_or_az_is_redacted(written: str, shown: str) -> None:
+    assert redact(written) == shown
+    assert as_indexed(written) == shown
+
+
 KEPT = [
     "docker run -p 8080:80 nginx",
     "ssh -p 22 deploy@build-01",
@@ -292,6 +357,23 @@ KEPT = [
     "ldapsearch -w The bind password is asked for",
     "docker login -p The password is read from stdin",
     "ldapsearch -x -w This option takes the password",
+    # curl's -u without a password (curl asks for it), a variable's, other commands' -U and -a, HTTPie's -a without
+    # one, a URL's `http:` (review52e's rules).
+    "curl -u deploy https://api.example.com",
+    "curl -U proxyuser -x proxy:3128 https://x",
+    'curl -u "deploy:$DEPLOY_PW" https://x',
+    "curl -u deploy: https://x",
+    "curl -XPUT https://h:9200/x",
+    "curl -F upload=@notes.txt:text/plain https://x",
+    "the curl -U flag: it sets the proxy's user",
+    "pip install -U requests",
+    "pip install -U pkg --user",
+    "grep -a pattern: file",
+    "http -a deploy example.org",
+    "http -a deploy: example.org",
+    "http -a $AUTH example.org",
+    "see http://example.org -a x:y",
+    "HTTP/1.1 401 Unauthorized: http -a needed",
 ]
 
 
