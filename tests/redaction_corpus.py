@@ -1447,6 +1447,19 @@ SECRETS: list[Secret] = [
         _join("Az3Pwd", "SecretX1"),
         "az login --service-principal -u http://app -p {secret}",
     ),
+    Secret("az-login-p-glued", "cli-credentials", _join("Az3Pwd", "Glued9X"), "az login -u dev@acme.io -p{secret}"),
+    # A user and its password given to curl and HTTPie as one word (review52e's rule gaps).
+    Secret(
+        "curl-u-glued", "cli-credentials", _join("Cu9lGl", "uedPw4"), "curl -sS -udeploy:{secret} https://api.acme.io"
+    ),
+    Secret(
+        "curl-proxy-user",
+        "cli-credentials",
+        _join("Pr0xyU", "serPw7"),
+        "curl -x proxy:3128 -U ops:{secret} --proxy-user 'ops:{second}' https://x",
+        second=_join("Pr0xyL", "ongPw8"),
+    ),
+    Secret("httpie-auth", "cli-credentials", _join("Ht7pie", "AuthPw"), "http -a deploy:{secret} POST api.acme.io"),
     Secret(
         "ldapsearch-w", "cli-credentials", _join("LdapB1nd", "Pa55"), "ldapsearch -x -D cn=admin -w {secret} -b dc=x"
     ),
