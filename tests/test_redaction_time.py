@@ -147,6 +147,9 @@ def test_a_long_line_of_many_b_options_is_redacted_in_time_linear_in_its_size(tm
         "rar -hp",
         "Name=DbPassword,Value=",
         "ParameterKey=DbPassword,A=b,",
+        "curl -u a:b ",  # (curl's and HTTPie's user:password, read again for the command's next one: red53)
+        "curl -sSfU 'a:",
+        "http -a x:y ",
         "vault login s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Z",
         "name: pw, value: '",
         "- name: DB_PASSWORD\n-  value: a\n+  value: b\n",
