@@ -39,7 +39,6 @@ from .format import (
     KIND_WEIGHT,
     MAX_RUN,
     RUNS,
-    SESSION_ROW,
     SOURCE_CODES,
     TAIL_GAPS,
     TAIL_SKIP,
@@ -52,6 +51,7 @@ from .format import (
     doc_width,
     filed_paths,
     name_hash,
+    session_row,
     stream_checks,
     term_row,
 )
@@ -562,7 +562,7 @@ class SegmentWriter:
         self._sessions.write(record)
         project, directory, source, updated, first_doc = held.row
         self._session_idx.write(
-            SESSION_ROW.pack(
+            session_row(
                 self._session_off,
                 len(record),
                 project,
