@@ -45,6 +45,7 @@ from .format import (
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (and collections.abc, pathlib: a hook reads the index with paths as strings)
     from collections.abc import Iterable, Iterator, Sequence
+    from typing import Any
 
     from _typeshed import StrPath
 
@@ -616,7 +617,7 @@ class Segment:
         """What filters look at, without decoding the session."""
         return SessionKeys(self._row(ordinal)[2:6])
 
-    def _row(self, ordinal: int) -> tuple[int | float, ...]:
+    def _row(self, ordinal: int) -> tuple[Any, ...]:
         """Session ``ordinal``'s row of sessions.idx (``SESSION_ROW``'s fields), refused unless it holds its own check
         (``format.row_check``: a flipped byte of its time read as another day, review52c F2), until the file has
         been checked whole (``_rows_checked``). About 0.3 us a row: a hook reads a few rows, not the file."""
