@@ -140,7 +140,7 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     with the dictionary's (``Segment.inflating``): a byte flipped in sessions.bin, records.bin or dicts.bin gave
 #:     other messages without an error (review51c F1). And a hashed key is 14 base64 digits (84 bits), not 20 hex
 #:     digits (80; ``keys._digest``).
-#: 24: a session's row holds a check of its own bytes in its three padding bytes (``row_check``), checked whenever a
+#: 24: a session's row holds a check of its own bytes in its three padding bytes (``ROW_CRC_BELOW``), checked whenever a
 #:     read uses its fields: a byte flipped in its project or directory hash or its ``updated`` time read as another
 #:     project or day with no error, so ``deja sessions --since`` said there were none (review52c F2).
 FORMAT_VERSION = 24
@@ -183,12 +183,17 @@ ORDINAL_MASK = (1 << KIND_SHIFT) - 1
 #: meta offset, meta length, project hash, dir hash, source, updated, records offset, records length, first doc, and
 #: the CRC-32 of the meta's part of the session's deflate stream, then of the meta's and records' parts together
 #: (``stream_checks``): raw deflate holds no checksum, and a byte flipped in sessions.bin or records.bin, read
-#: without them, gave other messages, not an error (review51c F1; format 23). The three bytes after the source hold
-#: the row's own check (``row_check``; format 24).
+#: without them, gave other messages, not an error (review51c F1; format 23). The three bytes after the source
+#: (``ROW_CHECK_AT``) make the row's own CRC-32 less than ``ROW_CRC_BELOW`` (format 24).
 SESSION_ROW = struct.Struct("<QIIIBxxxdQIIII")
-#: Where a session's row holds its check: the three bytes after its source byte.
+#: Every session's row has a CRC-32 below this (its top 24 bits 0), made so by the three bytes at ``ROW_CHECK_AT``
+#: (``writer.session_row``), and a read of a row's fields checks it (``Segment._row``): its hashes, source and time
+#: are covered by no other check (its CRCs are of the session's deflated bytes), and a flipped byte there read as
+#: another project or day (review52c F2). One CRC of the row as it is, rather than one of its other bytes to compare
+#: with those three: a third of the cost of a read of a row. Whether a flipped byte is seen depends only on where
+#: and which bits (a CRC is linear), and each of the 56 x 255 single-byte flips is (``tests/test_session_row_check.py``).
+ROW_CRC_BELOW = 1 << 8
 ROW_CHECK_AT = 21
-ROW_CHECK_END = ROW_CHECK_AT + 3
 #: term offset, term length, postings offset (its low 32 bits, then its next 8: a segment's postings.bin may pass
 #: 4 GiB, never 1 TiB; ``term_row``), postings kept, postings in all (the docs holding the term: its idf). 19 bytes,
 #: where a u64 offset made it 22: terms.idx was 6% of the index at 10k sessions (format 22).
@@ -235,22 +240,6 @@ SYNC = b"\x00\x00\xff\xff"
 def term_row(t_off: int, t_len: int, p_off: int, kept: int, holding: int) -> bytes:
     """A term's row of terms.idx (``TERM_ROW``): its postings offset cut into its low 32 bits and the 8 above them."""
     return TERM_ROW.pack(t_off, t_len, p_off & 0xFFFFFFFF, p_off >> 32, kept, holding)
-
-
-def session_row(*fields: int | float) -> bytes:
-    """A session's row of sessions.idx (``SESSION_ROW``'s ``fields``) with its check (``row_check``) in its padding."""
-    row = SESSION_ROW.pack(*fields)
-    return row[:ROW_CHECK_AT] + row_check(row) + row[ROW_CHECK_END:]
-
-
-def row_check(row: bytes) -> bytes:
-    """The check of a session's row: the low 24 bits of the CRC-32 of its other 53 bytes. Its project and directory
-    hashes, source and time are read with no other check (the CRCs it holds are of the session's deflated bytes),
-    and a flipped byte there read as another project or day (review52c F2). Three bytes, where the row had room,
-    rather than a CRC-32 that would grow every row by 8 (doubles stay 8-aligned for ``Segment.session_columns``):
-    a CRC is linear, so whether it sees a flipped byte depends only on where and which bits, and every one of the
-    56 x 255 single-byte flips changes these 24 bits (``tests/test_session_row_check.py``)."""
-    return (zlib.crc32(row[ROW_CHECK_END:], zlib.crc32(row[:ROW_CHECK_AT])) & 0xFFFFFF).to_bytes(3, "little")
 
 
 def tail_blocks(postings: int) -> int:
