@@ -85,6 +85,7 @@ _WRITTEN_ORDER = {
     21: _ORDER_21,
     22: _ORDER_21,
     23: _ORDER_21,
+    24: _ORDER_21,
 }
 
 

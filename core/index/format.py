@@ -140,7 +140,10 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     with the dictionary's (``Segment.inflating``): a byte flipped in sessions.bin, records.bin or dicts.bin gave
 #:     other messages without an error (review51c F1). And a hashed key is 14 base64 digits (84 bits), not 20 hex
 #:     digits (80; ``keys._digest``).
-FORMAT_VERSION = 23
+#: 24: a session's row holds a check of its own bytes in its three padding bytes (``ROW_CRC_BELOW``), checked whenever a
+#:     read uses its fields: a byte flipped in its project or directory hash or its ``updated`` time read as another
+#:     project or day with no error, so ``deja sessions --since`` said there were none (review52c F2).
+FORMAT_VERSION = 24
 #: How many formats past this one a newer deja's index may plausibly be (some twenty were made in fifty stops): a
 #: number further on is a damaged manifest, which a rebuild mends, not a newer deja's index, which is left alone.
 NEWER_FORMATS = 16
@@ -180,8 +183,18 @@ ORDINAL_MASK = (1 << KIND_SHIFT) - 1
 #: meta offset, meta length, project hash, dir hash, source, updated, records offset, records length, first doc, and
 #: the CRC-32 of the meta's part of the session's deflate stream, then of the meta's and records' parts together
 #: (``stream_checks``): raw deflate holds no checksum, and a byte flipped in sessions.bin or records.bin, read
-#: without them, gave other messages, not an error (review51c F1; format 23).
+#: without them, gave other messages, not an error (review51c F1; format 23). The three bytes after the source
+#: (``ROW_CHECK_AT``) make the row's own CRC-32 less than ``ROW_CRC_BELOW`` (format 24).
 SESSION_ROW = struct.Struct("<QIIIBxxxdQIIII")
+#: Every session's row has a CRC-32 below this (its top 24 bits 0), made so by the three bytes at ``ROW_CHECK_AT``
+#: (``writer.session_row``), and a read of a row's fields checks it (``Segment._row``): its hashes, source and time
+#: are covered by no other check (its CRCs are of the session's deflated bytes), and a flipped byte there read as
+#: another project or day (review52c F2). One CRC of the row as it is, rather than a CRC of its other bytes compared
+#: with those three: about 0.3 us a row read, against 0.8. Its top 24 bits, as what three bytes at that place flip
+#: of its low 24 spans only 23. Whether a flipped byte is seen depends only on where and which bits (a CRC is
+#: linear), and each of the 56 x 255 single-byte flips is (``tests/test_session_row_check.py``).
+ROW_CRC_BELOW = 1 << 8
+ROW_CHECK_AT = 21
 #: term offset, term length, postings offset (its low 32 bits, then its next 8: a segment's postings.bin may pass
 #: 4 GiB, never 1 TiB; ``term_row``), postings kept, postings in all (the docs holding the term: its idf). 19 bytes,
 #: where a u64 offset made it 22: terms.idx was 6% of the index at 10k sessions (format 22).

@@ -38,6 +38,8 @@ from .format import (
     KIND_USER,
     KIND_WEIGHT,
     MAX_RUN,
+    ROW_CHECK_AT,
+    ROW_CRC_BELOW,
     RUNS,
     SESSION_ROW,
     SOURCE_CODES,
@@ -305,6 +307,50 @@ def _narrowed(words: bytes, width: int) -> bytes:
     return bytes(out)
 
 
+def session_row(*fields: int | float) -> bytes:
+    """A session's row of sessions.idx: ``SESSION_ROW``'s ``fields``, and in its three padding bytes what brings the
+    CRC-32 of the whole row below ``ROW_CRC_BELOW``, which every read of the row checks (format 24). A CRC is linear:
+    a row's CRC with padding is its CRC with none XOR what that padding alone flips, and each bit of the padding
+    that flips one bit of the CRC's top 24 is known (``_PADDING_FLIPPING``)."""
+    row = SESSION_ROW.pack(*fields)
+    padding, above = 0, zlib.crc32(row) >> _KEPT_BITS
+    for bit, flipping in enumerate(_PADDING_FLIPPING):
+        if above >> bit & 1:
+            padding ^= flipping
+    return row[:ROW_CHECK_AT] + padding.to_bytes(3, "little") + row[ROW_CHECK_AT + 3 :]
+
+
+def _padding_flipping() -> tuple[int, ...]:
+    """For each of the 24 bits above ``ROW_CRC_BELOW`` of a row's CRC-32, the padding (bytes 21 to 23 as a number)
+    that flips that bit alone: what each padding bit flips, solved for single bits by Gaussian elimination over
+    GF(2) (24 bits onto 24: one to one at that place of the row; a KeyError here if a layout made it not)."""
+    empty = bytes(SESSION_ROW.size)
+
+    def flips(padding: int) -> int:
+        row = empty[:ROW_CHECK_AT] + padding.to_bytes(3, "little") + empty[ROW_CHECK_AT + 3 :]
+        return (zlib.crc32(row) ^ zlib.crc32(empty)) >> _KEPT_BITS
+
+    found: dict[int, tuple[int, int]] = {}  # by the highest bit it flips: (the bits it flips, the padding)
+    for bit in range(24):
+        flipped, padding = flips(1 << bit), 1 << bit
+        for top in sorted(found, reverse=True):
+            if flipped >> top & 1:
+                flipped, padding = flipped ^ found[top][0], padding ^ found[top][1]
+        found[flipped.bit_length() - 1] = (flipped, padding)
+    for top in sorted(found):  # (each left flipping its highest bit alone, the lower ones first)
+        flipped, padding = found[top]
+        for low in range(top):
+            if flipped >> low & 1:
+                flipped, padding = flipped ^ found[low][0], padding ^ found[low][1]
+        found[top] = (flipped, padding)
+    return tuple(found[bit][1] for bit in range(24))
+
+
+#: The bits of a row's CRC-32 below ``ROW_CRC_BELOW``, which its padding leaves as they fall.
+_KEPT_BITS = ROW_CRC_BELOW.bit_length() - 1
+_PADDING_FLIPPING = _padding_flipping()
+
+
 class _SegmentFile:
     """A segment file being written: 0600, its size and CRC-32 kept as it grows, on disk before it is named."""
 
@@ -562,7 +608,7 @@ class SegmentWriter:
         self._sessions.write(record)
         project, directory, source, updated, first_doc = held.row
         self._session_idx.write(
-            SESSION_ROW.pack(
+            session_row(
                 self._session_off,
                 len(record),
                 project,
