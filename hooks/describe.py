@@ -124,6 +124,9 @@ def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
 #: How long a command "What followed" quotes may be; where the line does not fit its room, shorter (``SHORTER``).
 COMMAND_CHARS = 120
 SHORTER = (80, 56, 40, 28)
+#: The last length tried, without how it succeeded: a command cut so is still named by its program and first words,
+#: and the line that is given when none fits its room, which ``headed`` then cuts at its end (trial53).
+SHORTEST = 20
 
 
 class _WhatFollowed:
@@ -143,7 +146,7 @@ class _WhatFollowed:
         other arguments"). Cut at the end instead, it lost what it says, "succeeded" (trial22 N4), and counting the
         steps left out dropped the fix (review41d M1)."""
         lines = [self.line(chars) for chars in SHORTER] + [
-            self.line(chars, False) for chars in (COMMAND_CHARS, *SHORTER)
+            self.line(chars, False) for chars in (COMMAND_CHARS, *SHORTER, SHORTEST)
         ]
         return next((line for line in lines if len(line.encode()) <= room), lines[-1])
 
