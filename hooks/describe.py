@@ -88,7 +88,7 @@ def says_the_same(shown: str, concluded: str) -> bool:
     return bool(one and other) and (one.startswith(other) or other.startswith(one))
 
 
-def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
+def followed_line(fix: Fix, concluded: str, room: int = 0, at_least: int = 0) -> str:
     """The line saying what followed a past failure (``failures.what_followed``'s ``fix``): what ``deja fix`` says
     fixed it (``failures.fixed_by``: what changed before the failed command run again succeeded, else the commands
     that did not only look), up to a successful run of one like it, else that none succeeded, with the next answer
@@ -98,7 +98,8 @@ def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
     Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it. An answer after a failure
     that was never run again successfully is not offered as its fix either (an agent would read edits to another
     file as the cure): it is said to be only what came next. With ``room``, a fix the conclusion names step by step
-    is left to it ("") when the line does not fit ``room`` bytes whole (``_concluded_names``).
+    is left to it ("") when the line does not fit ``room`` bytes whole (``_concluded_names``); else the line is cut
+    to fit ``room``, or ``at_least`` where that is more (the share of a block it is sure to keep).
     """
     from ..core.destructive import is_destructive
     from ..core.failures import RERUN_OTHER, RERUN_SAME, bare_retry, fixed_by, not_rerun, rerun_differs
@@ -118,7 +119,7 @@ def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
     line = followed.line(COMMAND_CHARS)
     if not room or len(line.encode()) <= room:
         return line
-    return "" if _concluded_names(named, fix.command, concluded) else followed.within(room)
+    return "" if _concluded_names(named, fix.command, concluded) else followed.within(max(room, at_least))
 
 
 #: How long a command "What followed" quotes may be; where the line does not fit its room, shorter (``SHORTER``).

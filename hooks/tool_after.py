@@ -84,9 +84,10 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         room = frame_room(BUDGET, head_line)
         ending = f"The session {stopped}." if stopped else f"Concluded: {concluded}" if concluded else ""
         rest = room - len(title.encode()) - 1  # (what ``headed`` leaves the two lines)
-        # ``headed`` cuts the first line to half of that when both do not fit whole: "What followed" is made to fit at
-        # least that half (its commands cut shorter), so the cut falls on the conclusion, not on "succeeded" (trial53)
-        followed = followed_line(fix, concluded, max(rest - len(ending.encode()) - 1, rest // 2 - 1))
+        # ``headed`` cuts the first line to half of that when both do not fit whole: "What followed", unless left to
+        # a conclusion that names its steps, fits at least that half (its commands cut shorter), so the cut falls on
+        # the conclusion, not on "succeeded" (trial53)
+        followed = followed_line(fix, concluded, rest - len(ending.encode()) - 1, at_least=rest // 2 - 1)
         block = headed(title, [line for line in (followed, ending) if line], room)
         call.remember([shown])
         return frame([head_line, *block], BUDGET)
