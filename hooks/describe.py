@@ -88,7 +88,7 @@ def says_the_same(shown: str, concluded: str) -> bool:
     return bool(one and other) and (one.startswith(other) or other.startswith(one))
 
 
-def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
+def followed_line(fix: Fix, concluded: str, room: int = 0, at_least: int = 0) -> str:
     """The line saying what followed a past failure (``failures.what_followed``'s ``fix``): what ``deja fix`` says
     fixed it (``failures.fixed_by``: what changed before the failed command run again succeeded, else the commands
     that did not only look), up to a successful run of one like it, else that none succeeded, with the next answer
@@ -98,7 +98,8 @@ def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
     Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it. An answer after a failure
     that was never run again successfully is not offered as its fix either (an agent would read edits to another
     file as the cure): it is said to be only what came next. With ``room``, a fix the conclusion names step by step
-    is left to it ("") when the line does not fit ``room`` bytes whole (``_concluded_names``).
+    is left to it ("") when the line does not fit ``room`` bytes whole (``_concluded_names``); else the line is cut
+    to fit ``room``, or ``at_least`` where that is more (the share of a block it is sure to keep).
     """
     from ..core.destructive import is_destructive
     from ..core.failures import RERUN_OTHER, RERUN_SAME, bare_retry, fixed_by, not_rerun, rerun_differs
@@ -118,12 +119,15 @@ def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
     line = followed.line(COMMAND_CHARS)
     if not room or len(line.encode()) <= room:
         return line
-    return "" if _concluded_names(named, fix.command, concluded) else followed.within(room)
+    return "" if _concluded_names(named, fix.command, concluded) else followed.within(max(room, at_least))
 
 
 #: How long a command "What followed" quotes may be; where the line does not fit its room, shorter (``SHORTER``).
 COMMAND_CHARS = 120
 SHORTER = (80, 56, 40, 28)
+#: The last length tried, without how it succeeded: a command cut so is still named by its program and first words,
+#: and the line that is given when none fits its room, which ``headed`` then cuts at its end (trial53).
+SHORTEST = 20
 
 
 class _WhatFollowed:
@@ -143,7 +147,7 @@ class _WhatFollowed:
         other arguments"). Cut at the end instead, it lost what it says, "succeeded" (trial22 N4), and counting the
         steps left out dropped the fix (review41d M1)."""
         lines = [self.line(chars) for chars in SHORTER] + [
-            self.line(chars, False) for chars in (COMMAND_CHARS, *SHORTER)
+            self.line(chars, False) for chars in (COMMAND_CHARS, *SHORTER, SHORTEST)
         ]
         return next((line for line in lines if len(line.encode()) <= room), lines[-1])
 

@@ -426,11 +426,12 @@ def _in_a_demo(value: str) -> bool:
 
 
 def _config_file_elsewhere() -> list[Finding]:
-    """A config file this shell finds through ``XDG_CONFIG_HOME`` that differs from the one a process started
-    without the variable reads (Cursor's hooks and MCP server, unless Cursor gets it too)."""
+    """A config file this shell finds through ``XDG_CONFIG_HOME`` whose settings differ from those of the one a
+    process started without the variable reads (Cursor's hooks and MCP server, unless Cursor gets it too). Compared
+    as read, not as text: the file `deja config unset` leaves holding no key is no file at all to a hook (trial53)."""
     here = Path(config.config_path())
     there = Path.home() / ".config" / "deja" / "config.toml"
-    if here == there or _file_text(here) == _file_text(there):
+    if here == there or config.read_file(str(here)) == config.read_file(str(there)):
         return []
     return [
         Finding(
@@ -532,13 +533,6 @@ def _cursor_config_dir_problems() -> list[Finding]:
         what = f"CURSOR_CONFIG_DIR names {folder}, which does not exist: cursor-agent keeps nothing there yet"
         return [Finding("warn", "settings", what, "check the folder CURSOR_CONFIG_DIR names, or unset it")]
     return []
-
-
-def _file_text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 def _ignored_values() -> list[Finding]:

@@ -124,6 +124,22 @@ def test_doctor_warns_of_a_config_file_only_this_shell_finds(sample: Sample, tmp
     assert "XDG_CONFIG_HOME is set" not in run_deja("doctor", env=unset).stdout
 
 
+def test_doctor_is_quiet_about_a_config_file_left_with_no_setting(sample: Sample, tmp_path: Path) -> None:
+    """``deja config unset`` leaves the file with its comment and no key: to a hook started without XDG_CONFIG_HOME
+    it reads as no file at all, so doctor has nothing to warn of (trial53: the warning stayed after the unset); the
+    same setting in both files, written differently, is no difference either."""
+    env = {**sample.env, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    assert run_deja("config", "set", "recall", "off", env=env).returncode == 0
+    assert run_deja("config", "unset", "recall", env=env).returncode == 0
+    assert (tmp_path / "xdg" / "deja" / "config.toml").exists()
+    assert "XDG_CONFIG_HOME is set in this shell, so" not in " ".join(run_deja("doctor", env=env).stdout.split())
+    assert run_deja("config", "set", "recall", "off", env=env).returncode == 0
+    unset = {k: v for k, v in env.items() if k != "XDG_CONFIG_HOME"}
+    assert run_deja("config", "set", "recall", "off", env=unset).returncode == 0
+    (tmp_path / "xdg" / "deja" / "config.toml").write_text("recall   =   'off'   # as the hooks read it\n")
+    assert "XDG_CONFIG_HOME is set in this shell, so" not in " ".join(run_deja("doctor", env=env).stdout.split())
+
+
 def test_a_hit_shows_a_message_said_twice_in_its_chat_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     asked = "run the python server on port 8000 please"
     cli = tmp_path / "cli"

@@ -4,6 +4,7 @@ told that ``AWS_PROFILE=acme-dev terraform apply`` succeeded after it failed (tr
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -94,3 +95,47 @@ def test_what_followed_keeps_succeeded_where_its_steps_do_not_fit(
     (followed,) = [line for line in body.splitlines() if line.startswith("What followed: ")]
     assert followed.startswith("What followed: `aws configure --profile ") and followed.endswith("…` succeeded"), body
     assert ", then `AWS_PROFILE=acme-dev " in followed, body
+
+
+def test_the_failure_hook_keeps_succeeded_where_the_conclusion_is_long(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a failure, "What followed" and a long "Concluded" share the 512 bytes: where no form of the line fits
+    the room the conclusion leaves, the one given is its shortest (commands cut to ``SHORTEST``), which the even share
+    of ``headed`` then keeps whole, "succeeded" included (trial53: "then `pytest -q tests/test_pricin…`…" said nothing
+    of the run passing). The sizes are close to the edge on purpose: a path 3 characters shorter fitted already."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    then = datetime.now(UTC) - timedelta(days=2)
+    run = "pytest -q tests/test_pricing.py"
+    error = "E   ModuleNotFoundError: No module named 'api.pricing'"
+    made = str(machine.api / "src" / "api" / "pricing_v2" / "__init__.py")
+    concluded = (
+        "Fixed: src/api/pricing_v2 had no __init__.py, so the package was not importable from the tests; "
+        "I added it, and the four pricing tests pass now, the EUR and GBP rounding cases included."
+    )
+    records = [
+        user_turn("pytest fails on the pricing tests", then),
+        assistant_turn("Running the tests.", tool_use("Shell", {"command": run})),
+        assistant_turn("Adding the package file.", tool_use("Write", {"path": made, "contents": ""})),
+        assistant_turn(None, tool_use("Shell", {"command": run})),
+        assistant_turn(concluded),
+        turn_ended(),
+    ]
+    store = [
+        {"role": "assistant", "content": [tool_call_part("t1", "Shell", {"command": run})]},
+        tool_result_message("t1", "Shell", shell_result_text(f"{error}\n1 error in 0.12s", exit_code=2)),
+        {"role": "assistant", "content": [tool_call_part("t2", "Write", {"path": made, "contents": ""})]},
+        tool_result_message("t2", "Write", "Wrote file"),
+        {"role": "assistant", "content": [tool_call_part("t3", "Shell", {"command": run})]},
+        tool_result_message("t3", "Shell", shell_result_text("4 passed in 0.20s")),
+    ]
+    machine.write_chat(machine.api, CHAT, records, store, name="pricing import error")
+    machine.index()
+    output = json.dumps({"exitCode": 2, "stdout": f"{error}\n1 error in 0.11s", "stderr": ""})
+    failed = cursor_tool("postToolUse", "c-t53", machine.api, "Shell", {"command": run}, tool_output=output)
+    body = framed(machine.run("hook-tool-after", failed).text, 512)
+    (followed,) = [line for line in body.splitlines() if line.startswith("What followed: ")]
+    assert followed.startswith("What followed: edited ") and followed.endswith("` succeeded"), body
+    assert "Concluded: Fixed: src/api/pricing_v2 had no __init__.py" in body, body
