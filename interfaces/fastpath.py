@@ -488,11 +488,11 @@ def check_project(project: str | None) -> None:
 
 
 def chosen_project(index: Index, project: str | None) -> str | None:
-    """``--project`` as the index reads it (``search.meant_project``): a name two folders share is a usage error
+    """``--project`` as the index reads it (``project_names.meant_project``): a name two folders share is a usage error
     naming them and how to choose one, not their sessions mixed as one project's. A folder not named in UTF-8, as
     the shell gives it (``caf\\xe9-legacy``), is spelt as the index and every output spell it (trial10 F10)."""
     from ..core.keys import readable_path
-    from ..core.search import meant_project, telling_labels
+    from ..core.project_names import meant_project, telling_labels
     from .views import NO_PROJECT
 
     if project == NO_PROJECT:  # (stats lists it as a row, and the answer for an unknown project sent people back there)
@@ -514,8 +514,9 @@ def chosen_project(index: Index, project: str | None) -> str | None:
 def search_command(args: SearchArgs) -> None:
     """Find the past sessions that match the words, best first (``deja search``)."""
     from ..core.index.light import LIGHT
+    from ..core.project_names import namesakes
     from ..core.redaction import searched_words
-    from ..core.search import ROLE_KINDS, Filters, namesakes, search
+    from ..core.search import ROLE_KINDS, Filters, search
     from .views import search_json, search_text, short_id, terminal_width
 
     check_source(args.source)
@@ -734,8 +735,8 @@ def unknown_project(
     misspelt name: the project it is close to, if any, and ``listed``, where the projects are; an empty index: why it
     is), not that nothing matched; "" when one is, or none is given. The CLI fails with it (``chosen_project``); the
     MCP tools answer it."""
+    from ..core.project_names import close_projects, project_indexed
     from ..core.redaction import PATH_CHARS, echoed
-    from ..core.search import close_projects, project_indexed
 
     if not project or project_indexed(index, project):
         return ""
