@@ -491,9 +491,12 @@ def chosen_project(index: Index, project: str | None) -> str | None:
     """``--project`` as the index reads it (``project_names.meant_project``): a name two folders share is a usage error
     naming them and how to choose one, not their sessions mixed as one project's. A folder not named in UTF-8, as
     the shell gives it (``caf\\xe9-legacy``), is spelt as the index and every output spell it (trial10 F10)."""
+    from .views import NO_PROJECT
+
+    if project is None:  # (a search without --project loads no project-name code: ``core/project_names.py``)
+        return None
     from ..core.keys import readable_path
     from ..core.project_names import meant_project, telling_labels
-    from .views import NO_PROJECT
 
     if project == NO_PROJECT:  # (stats lists it as a row, and the answer for an unknown project sent people back there)
         raise Failed(
@@ -735,10 +738,12 @@ def unknown_project(
     misspelt name: the project it is close to, if any, and ``listed``, where the projects are; an empty index: why it
     is), not that nothing matched; "" when one is, or none is given. The CLI fails with it (``chosen_project``); the
     MCP tools answer it."""
+    if not project:
+        return ""
     from ..core.project_names import close_projects, project_indexed
     from ..core.redaction import PATH_CHARS, echoed
 
-    if not project or project_indexed(index, project):
+    if project_indexed(index, project):
         return ""
     if not index.session_count:
         empty = nothing_indexed()
