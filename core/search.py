@@ -19,7 +19,6 @@ from _operator import (
     add,
     itemgetter,
     mul,
-    not_,
     or_,
     truediv,
 )  # (``operator``'s C half, which the interpreter has built in)
@@ -41,9 +40,9 @@ from .fields import (
     field_texts,
     kind_text,
 )
-from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
+from .index import WHOLE_LISTS_DOCS, Index, Segment, SessionKeys, name_hash
 from .index.format import KIND_SHIFT, ORDINAL_MASK
-from .keys import is_folder, tree_key
+from .keys import is_folder
 from .lines import own_words, stretch
 from .record import Record
 from .remembered import Remembered
@@ -69,6 +68,7 @@ if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a p
 
     from .index import SessionMeta
     from .model import Message
+    from .search_filters import Admitted
     from .written import Written
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there (7 ms of
@@ -80,11 +80,6 @@ FULL_READ = 4096
 #: Past FULL_READ, how many postings a term may contribute (its highest-impact ones), spread over the segments
 #: by their size: what keeps a search's cost flat as the index grows.
 POSTINGS_BUDGET = 1024
-#: With a filter, a term may read up to this many (``_filtered_budget``: as many as the filter's share calls for).
-FILTERED_BUDGET = WORD_POSTINGS_KEPT  # as far as a segment keeps a word's postings
-#: How many sessions' rows a source or since filter is tried on to know the share it admits (``_filtered_budget``):
-#: a share known to a few hundredths, for a few tenths of a millisecond at 100k sessions.
-SHARE_SAMPLE = 1024
 #: Below this idf a term is common (in more than about a twentieth of messages).
 COMMON_IDF = 3.0
 #: How many sessions, by their totals, are shortlisted to be ranked in full (``_Ranking``; a person's or an agent's
@@ -184,7 +179,7 @@ class Filters(Record):
     #: Only those of the query's candidate sessions that match this regular expression anywhere.
     pattern: str | None = None
     #: Derived from ``project`` once, not per candidate: 0 for a folder, whose sessions (with those of the folders
-    #: below it) are looked up by key instead (``_in_tree``).
+    #: below it) are looked up by key instead (``search_filters._in_tree``).
     project_hash: int = 0
 
     @property
@@ -358,7 +353,7 @@ def _score_docs(
     (``thesaurus.related``): a doc holding one of them holds the term ``near``ly, which ranks it but is not a
     match as written (the idfs are of the terms as written). Terms from ``gained`` on match only nearly.
     ``budget``: the most postings a term may read (see ``search``), ``common_budget`` a common term (a quarter of
-    ``budget`` at most, its default). With ``known`` (``_known_docs``), only the docs
+    ``budget`` at most, its default). With ``known`` (``search_filters.known_docs``), only the docs
     it holds are scored. ``spelt`` maps a term stemmed from a word typed in lowercase to the word, which the index
     holds unstemmed when a text wrote it in mixed case (``text.spellings``): matched as written too, its idf the
     term's where the stem is in no doc. ``compounds`` maps a term that is a compound's closed word (``rollback``) to
@@ -373,19 +368,22 @@ def _score_docs(
     others = others or {}
     spelt = spelt or {}
     compounds = compounds or {}
-    own = (
-        0
-        if index.total_docs <= FULL_READ_DOCS
-        else FILTERED_BUDGET
-        if known is not None
-        else _filtered_budget(index, filters)
-        if filters.active
-        else POSTINGS_BUDGET
-    )
+    if index.total_docs <= FULL_READ_DOCS:
+        own = 0
+    elif known is not None or filters.active:
+        from .search_filters import filtered_budget
+
+        own = filtered_budget(index, filters, known)
+    else:
+        own = POSTINGS_BUDGET
     budget = own if budget is None else min(budget, own or budget)
     common = budget // 4 if common_budget is None or not budget else min(budget // 4, common_budget)
     budgets = (budget, common)
-    admitted = None if known is None else _Admitted(index, known)
+    admitted = None
+    if known is not None:
+        from .search_filters import Admitted
+
+        admitted = Admitted(index, known)
     for bit, term in enumerate(query):
         part = PART_WEIGHT if parts.get(term) in idfs else 1.0
         if term not in gained and (
@@ -481,69 +479,6 @@ def _runs_cut(cut: list[str]) -> str:
     )
 
 
-def _filtered_budget(index: Index, filters: Filters) -> int:
-    """How many postings a term of a filtered search may read: as many as a plain search reads for each one the
-    filter lets through, so that it ranks from as deep a pool, up to ``FILTERED_BUDGET``.
-
-    A source, since or until filter's share of the sessions is known from a sample of their rows (``_admitted_share``): one
-    admitting every session reads what a plain search reads and answers the plain search's answer, filtered (at
-    ``FILTERED_BUDGET`` it read eight times as far, for twice a plain search's CPU at 100k sessions, and its first
-    hit differed from the plain search's in most generated queries at 10k though the filter turned none away); one
-    admitting an eighth or less reads ``FILTERED_BUDGET``, as before. A project filter scores only its sessions' docs
-    (``_known_docs``), whose postings lie anywhere in a term's list: it reads ``FILTERED_BUDGET``, as does a role or
-    session filter."""
-    if filters.project or filters.kinds or filters.session_id:
-        return FILTERED_BUDGET
-    share = _admitted_share(index, filters)
-    return FILTERED_BUDGET if share * FILTERED_BUDGET <= POSTINGS_BUDGET else math.ceil(POSTINGS_BUDGET / share)
-
-
-def _admitted_share(index: Index, filters: Filters) -> float:
-    """The share of the index's sessions ``filters`` admit, from every so many rows of each segment (``SHARE_SAMPLE``
-    in all); 0 for an index of none."""
-    step = max(1, index.session_count // SHARE_SAMPLE)
-    tried = admitted = 0
-    for seg_i, segment in enumerate(index.segments):
-        rows = range(0, segment.ref.sessions, step)
-        tried += len(rows) - len(segment.deleted.intersection(rows))
-        admitted += len(admitted_ordinals(segment, seg_i, filters, None, rows))
-    return admitted / tried if tried else 0.0
-
-
-class _Admitted:
-    """The docs a filtered search scores (``_known_docs``: doc key -> session key), as each segment's own numbers
-    (``segment_docs``) and as the runs their sessions make in it (``spans``), worked out when first asked."""
-
-    __slots__ = ("_docs", "_index", "_spans", "_segment_docs")
-
-    def __init__(self, index: Index, docs: dict[int, int]) -> None:
-        self._docs = docs
-        self._index = index
-        self._spans: list[list[tuple[int, int]]] | None = None
-        self._segment_docs: dict[int, set[int]] = {}
-
-    def spans(self, seg_i: int) -> list[tuple[int, int]]:
-        """The runs of docs (start, end past it), ascending, of the admitted sessions of segment ``seg_i``: each
-        session's docs run from its first doc to the next session's (``Segment.session_docs``), and every one of them is admitted.
-        Worked out for every segment at once."""
-        if self._spans is None:
-            segments = self._index.segments
-            self._spans = [[] for _ in segments]
-            for session in sorted(set(self._docs.values())):
-                seg_i_of, ordinal = _session_pair(session)
-                run = segments[seg_i_of].session_docs(ordinal)
-                self._spans[seg_i_of].append((run.start, run.stop))
-        return self._spans[seg_i]
-
-    def segment_docs(self, seg_i: int) -> set[int]:
-        """The admitted docs of segment ``seg_i``, as its own numbers: a word's head is checked against them before
-        its docs are keyed (a filtered search reads it whole, 8,192 postings a segment)."""
-        found = self._segment_docs.get(seg_i)
-        if found is None:
-            found = self._segment_docs[seg_i] = set(chain.from_iterable(range(*span) for span in self.spans(seg_i)))
-        return found
-
-
 def _add_postings(
     index: Index,
     term: str,
@@ -553,7 +488,7 @@ def _add_postings(
     filters: Filters,
     scores: _Scores,
     budgets: tuple[int, int],
-    admitted: _Admitted | None,
+    admitted: Admitted | None,
     saying: Compound | None = None,
     ceiling: float | None = None,
 ) -> float:
@@ -587,12 +522,14 @@ def _add_postings(
             share = min(share, max(16, math.ceil(SPACED_DOCS * segment.ref.docs / index.total_docs)))
         docs, impacts, lengths = segment.impact_runs(p_off, count if whole is not None else min(count, share))
         if admitted is not None:
-            docs, impacts, lengths = _held(docs, impacts, lengths, admitted.segment_docs(i))
+            docs, impacts, lengths = admitted.held(i, docs, impacts, lengths)
         if whole is not None and count < holding:
             tail_docs, tail_impacts = segment.tail(p_off, count, holding, whole.spans(i))
             docs, impacts, lengths = [*docs, *tail_docs], impacts + tail_impacts, lengths + b"\x01" * len(tail_docs)
         if kinds:
-            docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
+            from .search_filters import of_kinds
+
+            docs, impacts, lengths = of_kinds(segment, kinds, docs, impacts, lengths)
         if saying is not None:
             docs, impacts, lengths = _saying(segment, saying, docs, impacts, lengths)
             said = said or bool(docs)
@@ -601,15 +538,6 @@ def _add_postings(
         weighted: Iterable[float] = chain.from_iterable(map(mul, zip([weight * impact for impact in impacts]), lengths))
         scores.add(list(_doc_keys(i, docs, bits)), weighted, flag, near, i)
     return idf if saying is None or said else 0.0
-
-
-def _held(
-    docs: Sequence[int], impacts: list[float], lengths: bytes, admitted: set[int]
-) -> tuple[list[int], list[float], bytes]:
-    """The postings of the docs ``admitted`` holds, each its own run, at C speed."""
-    holds = list(map(admitted.__contains__, docs))
-    kept = list(compress(docs, holds))
-    return kept, list(compress(chain.from_iterable(map(repeat, impacts, lengths)), holds)), b"\x01" * len(kept)
 
 
 def _commonest(index: Index, alternatives: Iterable[tuple[str, float]]) -> float | None:
@@ -633,18 +561,6 @@ def _saying(
         (doc, impact)
         for doc, impact in zip(docs, chain.from_iterable(map(repeat, impacts, lengths)), strict=False)
         if says_spaced(normalise(kind_text(segment.message(doc), segment.kind(doc))), compound)
-    ]
-    return [doc for doc, _ in kept], [impact for _, impact in kept], bytes([1]) * len(kept)
-
-
-def _of_kinds(
-    segment: Segment, kinds: frozenset[int], docs: Sequence[int], impacts: list[float], lengths: bytes
-) -> tuple[list[int], list[float], bytes]:
-    """The postings of docs of ``kinds`` only, each its own run (``--role``: the CLI's, never a hook's)."""
-    kept = [
-        (doc, impact)
-        for doc, impact in zip(docs, chain.from_iterable(map(repeat, impacts, lengths)), strict=False)
-        if segment.kind(doc) in kinds
     ]
     return [doc for doc, _ in kept], [impact for _, impact in kept], bytes([1]) * len(kept)
 
@@ -733,10 +649,12 @@ def _group(
 ) -> dict[int, list]:
     """Each candidate session's total score and docs, by key, as one list, ``[total, doc, doc, …]``, filters checked
     on the fixed-width keys only. A session's docs and its running total come in the order its docs were first
-    matched. ``known``: the docs a search's filters admit, worked out before it scored (``_known_docs``), the only
-    ones it scored."""
+    matched. ``known``: the docs a search's filters admit, worked out before it scored
+    (``search_filters.known_docs``), the only ones it scored."""
     if known is not None or only is not None or filters.active:
-        return _group_filtered(index, doc_scores, filters, only, known)
+        from .search_filters import group_filtered
+
+        return group_filtered(index, doc_scores, filters, only, known)
     # One list a session: one dict lookup a doc, where a dict of totals beside one of docs took three (a recalling
     # prompt's 11.4k candidate docs at 1k sessions: 2.15 -> 1.96 ms). Not split in two once every doc is in: only
     # the shortlisted sessions' docs are read (``_Ranking``), and splitting all of them took a quarter of the time.
@@ -769,166 +687,6 @@ def _admission(index: Index) -> Callable[[int], bool] | None:
     if not any(deleted):
         return None
     return lambda session: session & ORDINAL_MASK not in deleted[session >> KIND_SHIFT]
-
-
-def _group_filtered(
-    index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
-) -> dict[int, list]:
-    """``_group`` for a search with filters: the same sessions, totals and docs, in the same order.
-
-    A filtered search reads up to ``FILTERED_BUDGET`` postings a term: thousands of docs of thousands of sessions.
-    Which docs belong to admitted sessions is worked out at C speed (``known``, else ``_sessions_of``), and only
-    those docs are summed, in the order they were scored."""
-    scores = doc_scores.scores
-    session_of = _sessions_of(index, scores, filters, only) if known is None else known
-    groups: dict[int, list] = {}
-    for doc, score in compress(scores.items(), map(session_of.__contains__, scores)):
-        session = session_of[doc]
-        group = groups.get(session)
-        if group is None:
-            groups[session] = [score, doc]
-        else:
-            group[0] += score
-            group.append(doc)
-    return groups
-
-
-#: A project filter naming at most this many sessions in a segment has them, and their docs, worked out once per
-#: index (``_named``); one naming more has each candidate session checked instead (``_sessions_of``). Their docs
-#: (some forty a session) cost about 0.1 us each to key, and leaving out the docs of other projects saves about as
-#: much for each of the tens of thousands of postings a filtered search reads: past a thousand sessions, a search
-#: of its own (the CLI's) would pay more than it saves.
-NAMED_MOST = 1024
-#: How many projects' sessions and docs an index keeps worked out (``Index.named``): those an agent's searches keep
-#: naming (a project of a few hundred sessions keeps some ten thousand docs, about a megabyte).
-NAMED_KEPT = 8
-
-
-def _known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) -> dict[int, int] | None:
-    """Every doc of every session the filters admit (doc key -> session key), when a session id or a project
-    naming few sessions (``_named``) says which they are before a word is read: a filtered search then scores those
-    docs only (a project filter turns away all but a few hundredths of the thousands of docs a filtered search
-    reads), and every posting of them, a word's tail's too (``_add_postings``); so, when it admits few sessions, does
-    a source, since or until filter (``_few_admitted``). None otherwise: each candidate session is checked once scored
-    (``_sessions_of``)."""
-    if only is not None:
-        return _docs_of(index, [{o for n, o in only if n == i} for i in range(len(index.segments))], filters, only)
-    if not filters.project_hash and (filters.source or filters.since or filters.until):
-        return _few_admitted(index, filters)
-    named = _named(index, filters.project_hash) if filters.project_hash else None
-    if named is None:
-        return None
-    ordinals, docs = named
-    if not (filters.source or filters.since or filters.until):
-        return docs
-    segments = zip(index.segments, ordinals, strict=True)
-    admitted = [
-        admitted_ordinals(segment, seg_i, filters, None, kept) for seg_i, (segment, kept) in enumerate(segments)
-    ]
-    if all(len(passed) == len(kept) for passed, kept in zip(admitted, ordinals, strict=True)):
-        return docs  # none of the project's sessions turned away: its docs as kept, not worked out again (2 ms at 10k)
-    return _docs_of(index, admitted, Filters(), None)
-
-
-def _few_admitted(index: Index, filters: Filters) -> dict[int, int] | None:
-    """Every doc of the sessions a source, since or until filter admits when they are few (``NAMED_MOST`` at most), in an
-    index not read whole: a word's tail holds such a filter's docs as it holds a project's, and every posting of
-    them is read (``_add_postings``). None for a filter admitting more (it reads as far as its share calls for:
-    ``_filtered_budget``), or every session (it answers the plain search's answer). A sample of the sessions
-    (``_admitted_share``) rules out most of those before each session is checked."""
-    if index.total_docs <= FULL_READ_DOCS or _admitted_share(index, filters) * index.session_count > NAMED_MOST:
-        return None
-    segments = enumerate(index.segments)
-    admitted = [
-        admitted_ordinals(segment, seg_i, filters, None, range(segment.ref.sessions)) for seg_i, segment in segments
-    ]
-    passed = sum(map(len, admitted))
-    if passed > NAMED_MOST or passed == index.session_count:
-        return None
-    return _docs_of(index, admitted, Filters(), None)
-
-
-def _named(index: Index, project_hash: int) -> tuple[list[frozenset[int]], dict[int, int]] | None:
-    """Each segment's ordinals of the live sessions whose project or directory hash is ``project_hash``
-    (``Segment.sessions_named``), and their docs (``_docs_of``), found once per index (``Index.named``); None when a
-    segment has more than ``NAMED_MOST``."""
-    if project_hash not in index.named:
-        live: list[frozenset[int]] = []
-        for segment in index.segments:
-            named = segment.sessions_named(project_hash, NAMED_MOST)
-            if named is None:
-                break
-            live.append(frozenset(named - segment.deleted))
-        whole = len(live) == len(index.segments)
-        index.named[project_hash] = (live, _docs_of(index, live, Filters(), None)) if whole else None
-        if len(index.named) > NAMED_KEPT:
-            del index.named[next(iter(index.named))]
-    return index.named[project_hash]
-
-
-def _docs_of(
-    index: Index, ordinals: Sequence[Iterable[int]], filters: Filters, only: frozenset[_Key] | None
-) -> dict[int, int]:
-    """Every doc (doc key -> session key) of those of each segment's ``ordinals`` the filters admit (``admitted_ordinals``),
-    each session's docs the run from its first doc to the next session's (``Segment.session_docs``)."""
-    docs: dict[int, int] = {}
-    bits = _doc_bits(index)
-    for seg_i, (segment, named) in enumerate(zip(index.segments, ordinals, strict=True)):
-        for ordinal in admitted_ordinals(segment, seg_i, filters, only, named):
-            run = segment.session_docs(ordinal)
-            docs.update(
-                dict.fromkeys(range(seg_i << bits | run.start, seg_i << bits | run.stop), seg_i << KIND_SHIFT | ordinal)
-            )
-    return docs
-
-
-def _sessions_of(
-    index: Index, scores: dict[int, float], filters: Filters, only: frozenset[_Key] | None
-) -> dict[int, int]:
-    """The scored docs of the sessions the filters admit (doc key -> session key): each segment's docs mapped to
-    their sessions, and the sessions checked once each (``admitted_ordinals``), at C speed (``map``, ``compress``)."""
-    from bisect import bisect_left  # (here: a hook's search has no filter)
-
-    keys = sorted(scores)
-    session_of: dict[int, int] = {}
-    bits = _doc_bits(index)
-    for seg_i, segment in enumerate(index.segments):
-        seg_keys = keys[bisect_left(keys, seg_i << bits) : bisect_left(keys, seg_i + 1 << bits)]
-        docs = map(((1 << bits) - 1).__and__, seg_keys) if seg_i else seg_keys
-        ordinals = list(map(ORDINAL_MASK.__and__, map(segment.heads.__getitem__, docs)))
-        admitted = admitted_ordinals(segment, seg_i, filters, only, ordinals)
-        if admitted:
-            keep = list(map(admitted.__contains__, ordinals))
-            sessions = map((seg_i << KIND_SHIFT).__or__, compress(ordinals, keep))
-            session_of.update(zip(compress(seg_keys, keep), sessions, strict=True))
-    return session_of
-
-
-def admitted_ordinals(
-    segment: Segment, seg_i: int, filters: Filters, only: frozenset[_Key] | None, ordinals: Iterable[int]
-) -> set[int]:
-    """Those of ``ordinals`` (of segment ``seg_i``) whose sessions are live, in ``only`` (when given) and pass the
-    project, source, since and until filters, read from ``Segment.session_columns``."""
-    live = set(ordinals) - segment.deleted
-    if only is not None:
-        live &= {ordinal for number, ordinal in only if number == seg_i}
-    project_hashes, dir_hashes, sources, updated, _ = segment.session_columns()
-    kept: Iterable[int] = live
-    if filters.project_hash:
-        kept = list(kept)
-        wanted = filters.project_hash.__eq__
-        named = map(wanted, map(project_hashes.__getitem__, kept))
-        kept = compress(kept, map(or_, named, map(wanted, map(dir_hashes.__getitem__, kept))))
-    if filters.source:
-        kept = list(kept)
-        kept = compress(kept, map(SOURCE_CODES.get(filters.source, -1).__eq__, map(sources.__getitem__, kept)))
-    if filters.since:  # (``not updated < since`` rather than ``updated >= since``, whatever a damaged row holds)
-        kept = list(kept)
-        kept = compress(kept, map(not_, map(filters.since.timestamp().__gt__, map(updated.__getitem__, kept))))
-    if filters.until:
-        kept = list(kept)
-        kept = compress(kept, map(filters.until.timestamp().__gt__, map(updated.__getitem__, kept)))
-    return set(kept)
 
 
 #: A session's turn borrows at most twice NEIGHBOUR_SHARE of the best message's score (``_turns``), and a session
@@ -1255,8 +1013,13 @@ def search(
     for word, alternatives in otherwise.terms.items():
         others.setdefault(word, []).extend(alternatives)
     words += gained
-    only = admitted_keys(index, filters)
-    known = _known_docs(index, filters, only)
+    only: frozenset[_Key] | None = None
+    known: dict[int, int] | None = None
+    if filters.active:  # (a hook's search has none: the filters' code is not loaded)
+        from .search_filters import admitted_keys, known_docs
+
+        only = admitted_keys(index, filters)
+        known = known_docs(index, filters, only)
     doc_scores, idfs, reached = _score_docs(
         index,
         words,
@@ -1405,30 +1168,6 @@ def _collect(
                 )
             )
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
-
-
-def admitted_keys(index: Index, filters: Filters) -> frozenset[_Key] | None:
-    """The (segment number, ordinal) of the sessions ``--session`` and a project given as a folder admit (both, when
-    both are given), None when neither is: the filters ``admitted_ordinals`` does not read from a segment's columns,
-    given to it as its ``only``."""
-    only = _session_keys(index, filters.session_id) if filters.session_id else None
-    if filters.project and not filters.project_hash:
-        tree = _in_tree(index, filters.project)
-        only = tree if only is None else only & tree
-    return only
-
-
-def _session_keys(index: Index, session_id: str) -> frozenset[_Key]:
-    """The (segment number, ordinal) of the sessions ``session_id`` names (an id or a unique prefix)."""
-    numbers = {id(segment): i for i, segment in enumerate(index.segments)}
-    return frozenset((numbers[id(segment)], ordinal) for segment, ordinal, _ in index.find(session_id))
-
-
-def _in_tree(index: Index, folder: str) -> frozenset[_Key]:
-    """The (segment number, ordinal) of the sessions that ran in ``folder`` or a folder below it."""
-    numbers = {id(segment): i for i, segment in enumerate(index.segments)}
-    found = index.newest(tree_key(folder), limit=index.session_count, scan_limit=index.session_count)
-    return frozenset((numbers[id(segment)], segment.doc(doc).ordinal) for _, segment, doc in found)
 
 
 def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Scores, key: _Key) -> list[str]:
