@@ -36,8 +36,6 @@ from .fields import (
     KIND_USER,
     MESSAGE_KINDS,
     acted_on,
-    doc_text,
-    field_texts,
     kind_text,
 )
 from .index import WHOLE_LISTS_DOCS, Index, Segment, SessionKeys, name_hash
@@ -68,7 +66,7 @@ if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a p
 
     from .index import SessionMeta
     from .model import Message
-    from .search_filters import Admitted
+    from .search_filters import Admitted, RegexClock
     from .written import Written
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there (7 ms of
@@ -640,8 +638,6 @@ ROLE_KINDS = {
 }
 #: ``--re`` stops checking candidates after this long (and says so): a pattern cannot stall a search.
 REGEX_SECONDS = 1.0
-#: Of each candidate doc, this much text is matched against ``--re``.
-REGEX_CHARS = 65_536
 
 
 def _group(
@@ -898,69 +894,19 @@ class _Query(Record):
     pattern: re.Pattern | None = None
 
 
-class _RegexClock:
-    """``--re``'s time limit. Past ``deadline`` no more candidates are checked; and where the process can take a
-    signal (the CLI's main thread), a timer interrupts a pattern that backtracks for ever inside one text
-    (``(Z+Z+)+Y``), which a check between candidates never gets to."""
-
-    __slots__ = ("deadline", "matching", "_armed", "_previous")
-
-    def __init__(self, seconds: float, armed: bool):
-        self.deadline = time.perf_counter() + seconds
-        self.matching = False
-        self._armed = False
-        self._previous: Callable[..., object] | int | None = None
-        if armed:
-            import signal
-
-            try:
-                self._previous = signal.signal(signal.SIGALRM, self._ring)
-            except (ValueError, AttributeError):  # not the main thread; no SIGALRM (Windows)
-                return
-            self._armed = True
-            signal.setitimer(signal.ITIMER_REAL, seconds)
-
-    def _ring(self, signum: int, frame: object) -> None:
-        if self.matching:  # the regex engine checks for signals as it goes: the match stops here
-            raise TimeoutError
-
-    def check(self) -> None:
-        if time.perf_counter() > self.deadline:
-            raise TimeoutError
-
-    def __enter__(self) -> _RegexClock:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.disarm()
-
-    def disarm(self) -> None:
-        if self._armed:
-            import signal
-
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._previous)
-
-
 def _wanted(
-    segment: Segment, key: _Key, scored: list[tuple[float, int]], query: _Query, phrases: bool, clock: _RegexClock
+    segment: Segment,
+    key: _Key,
+    scored: list[tuple[float, int]],
+    query: _Query,
+    phrases: bool,
+    clock: RegexClock | None,
 ) -> bool:
-    """Whether a candidate holds the query's exact phrases (when ``phrases``) and, anywhere, matches its ``--re``."""
+    """Whether a candidate holds the query's exact phrases (when ``phrases``) and, anywhere, matches its ``--re``
+    (checked on ``clock``, which a search has only with one)."""
     if phrases and not _phrase_ok(segment, [d for _, d in scored], query.phrases):
         return False
-    if query.pattern is None:
-        return True
-    clock.check()
-    meta = segment.session(key[1])
-    clock.matching = True
-    try:
-        for message in segment.messages(meta):
-            for text in (doc_text(message), *field_texts(message).values()):
-                if query.pattern.search(composed(text[:REGEX_CHARS])):
-                    return True
-        return bool(query.pattern.search(composed(meta.title)))
-    finally:
-        clock.matching = False
+    return clock is None or query.pattern is None or clock.matches(segment, key[1], query.pattern)
 
 
 def period_alone(query: str, now: float | None = None) -> str:
@@ -1130,7 +1076,12 @@ def _collect(
     wanted_terms = set(query.words)
     narrowing = bool(query.phrases or query.pattern)
     notice = ""
-    with _RegexClock(REGEX_SECONDS, armed=query.pattern is not None) as clock:
+    clock: RegexClock | None = None
+    if query.pattern is not None:  # (``--re``'s code loaded for it alone)
+        from .search_filters import RegexClock
+
+        clock = RegexClock(REGEX_SECONDS, armed=True)
+    try:
         for position, (score, (seg_i, ordinal), scored) in enumerate(ranked):
             if len(hits) >= limit and (not narrowing or position >= PHRASE_COUNT_LIMIT):
                 break
@@ -1167,6 +1118,9 @@ def _collect(
                     said=next(_said(segment, scored), -1),
                 )
             )
+    finally:
+        if clock is not None:
+            clock.disarm()
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
 
 

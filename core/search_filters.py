@@ -1,6 +1,6 @@
 """What only a search with filters runs (``--project``, ``--source``, ``--since``, ``--until``, ``--role``,
-``--session``; the MCP tools' and the work commands' filters): which sessions and docs they admit, and how far such
-a search reads a term's postings.
+``--session``, ``--re``; the MCP tools' and the work commands' filters): which sessions and docs they admit, how far
+such a search reads a term's postings, and ``--re``'s check of a candidate within its time.
 
 Apart from ``search``, which loads it only for a search with filters: a hook's recall has none (it leaves out the
 sessions it was asked to, once ranked: ``Filters.exclude_ids``), and this code's compiled form cost every recalling
@@ -10,20 +10,24 @@ prompt about 0.5 M instructions to load for nothing (``interfaces/preload.py``).
 from __future__ import annotations
 
 import math
+import time
 from _operator import not_, or_  # (``operator``'s C half, which the interpreter has built in)
 from itertools import chain, compress, repeat
 
 # (``search.POSTINGS_BUDGET`` and ``search.FULL_READ_DOCS`` read at each call: a plain search's budgets, which a
 # test may change there)
 from . import search
+from .fields import doc_text, field_texts
 from .index import SOURCE_CODES, WORD_POSTINGS_KEPT
 from .index.format import KIND_SHIFT, ORDINAL_MASK
 from .keys import tree_key
 from .search import Filters, _doc_bits, _session_pair
+from .text import composed
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    import re
+    from collections.abc import Callable, Iterable, Sequence
 
     from .index import Index, Segment
     from .search import _Key, _Scores
@@ -312,3 +316,60 @@ def _in_tree(index: Index, folder: str) -> frozenset[_Key]:
     numbers = {id(segment): i for i, segment in enumerate(index.segments)}
     found = index.newest(tree_key(folder), limit=index.session_count, scan_limit=index.session_count)
     return frozenset((numbers[id(segment)], segment.doc(doc).ordinal) for _, segment, doc in found)
+
+
+#: Of each candidate doc, this much text is matched against ``--re``.
+REGEX_CHARS = 65_536
+
+
+class RegexClock:
+    """``--re``'s time limit. Past ``deadline`` no more candidates are checked; and where the process can take a
+    signal (the CLI's main thread), a timer interrupts a pattern that backtracks for ever inside one text
+    (``(Z+Z+)+Y``), which a check between candidates never gets to."""
+
+    __slots__ = ("deadline", "matching", "_armed", "_previous")
+
+    def __init__(self, seconds: float, armed: bool):
+        self.deadline = time.perf_counter() + seconds
+        self.matching = False
+        self._armed = False
+        self._previous: Callable[..., object] | int | None = None
+        if armed:
+            import signal
+
+            try:
+                self._previous = signal.signal(signal.SIGALRM, self._ring)
+            except (ValueError, AttributeError):  # not the main thread; no SIGALRM (Windows)
+                return
+            self._armed = True
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+
+    def _ring(self, signum: int, frame: object) -> None:
+        if self.matching:  # the regex engine checks for signals as it goes: the match stops here
+            raise TimeoutError
+
+    def check(self) -> None:
+        if time.perf_counter() > self.deadline:
+            raise TimeoutError
+
+    def matches(self, segment: Segment, ordinal: int, pattern: re.Pattern) -> bool:
+        """Whether session ``ordinal`` of ``segment`` matches ``pattern`` anywhere: its messages, what their commands
+        printed and their edits (``REGEX_CHARS`` of each), its title."""
+        self.check()
+        meta = segment.session(ordinal)
+        self.matching = True
+        try:
+            for message in segment.messages(meta):
+                for text in (doc_text(message), *field_texts(message).values()):
+                    if pattern.search(composed(text[:REGEX_CHARS])):
+                        return True
+            return bool(pattern.search(composed(meta.title)))
+        finally:
+            self.matching = False
+
+    def disarm(self) -> None:
+        if self._armed:
+            import signal
+
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._previous)
