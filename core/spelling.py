@@ -79,9 +79,9 @@ def _found_with(index: Index, word: str, filters: Filters) -> bool:
 
 
 def _as_written(index: Index, term: str, filters: Filters, only: frozenset[tuple[int, int]] | None) -> str:
-    """``term`` as a message of a live session ``filters`` admit (of ``only``, when given: ``search_filters.admitted_keys``)
-    wrote it (a stem's word: ``celeri`` is ``celery``), else the term itself when such a session holds it in no plain
-    word; "" when no such session holds it."""
+    """``term`` as a message of a live session ``filters`` admit (of ``only``, when given:
+    ``search_filters.admitted_keys``) wrote it (a stem's word: ``celeri`` is ``celery``), else the term itself when
+    such a session holds it in no plain word; "" when no such session holds it."""
     held = False
     for seg_i, segment in enumerate(index.segments):
         for doc in _admitted_docs(segment, seg_i, term, filters, only):

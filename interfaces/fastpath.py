@@ -488,9 +488,9 @@ def check_project(project: str | None) -> None:
 
 
 def chosen_project(index: Index, project: str | None) -> str | None:
-    """``--project`` as the index reads it (``project_names.meant_project``): a name two folders share is a usage error
-    naming them and how to choose one, not their sessions mixed as one project's. A folder not named in UTF-8, as
-    the shell gives it (``caf\\xe9-legacy``), is spelt as the index and every output spell it (trial10 F10)."""
+    """``--project`` as the index reads it (``project_names.meant_project``): a name two folders share is a usage
+    error naming them and how to choose one, not their sessions mixed as one project's. A folder not named in UTF-8,
+    as the shell gives it (``caf\\xe9-legacy``), is spelt as the index and every output spell it (trial10 F10)."""
     from .views import NO_PROJECT
 
     if project is None:  # (a search without --project loads no project-name code: ``core/project_names.py``)

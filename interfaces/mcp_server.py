@@ -169,8 +169,8 @@ def _checked_project(project: str | None) -> str | None:
 
 
 def _one_project(index: Index, project: str | None) -> str | None:
-    """``project`` as the index reads it (``project_names.meant_project``): a name two folders share is refused, naming them
-    and how to choose one, not their sessions mixed as one project's."""
+    """``project`` as the index reads it (``project_names.meant_project``): a name two folders share is refused,
+    naming them and how to choose one, not their sessions mixed as one project's."""
     from ..core.project_names import meant_project, telling_labels
 
     meant, folders = meant_project(index, project)

@@ -2,9 +2,10 @@
 
 A search with ``--project``, ``--source``, ``--since`` or ``--session`` (and the MCP tool's ``project`` and
 ``since``) scores and groups only the docs of the sessions its filters admit: a project's sessions (or a session
-id's) are found from their hashes before a word is read, their docs the only ones scored (``search_filters.known_docs``,
-kept by the index for the next search); otherwise each segment's scored docs are mapped to their sessions and each
-session is checked once against ``sessions.idx``'s columns (``search_filters._sessions_of``). On an index read whole, with
+id's) are found from their hashes before a word is read, their docs the only ones scored
+(``search_filters.known_docs``, kept by the index for the next search); otherwise each segment's scored docs are
+mapped to their sessions and each session is checked once against ``sessions.idx``'s columns
+(``search_filters._sessions_of``). On an index read whole, with
 fewer candidates than a search ranks in full, every hit (score, snippets, the terms it matched), their order and the
 total must be those of the unfiltered search, kept to the sessions the filter lets through: over two segments, a
 session replaced since its segment was written, and every filter alone and together, each both ways.
@@ -102,8 +103,9 @@ FILTERS = {
 
 
 #: The two ways a filtered search finds the docs it may score: a project's sessions (and a session id's) found before
-#: a word is read, their docs the only ones scored (``search_filters.known_docs``); or every candidate session checked once
-#: scored (``search_filters._sessions_of``), as for a project naming more than ``NAMED_MOST`` sessions in a segment.
+#: a word is read, their docs the only ones scored (``search_filters.known_docs``); or every candidate session
+#: checked once scored (``search_filters._sessions_of``), as for a project naming more than ``NAMED_MOST`` sessions
+#: in a segment.
 NAMING_NONE = ("a project deja does not know", "the root folder, no project's")
 WAYS = {"found before scoring": search_filters.NAMED_MOST, "checked once scored": 0}
 
