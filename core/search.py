@@ -26,7 +26,6 @@ from itertools import chain, compress, islice, repeat
 
 from .dates import dated_words, local_period, relative_dates, split_dates
 from .fields import (
-    FIELD_ROLE,
     KIND_ASSISTANT,
     KIND_COMMAND,
     KIND_EDIT,
@@ -35,7 +34,6 @@ from .fields import (
     KIND_TITLE,
     KIND_USER,
     MESSAGE_KINDS,
-    acted_on,
     kind_text,
 )
 from .index import WHOLE_LISTS_DOCS, Index, Segment, SessionKeys, name_hash
@@ -67,7 +65,6 @@ if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a p
     from .index import SessionMeta
     from .model import Message
     from .search_filters import Admitted, RegexClock
-    from .written import Written
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there (7 ms of
 #: ``deja search``'s 42 at 1k sessions), and no posting is cut, so a small index is ranked exactly: a budget of
@@ -1130,68 +1127,9 @@ def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Sco
     return [term for bit, term in enumerate(words) if mask >> bit & 1]
 
 
-def _written(segment: Segment, ordinal: int, meta: SessionMeta) -> Written:
-    """A hit's message times for its passages (``written.Written``), its module loaded only by a search that shows
-    passages: a hook's search shows none, and the hooks' imports are listed in README."""
-    from .written import Written
-
-    return Written(segment, ordinal, meta)
-
-
-def _written_since(written: Written, scored: list[tuple[float, int]], since: datetime) -> Iterator[int]:
-    """The docs of ``scored`` (best first, titles left out) that are of messages written ``since`` or later, when any
-    are; else all of them.
-
-    A search ``--since`` admits a chat by when it was last updated, and a chat resumed since then showed its best
-    passages of before under its new date (trial47 F2: "what did I do about the webhook since Monday" answered with a
-    turn of the week before). A chat whose matches all came before shows them still, each saying when
-    (``views.search_text``): it was updated since then, and its words matched. A chat begun since then is all
-    written inside (nothing read). The docs are given as they are taken: a hit of a thousand matched docs shows two.
-    """
-    meta, first = written.meta, written.first_since(since)
-    if first in (0, meta.messages):
-        return _said(written.segment, scored)
-    position = written.segment.position
-    starts = position(meta.first_doc + first)  # (the docs of a message share its record's position)
-    inside = (doc for doc in _said(written.segment, scored) if position(doc) >= starts)
-    found = next(inside, None)
-    return _said(written.segment, scored) if found is None else chain((found,), inside)
-
-
 def _said(segment: Segment, scored: list[tuple[float, int]]) -> Iterator[int]:
     """The docs of ``scored``, in that order, titles left out (a title is no passage)."""
     return (doc for _, doc in scored if segment.kind(doc) != KIND_TITLE)
-
-
-def _snippets(
-    written: Written, scored: list[tuple[float, int]], wanted: set[str], count: int, since: datetime | None
-) -> list[Snippet]:
-    """The session's first ``count`` best docs' snippets (titles left out), each text shown once (a chat may say the
-    same thing twice, and a tool-only message's snippet is often its command's: the next best doc takes the place
-    of a repeat), the records inflated once (``written.records``, which ``since`` is found in first: a search
-    ``--since`` shows the passages written since then, :func:`_written_since`). Each is dated by its message's own
-    time (``Written.own``).
-
-    Two snippets of one message, or two of what commands printed, whose words one holds all of the other's are a
-    repeat too: a command's error lines are lines of its output, and read as its output twice with the words
-    reordered (trial9 F10), as does the same failure printed by two runs (trial11 F1)."""
-    segment = written.segment
-    docs = _said(segment, scored) if since is None else _written_since(written, scored, since)
-    out: list[Snippet] = []
-    shown: list[tuple[int, str, set[str]]] = []  # each snippet shown: its message's position, its role, its words
-    while len(out) < count and (batch := list(islice(docs, count - len(out)))):
-        for doc, message in zip(batch, segment.messages_at(batch, written.records), strict=True):
-            kind = segment.kind(doc)
-            snippet = _snippet(message, kind, wanted)
-            position, said = segment.position(doc), set(snippet.text.split())
-            if not any(_repeats(position, snippet.role, said, *before) for before in shown):
-                shown.append((position, snippet.role, said))
-                out.append(snippet.replace(timestamp=written.own(written.number(doc), message.timestamp)))
-    return out
-
-
-#: A query's terms that ask how something was fixed ("how did we fix …", "what solved …", "the workaround for …").
-FIX_TERMS = frozenset({"fix", "solv", "resolv", "workaround"})
 
 
 def _shown(
@@ -1204,61 +1142,13 @@ def _shown(
     since: datetime | None,
     first: bool,
 ) -> list[Snippet]:
-    """A hit's ``count`` snippets (:func:`_snippets`); of the first hit of a query that asks how something was fixed
-    (``FIX_TERMS``), the last of them is the answer that closed its best passage's turn (``closing_answer``) unless
-    one shown is from it: the best passages were the question and the diagnosis ("`COPY . /app` before the pip
-    install busts the cache"), not "Fixed: requirements.txt is copied first…" (trial48b F6)."""
+    """A hit's ``count`` passages (``passages.shown``), their code loaded only by a search that shows some: a hook's
+    shows none."""
     if not count:
         return []
-    shown = _snippets(_written(segment, ordinal, meta), scored, wanted, count, since)
-    if not first or not wanted & FIX_TERMS or not shown:
-        return shown
-    doc = next(_said(segment, scored), -1)
-    if doc < 0:
-        return shown
-    if segment.kind(doc) not in MESSAGE_KINDS:
-        doc = segment.message_doc(doc)
-    closing = closing_answer(segment, meta, doc, doc if segment.kind(doc) == KIND_ASSISTANT else doc + 1)
-    if closing is None:
-        return shown
-    answer = segment.message(closing)
-    flat = " ".join(answer.text.split())
-    if any(snippet.text.strip("…").strip() in flat for snippet in shown):  # (one shown is of it already)
-        return shown
-    text = densest_window(flat, wanted)
-    return [*shown[: count - 1], Snippet(role=answer.role, text=text, timestamp=answer.timestamp)]
+    from .passages import shown
 
-
-def _repeats(position: int, role: str, said: set[str], shown_at: int, shown_role: str, shown_said: set[str]) -> bool:
-    """Whether a snippet (its message's ``position``, ``role`` and words) says what one shown said: the same words,
-    or, of one message or of two tools' output, all of its words or all of the shown one's."""
-    if said == shown_said:
-        return True
-    alike = position == shown_at or role == shown_role == "tool"
-    return alike and (said <= shown_said or shown_said <= said)
-
-
-def _snippet(message: Message, kind: int, wanted: set[str]) -> Snippet:
-    if kind not in MESSAGE_KINDS:  # what a command printed, an error line, an edit: the part that matched
-        text = kind_text(message, kind)
-        text = densest_window(_one_a_line(text) if kind == KIND_COMMAND else text, wanted)
-        return Snippet(role=FIELD_ROLE[kind], text=text, timestamp=message.timestamp)
-    # The message's own words, unless the match is only in its tool calls' commands and paths; its terms are
-    # found once, for both. A message of tool calls alone says nothing itself: its snippet is the tool's.
-    flat = " ".join(message.text.split())
-    hits = term_hits(flat, wanted)
-    if not hits:  # (its words as its other snippets give them, then what its calls acted on: trial43 F11)
-        text = densest_window(" · ".join(part for part in (flat, *acted_on(message)) if part), wanted)
-    else:
-        text = flat if len(flat) <= SNIPPET_CHARS else stretch(flat, hits, SNIPPET_CHARS)
-    role = message.role if flat or not message.tool_calls else "tool"
-    return Snippet(role=role, text=text, timestamp=message.timestamp)
-
-
-def _one_a_line(text: str) -> str:
-    """``text``'s lines on one line, apart: a turn's two commands (``pytest -q`` then ``pytest -q`` again) read as
-    one command with its arguments twice when their line break became a space (trial9 F3)."""
-    return " · ".join(line for line in text.splitlines() if line.strip()) if "\n" in text else text
+    return shown(segment, ordinal, meta, scored, wanted, count, since, first)
 
 
 def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:
