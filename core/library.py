@@ -296,7 +296,7 @@ def _same_named(index: Index, folder: str) -> list[str]:
     """The folders sessions ran in that share ``folder``'s name but not its path: a history copied from another
     machine (``/home/alice/code/shop`` there, ``/home/bob/code/shop`` here) is nobody's project here by path, and
     the line that says so names where it ran (trial49 F7)."""
-    from .search import project_folders
+    from .project_names import project_folders
 
     name = folder.rstrip("/\\").replace("\\", "/").rpartition("/")[2]
     return [named for named in project_folders(index, name, 1) if named != folder] if name else []

@@ -19,7 +19,6 @@ from _operator import (
     add,
     itemgetter,
     mul,
-    not_,
     or_,
     truediv,
 )  # (``operator``'s C half, which the interpreter has built in)
@@ -27,7 +26,6 @@ from itertools import chain, compress, islice, repeat
 
 from .dates import dated_words, local_period, relative_dates, split_dates
 from .fields import (
-    FIELD_ROLE,
     KIND_ASSISTANT,
     KIND_COMMAND,
     KIND_EDIT,
@@ -36,30 +34,16 @@ from .fields import (
     KIND_TITLE,
     KIND_USER,
     MESSAGE_KINDS,
-    acted_on,
-    doc_text,
-    field_texts,
     kind_text,
 )
-from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
+from .index import WHOLE_LISTS_DOCS, Index, Segment, SessionKeys, name_hash
 from .index.format import KIND_SHIFT, ORDINAL_MASK
-from .keys import (
-    holds_home,
-    is_folder,
-    project_spelling,
-    readable_path,
-    resolved_folder,
-    sessions_key,
-    spelt_homes,
-    telling_tail,
-    tree_key,
-)
+from .keys import is_folder
 from .lines import own_words, stretch
 from .record import Record
 from .remembered import Remembered
 from .text import (
     composed,
-    fold,
     hex_letters,
     identifier_parts,
     normalise,
@@ -80,7 +64,7 @@ if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a p
 
     from .index import SessionMeta
     from .model import Message
-    from .written import Written
+    from .search_filters import Admitted, RegexClock
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there (7 ms of
 #: ``deja search``'s 42 at 1k sessions), and no posting is cut, so a small index is ranked exactly: a budget of
@@ -91,11 +75,6 @@ FULL_READ = 4096
 #: Past FULL_READ, how many postings a term may contribute (its highest-impact ones), spread over the segments
 #: by their size: what keeps a search's cost flat as the index grows.
 POSTINGS_BUDGET = 1024
-#: With a filter, a term may read up to this many (``_filtered_budget``: as many as the filter's share calls for).
-FILTERED_BUDGET = WORD_POSTINGS_KEPT  # as far as a segment keeps a word's postings
-#: How many sessions' rows a source or since filter is tried on to know the share it admits (``_filtered_budget``):
-#: a share known to a few hundredths, for a few tenths of a millisecond at 100k sessions.
-SHARE_SAMPLE = 1024
 #: Below this idf a term is common (in more than about a twentieth of messages).
 COMMON_IDF = 3.0
 #: How many sessions, by their totals, are shortlisted to be ranked in full (``_Ranking``; a person's or an agent's
@@ -195,7 +174,7 @@ class Filters(Record):
     #: Only those of the query's candidate sessions that match this regular expression anywhere.
     pattern: str | None = None
     #: Derived from ``project`` once, not per candidate: 0 for a folder, whose sessions (with those of the folders
-    #: below it) are looked up by key instead (``_in_tree``).
+    #: below it) are looked up by key instead (``search_filters._in_tree``).
     project_hash: int = 0
 
     @property
@@ -369,7 +348,7 @@ def _score_docs(
     (``thesaurus.related``): a doc holding one of them holds the term ``near``ly, which ranks it but is not a
     match as written (the idfs are of the terms as written). Terms from ``gained`` on match only nearly.
     ``budget``: the most postings a term may read (see ``search``), ``common_budget`` a common term (a quarter of
-    ``budget`` at most, its default). With ``known`` (``_known_docs``), only the docs
+    ``budget`` at most, its default). With ``known`` (``search_filters.known_docs``), only the docs
     it holds are scored. ``spelt`` maps a term stemmed from a word typed in lowercase to the word, which the index
     holds unstemmed when a text wrote it in mixed case (``text.spellings``): matched as written too, its idf the
     term's where the stem is in no doc. ``compounds`` maps a term that is a compound's closed word (``rollback``) to
@@ -384,19 +363,22 @@ def _score_docs(
     others = others or {}
     spelt = spelt or {}
     compounds = compounds or {}
-    own = (
-        0
-        if index.total_docs <= FULL_READ_DOCS
-        else FILTERED_BUDGET
-        if known is not None
-        else _filtered_budget(index, filters)
-        if filters.active
-        else POSTINGS_BUDGET
-    )
+    if index.total_docs <= FULL_READ_DOCS:
+        own = 0
+    elif known is not None or filters.active:
+        from .search_filters import filtered_budget
+
+        own = filtered_budget(index, filters, known)
+    else:
+        own = POSTINGS_BUDGET
     budget = own if budget is None else min(budget, own or budget)
     common = budget // 4 if common_budget is None or not budget else min(budget // 4, common_budget)
     budgets = (budget, common)
-    admitted = None if known is None else _Admitted(index, known)
+    admitted = None
+    if known is not None:
+        from .search_filters import Admitted
+
+        admitted = Admitted(index, known)
     for bit, term in enumerate(query):
         part = PART_WEIGHT if parts.get(term) in idfs else 1.0
         if term not in gained and (
@@ -492,69 +474,6 @@ def _runs_cut(cut: list[str]) -> str:
     )
 
 
-def _filtered_budget(index: Index, filters: Filters) -> int:
-    """How many postings a term of a filtered search may read: as many as a plain search reads for each one the
-    filter lets through, so that it ranks from as deep a pool, up to ``FILTERED_BUDGET``.
-
-    A source, since or until filter's share of the sessions is known from a sample of their rows (``_admitted_share``): one
-    admitting every session reads what a plain search reads and answers the plain search's answer, filtered (at
-    ``FILTERED_BUDGET`` it read eight times as far, for twice a plain search's CPU at 100k sessions, and its first
-    hit differed from the plain search's in most generated queries at 10k though the filter turned none away); one
-    admitting an eighth or less reads ``FILTERED_BUDGET``, as before. A project filter scores only its sessions' docs
-    (``_known_docs``), whose postings lie anywhere in a term's list: it reads ``FILTERED_BUDGET``, as does a role or
-    session filter."""
-    if filters.project or filters.kinds or filters.session_id:
-        return FILTERED_BUDGET
-    share = _admitted_share(index, filters)
-    return FILTERED_BUDGET if share * FILTERED_BUDGET <= POSTINGS_BUDGET else math.ceil(POSTINGS_BUDGET / share)
-
-
-def _admitted_share(index: Index, filters: Filters) -> float:
-    """The share of the index's sessions ``filters`` admit, from every so many rows of each segment (``SHARE_SAMPLE``
-    in all); 0 for an index of none."""
-    step = max(1, index.session_count // SHARE_SAMPLE)
-    tried = admitted = 0
-    for seg_i, segment in enumerate(index.segments):
-        rows = range(0, segment.ref.sessions, step)
-        tried += len(rows) - len(segment.deleted.intersection(rows))
-        admitted += len(admitted_ordinals(segment, seg_i, filters, None, rows))
-    return admitted / tried if tried else 0.0
-
-
-class _Admitted:
-    """The docs a filtered search scores (``_known_docs``: doc key -> session key), as each segment's own numbers
-    (``segment_docs``) and as the runs their sessions make in it (``spans``), worked out when first asked."""
-
-    __slots__ = ("_docs", "_index", "_spans", "_segment_docs")
-
-    def __init__(self, index: Index, docs: dict[int, int]) -> None:
-        self._docs = docs
-        self._index = index
-        self._spans: list[list[tuple[int, int]]] | None = None
-        self._segment_docs: dict[int, set[int]] = {}
-
-    def spans(self, seg_i: int) -> list[tuple[int, int]]:
-        """The runs of docs (start, end past it), ascending, of the admitted sessions of segment ``seg_i``: each
-        session's docs run from its first doc to the next session's (``Segment.session_docs``), and every one of them is admitted.
-        Worked out for every segment at once."""
-        if self._spans is None:
-            segments = self._index.segments
-            self._spans = [[] for _ in segments]
-            for session in sorted(set(self._docs.values())):
-                seg_i_of, ordinal = _session_pair(session)
-                run = segments[seg_i_of].session_docs(ordinal)
-                self._spans[seg_i_of].append((run.start, run.stop))
-        return self._spans[seg_i]
-
-    def segment_docs(self, seg_i: int) -> set[int]:
-        """The admitted docs of segment ``seg_i``, as its own numbers: a word's head is checked against them before
-        its docs are keyed (a filtered search reads it whole, 8,192 postings a segment)."""
-        found = self._segment_docs.get(seg_i)
-        if found is None:
-            found = self._segment_docs[seg_i] = set(chain.from_iterable(range(*span) for span in self.spans(seg_i)))
-        return found
-
-
 def _add_postings(
     index: Index,
     term: str,
@@ -564,7 +483,7 @@ def _add_postings(
     filters: Filters,
     scores: _Scores,
     budgets: tuple[int, int],
-    admitted: _Admitted | None,
+    admitted: Admitted | None,
     saying: Compound | None = None,
     ceiling: float | None = None,
 ) -> float:
@@ -598,12 +517,14 @@ def _add_postings(
             share = min(share, max(16, math.ceil(SPACED_DOCS * segment.ref.docs / index.total_docs)))
         docs, impacts, lengths = segment.impact_runs(p_off, count if whole is not None else min(count, share))
         if admitted is not None:
-            docs, impacts, lengths = _held(docs, impacts, lengths, admitted.segment_docs(i))
+            docs, impacts, lengths = admitted.held(i, docs, impacts, lengths)
         if whole is not None and count < holding:
             tail_docs, tail_impacts = segment.tail(p_off, count, holding, whole.spans(i))
             docs, impacts, lengths = [*docs, *tail_docs], impacts + tail_impacts, lengths + b"\x01" * len(tail_docs)
         if kinds:
-            docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
+            from .search_filters import of_kinds
+
+            docs, impacts, lengths = of_kinds(segment, kinds, docs, impacts, lengths)
         if saying is not None:
             docs, impacts, lengths = _saying(segment, saying, docs, impacts, lengths)
             said = said or bool(docs)
@@ -612,15 +533,6 @@ def _add_postings(
         weighted: Iterable[float] = chain.from_iterable(map(mul, zip([weight * impact for impact in impacts]), lengths))
         scores.add(list(_doc_keys(i, docs, bits)), weighted, flag, near, i)
     return idf if saying is None or said else 0.0
-
-
-def _held(
-    docs: Sequence[int], impacts: list[float], lengths: bytes, admitted: set[int]
-) -> tuple[list[int], list[float], bytes]:
-    """The postings of the docs ``admitted`` holds, each its own run, at C speed."""
-    holds = list(map(admitted.__contains__, docs))
-    kept = list(compress(docs, holds))
-    return kept, list(compress(chain.from_iterable(map(repeat, impacts, lengths)), holds)), b"\x01" * len(kept)
 
 
 def _commonest(index: Index, alternatives: Iterable[tuple[str, float]]) -> float | None:
@@ -644,18 +556,6 @@ def _saying(
         (doc, impact)
         for doc, impact in zip(docs, chain.from_iterable(map(repeat, impacts, lengths)), strict=False)
         if says_spaced(normalise(kind_text(segment.message(doc), segment.kind(doc))), compound)
-    ]
-    return [doc for doc, _ in kept], [impact for _, impact in kept], bytes([1]) * len(kept)
-
-
-def _of_kinds(
-    segment: Segment, kinds: frozenset[int], docs: Sequence[int], impacts: list[float], lengths: bytes
-) -> tuple[list[int], list[float], bytes]:
-    """The postings of docs of ``kinds`` only, each its own run (``--role``: the CLI's, never a hook's)."""
-    kept = [
-        (doc, impact)
-        for doc, impact in zip(docs, chain.from_iterable(map(repeat, impacts, lengths)), strict=False)
-        if segment.kind(doc) in kinds
     ]
     return [doc for doc, _ in kept], [impact for _, impact in kept], bytes([1]) * len(kept)
 
@@ -735,8 +635,6 @@ ROLE_KINDS = {
 }
 #: ``--re`` stops checking candidates after this long (and says so): a pattern cannot stall a search.
 REGEX_SECONDS = 1.0
-#: Of each candidate doc, this much text is matched against ``--re``.
-REGEX_CHARS = 65_536
 
 
 def _group(
@@ -744,10 +642,12 @@ def _group(
 ) -> dict[int, list]:
     """Each candidate session's total score and docs, by key, as one list, ``[total, doc, doc, …]``, filters checked
     on the fixed-width keys only. A session's docs and its running total come in the order its docs were first
-    matched. ``known``: the docs a search's filters admit, worked out before it scored (``_known_docs``), the only
-    ones it scored."""
+    matched. ``known``: the docs a search's filters admit, worked out before it scored
+    (``search_filters.known_docs``), the only ones it scored."""
     if known is not None or only is not None or filters.active:
-        return _group_filtered(index, doc_scores, filters, only, known)
+        from .search_filters import group_filtered
+
+        return group_filtered(index, doc_scores, filters, only, known)
     # One list a session: one dict lookup a doc, where a dict of totals beside one of docs took three (a recalling
     # prompt's 11.4k candidate docs at 1k sessions: 2.15 -> 1.96 ms). Not split in two once every doc is in: only
     # the shortlisted sessions' docs are read (``_Ranking``), and splitting all of them took a quarter of the time.
@@ -780,166 +680,6 @@ def _admission(index: Index) -> Callable[[int], bool] | None:
     if not any(deleted):
         return None
     return lambda session: session & ORDINAL_MASK not in deleted[session >> KIND_SHIFT]
-
-
-def _group_filtered(
-    index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
-) -> dict[int, list]:
-    """``_group`` for a search with filters: the same sessions, totals and docs, in the same order.
-
-    A filtered search reads up to ``FILTERED_BUDGET`` postings a term: thousands of docs of thousands of sessions.
-    Which docs belong to admitted sessions is worked out at C speed (``known``, else ``_sessions_of``), and only
-    those docs are summed, in the order they were scored."""
-    scores = doc_scores.scores
-    session_of = _sessions_of(index, scores, filters, only) if known is None else known
-    groups: dict[int, list] = {}
-    for doc, score in compress(scores.items(), map(session_of.__contains__, scores)):
-        session = session_of[doc]
-        group = groups.get(session)
-        if group is None:
-            groups[session] = [score, doc]
-        else:
-            group[0] += score
-            group.append(doc)
-    return groups
-
-
-#: A project filter naming at most this many sessions in a segment has them, and their docs, worked out once per
-#: index (``_named``); one naming more has each candidate session checked instead (``_sessions_of``). Their docs
-#: (some forty a session) cost about 0.1 us each to key, and leaving out the docs of other projects saves about as
-#: much for each of the tens of thousands of postings a filtered search reads: past a thousand sessions, a search
-#: of its own (the CLI's) would pay more than it saves.
-NAMED_MOST = 1024
-#: How many projects' sessions and docs an index keeps worked out (``Index.named``): those an agent's searches keep
-#: naming (a project of a few hundred sessions keeps some ten thousand docs, about a megabyte).
-NAMED_KEPT = 8
-
-
-def _known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) -> dict[int, int] | None:
-    """Every doc of every session the filters admit (doc key -> session key), when a session id or a project
-    naming few sessions (``_named``) says which they are before a word is read: a filtered search then scores those
-    docs only (a project filter turns away all but a few hundredths of the thousands of docs a filtered search
-    reads), and every posting of them, a word's tail's too (``_add_postings``); so, when it admits few sessions, does
-    a source, since or until filter (``_few_admitted``). None otherwise: each candidate session is checked once scored
-    (``_sessions_of``)."""
-    if only is not None:
-        return _docs_of(index, [{o for n, o in only if n == i} for i in range(len(index.segments))], filters, only)
-    if not filters.project_hash and (filters.source or filters.since or filters.until):
-        return _few_admitted(index, filters)
-    named = _named(index, filters.project_hash) if filters.project_hash else None
-    if named is None:
-        return None
-    ordinals, docs = named
-    if not (filters.source or filters.since or filters.until):
-        return docs
-    segments = zip(index.segments, ordinals, strict=True)
-    admitted = [
-        admitted_ordinals(segment, seg_i, filters, None, kept) for seg_i, (segment, kept) in enumerate(segments)
-    ]
-    if all(len(passed) == len(kept) for passed, kept in zip(admitted, ordinals, strict=True)):
-        return docs  # none of the project's sessions turned away: its docs as kept, not worked out again (2 ms at 10k)
-    return _docs_of(index, admitted, Filters(), None)
-
-
-def _few_admitted(index: Index, filters: Filters) -> dict[int, int] | None:
-    """Every doc of the sessions a source, since or until filter admits when they are few (``NAMED_MOST`` at most), in an
-    index not read whole: a word's tail holds such a filter's docs as it holds a project's, and every posting of
-    them is read (``_add_postings``). None for a filter admitting more (it reads as far as its share calls for:
-    ``_filtered_budget``), or every session (it answers the plain search's answer). A sample of the sessions
-    (``_admitted_share``) rules out most of those before each session is checked."""
-    if index.total_docs <= FULL_READ_DOCS or _admitted_share(index, filters) * index.session_count > NAMED_MOST:
-        return None
-    segments = enumerate(index.segments)
-    admitted = [
-        admitted_ordinals(segment, seg_i, filters, None, range(segment.ref.sessions)) for seg_i, segment in segments
-    ]
-    passed = sum(map(len, admitted))
-    if passed > NAMED_MOST or passed == index.session_count:
-        return None
-    return _docs_of(index, admitted, Filters(), None)
-
-
-def _named(index: Index, project_hash: int) -> tuple[list[frozenset[int]], dict[int, int]] | None:
-    """Each segment's ordinals of the live sessions whose project or directory hash is ``project_hash``
-    (``Segment.sessions_named``), and their docs (``_docs_of``), found once per index (``Index.named``); None when a
-    segment has more than ``NAMED_MOST``."""
-    if project_hash not in index.named:
-        live: list[frozenset[int]] = []
-        for segment in index.segments:
-            named = segment.sessions_named(project_hash, NAMED_MOST)
-            if named is None:
-                break
-            live.append(frozenset(named - segment.deleted))
-        whole = len(live) == len(index.segments)
-        index.named[project_hash] = (live, _docs_of(index, live, Filters(), None)) if whole else None
-        if len(index.named) > NAMED_KEPT:
-            del index.named[next(iter(index.named))]
-    return index.named[project_hash]
-
-
-def _docs_of(
-    index: Index, ordinals: Sequence[Iterable[int]], filters: Filters, only: frozenset[_Key] | None
-) -> dict[int, int]:
-    """Every doc (doc key -> session key) of those of each segment's ``ordinals`` the filters admit (``admitted_ordinals``),
-    each session's docs the run from its first doc to the next session's (``Segment.session_docs``)."""
-    docs: dict[int, int] = {}
-    bits = _doc_bits(index)
-    for seg_i, (segment, named) in enumerate(zip(index.segments, ordinals, strict=True)):
-        for ordinal in admitted_ordinals(segment, seg_i, filters, only, named):
-            run = segment.session_docs(ordinal)
-            docs.update(
-                dict.fromkeys(range(seg_i << bits | run.start, seg_i << bits | run.stop), seg_i << KIND_SHIFT | ordinal)
-            )
-    return docs
-
-
-def _sessions_of(
-    index: Index, scores: dict[int, float], filters: Filters, only: frozenset[_Key] | None
-) -> dict[int, int]:
-    """The scored docs of the sessions the filters admit (doc key -> session key): each segment's docs mapped to
-    their sessions, and the sessions checked once each (``admitted_ordinals``), at C speed (``map``, ``compress``)."""
-    from bisect import bisect_left  # (here: a hook's search has no filter)
-
-    keys = sorted(scores)
-    session_of: dict[int, int] = {}
-    bits = _doc_bits(index)
-    for seg_i, segment in enumerate(index.segments):
-        seg_keys = keys[bisect_left(keys, seg_i << bits) : bisect_left(keys, seg_i + 1 << bits)]
-        docs = map(((1 << bits) - 1).__and__, seg_keys) if seg_i else seg_keys
-        ordinals = list(map(ORDINAL_MASK.__and__, map(segment.heads.__getitem__, docs)))
-        admitted = admitted_ordinals(segment, seg_i, filters, only, ordinals)
-        if admitted:
-            keep = list(map(admitted.__contains__, ordinals))
-            sessions = map((seg_i << KIND_SHIFT).__or__, compress(ordinals, keep))
-            session_of.update(zip(compress(seg_keys, keep), sessions, strict=True))
-    return session_of
-
-
-def admitted_ordinals(
-    segment: Segment, seg_i: int, filters: Filters, only: frozenset[_Key] | None, ordinals: Iterable[int]
-) -> set[int]:
-    """Those of ``ordinals`` (of segment ``seg_i``) whose sessions are live, in ``only`` (when given) and pass the
-    project, source, since and until filters, read from ``Segment.session_columns``."""
-    live = set(ordinals) - segment.deleted
-    if only is not None:
-        live &= {ordinal for number, ordinal in only if number == seg_i}
-    project_hashes, dir_hashes, sources, updated, _ = segment.session_columns()
-    kept: Iterable[int] = live
-    if filters.project_hash:
-        kept = list(kept)
-        wanted = filters.project_hash.__eq__
-        named = map(wanted, map(project_hashes.__getitem__, kept))
-        kept = compress(kept, map(or_, named, map(wanted, map(dir_hashes.__getitem__, kept))))
-    if filters.source:
-        kept = list(kept)
-        kept = compress(kept, map(SOURCE_CODES.get(filters.source, -1).__eq__, map(sources.__getitem__, kept)))
-    if filters.since:  # (``not updated < since`` rather than ``updated >= since``, whatever a damaged row holds)
-        kept = list(kept)
-        kept = compress(kept, map(not_, map(filters.since.timestamp().__gt__, map(updated.__getitem__, kept))))
-    if filters.until:
-        kept = list(kept)
-        kept = compress(kept, map(filters.until.timestamp().__gt__, map(updated.__getitem__, kept)))
-    return set(kept)
 
 
 #: A session's turn borrows at most twice NEIGHBOUR_SHARE of the best message's score (``_turns``), and a session
@@ -1151,69 +891,19 @@ class _Query(Record):
     pattern: re.Pattern | None = None
 
 
-class _RegexClock:
-    """``--re``'s time limit. Past ``deadline`` no more candidates are checked; and where the process can take a
-    signal (the CLI's main thread), a timer interrupts a pattern that backtracks for ever inside one text
-    (``(Z+Z+)+Y``), which a check between candidates never gets to."""
-
-    __slots__ = ("deadline", "matching", "_armed", "_previous")
-
-    def __init__(self, seconds: float, armed: bool):
-        self.deadline = time.perf_counter() + seconds
-        self.matching = False
-        self._armed = False
-        self._previous: Callable[..., object] | int | None = None
-        if armed:
-            import signal
-
-            try:
-                self._previous = signal.signal(signal.SIGALRM, self._ring)
-            except (ValueError, AttributeError):  # not the main thread; no SIGALRM (Windows)
-                return
-            self._armed = True
-            signal.setitimer(signal.ITIMER_REAL, seconds)
-
-    def _ring(self, signum: int, frame: object) -> None:
-        if self.matching:  # the regex engine checks for signals as it goes: the match stops here
-            raise TimeoutError
-
-    def check(self) -> None:
-        if time.perf_counter() > self.deadline:
-            raise TimeoutError
-
-    def __enter__(self) -> _RegexClock:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.disarm()
-
-    def disarm(self) -> None:
-        if self._armed:
-            import signal
-
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._previous)
-
-
 def _wanted(
-    segment: Segment, key: _Key, scored: list[tuple[float, int]], query: _Query, phrases: bool, clock: _RegexClock
+    segment: Segment,
+    key: _Key,
+    scored: list[tuple[float, int]],
+    query: _Query,
+    phrases: bool,
+    clock: RegexClock | None,
 ) -> bool:
-    """Whether a candidate holds the query's exact phrases (when ``phrases``) and, anywhere, matches its ``--re``."""
+    """Whether a candidate holds the query's exact phrases (when ``phrases``) and, anywhere, matches its ``--re``
+    (checked on ``clock``, which a search has only with one)."""
     if phrases and not _phrase_ok(segment, [d for _, d in scored], query.phrases):
         return False
-    if query.pattern is None:
-        return True
-    clock.check()
-    meta = segment.session(key[1])
-    clock.matching = True
-    try:
-        for message in segment.messages(meta):
-            for text in (doc_text(message), *field_texts(message).values()):
-                if query.pattern.search(composed(text[:REGEX_CHARS])):
-                    return True
-        return bool(query.pattern.search(composed(meta.title)))
-    finally:
-        clock.matching = False
+    return clock is None or query.pattern is None or clock.matches(segment, key[1], query.pattern)
 
 
 def period_alone(query: str, now: float | None = None) -> str:
@@ -1266,8 +956,13 @@ def search(
     for word, alternatives in otherwise.terms.items():
         others.setdefault(word, []).extend(alternatives)
     words += gained
-    only = admitted_keys(index, filters)
-    known = _known_docs(index, filters, only)
+    only: frozenset[_Key] | None = None
+    known: dict[int, int] | None = None
+    if filters.active:  # (a hook's search has none: the filters' code is not loaded)
+        from .search_filters import admitted_keys, known_docs
+
+        only = admitted_keys(index, filters)
+        known = known_docs(index, filters, only)
     doc_scores, idfs, reached = _score_docs(
         index,
         words,
@@ -1378,7 +1073,12 @@ def _collect(
     wanted_terms = set(query.words)
     narrowing = bool(query.phrases or query.pattern)
     notice = ""
-    with _RegexClock(REGEX_SECONDS, armed=query.pattern is not None) as clock:
+    clock: RegexClock | None = None
+    if query.pattern is not None:  # (``--re``'s code loaded for it alone)
+        from .search_filters import RegexClock
+
+        clock = RegexClock(REGEX_SECONDS, armed=True)
+    try:
         for position, (score, (seg_i, ordinal), scored) in enumerate(ranked):
             if len(hits) >= limit and (not narrowing or position >= PHRASE_COUNT_LIMIT):
                 break
@@ -1415,261 +1115,10 @@ def _collect(
                     said=next(_said(segment, scored), -1),
                 )
             )
+    finally:
+        if clock is not None:
+            clock.disarm()
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
-
-
-def admitted_keys(index: Index, filters: Filters) -> frozenset[_Key] | None:
-    """The (segment number, ordinal) of the sessions ``--session`` and a project given as a folder admit (both, when
-    both are given), None when neither is: the filters ``admitted_ordinals`` does not read from a segment's columns,
-    given to it as its ``only``."""
-    only = _session_keys(index, filters.session_id) if filters.session_id else None
-    if filters.project and not filters.project_hash:
-        tree = _in_tree(index, filters.project)
-        only = tree if only is None else only & tree
-    return only
-
-
-def _session_keys(index: Index, session_id: str) -> frozenset[_Key]:
-    """The (segment number, ordinal) of the sessions ``session_id`` names (an id or a unique prefix)."""
-    numbers = {id(segment): i for i, segment in enumerate(index.segments)}
-    return frozenset((numbers[id(segment)], ordinal) for segment, ordinal, _ in index.find(session_id))
-
-
-def project_indexed(index: Index, project: str) -> bool:
-    """Whether a session of ``project`` (a name, or a folder with the folders below it) is indexed: a search that
-    names an unknown project says so rather than that its filter turned the matches away."""
-    return bool(index.newest(sessions_key(project), limit=1))
-
-
-def meant_project(index: Index, project: str | None) -> tuple[str | None, list[str]]:
-    """What ``--project`` means: the project to filter by, and the folders it could mean when it names more than one
-    (then the project is None, and the caller asks which). A name no session's project has is the one that it
-    spells without its accents, as search reads words (``naive cafe`` for ``naïve café``, trial17), when one does.
-    """
-    meant, folders = _meant_project(index, project)
-    if folders or not meant or is_folder(meant) or project_indexed(index, meant):
-        return meant, folders
-    spelt = _accented(index, meant)
-    return _meant_project(index, spelt) if spelt else (meant, folders)
-
-
-#: How alike a name must be to a project's to be offered for it (``difflib``'s ratio): ``shpo`` is ``shop``'s
-#: (0.75), ``web`` is ``web-app``'s (0.6), ``xylophone`` is not ``x``'s (0.2) nor ``application`` ``app``'s (0.43).
-CLOSE_RATIO = 0.6
-
-
-def close_projects(index: Index, name: str) -> list[str]:
-    """The projects ``name`` most likely means when none is called so (``web`` for ``web-app``, ``shpo`` for
-    ``shop``, ``packages/ap`` for ``packages/api``), as ``--project`` takes them (``telling_labels``: ``legacy/api``
-    where two folders end so): each that is as alike as the most alike, so two folders called ``api`` are both
-    offered for ``apj``; [] when none is alike enough (``CLOSE_RATIO``), ``name`` is a letter, or a folder's path
-    (``./web``, ``~/code/web``). An unknown ``--project`` says it rather than leaving the user to look it up
-    (trial23); a name that began with a shorter project's (``xylophone``, ``x``) was offered it (review43a L1)."""
-    from difflib import SequenceMatcher
-
-    wanted = fold(composed(name.strip())).lower().strip("/")
-    if len(wanted) < 2 or name.strip().startswith(("/", "~", ".")):
-        return []
-    folders = sorted(_session_folders(index))
-    depth = wanted.count("/") + 1  # (a label's parts: ``packages/ap`` is read against each folder's last two)
-    tails = [fold(composed("/".join(folder.rstrip("/").split("/")[-depth:]))).lower() for folder in folders]
-    ratios = [SequenceMatcher(None, wanted, tail).ratio() for tail in tails]
-    best = max(ratios, default=0.0)
-    if best < CLOSE_RATIO:
-        return []
-    labels = telling_labels(folders)
-    return [label for label, ratio in zip(labels, ratios, strict=True) if ratio == best]
-
-
-def _accented(index: Index, name: str) -> str:
-    """The name of the folders sessions ran in that ``name`` spells without its accents, in any case; "" when none
-    is, or several spelt apart."""
-    wanted = fold(composed(name.strip())).lower()
-    names = {folder.rpartition("/")[2] for folder in _session_folders(index)}
-    found = {project_spelling(named): named for named in names if fold(composed(named)).lower() == wanted}
-    return next(iter(found.values())) if len(found) == 1 else ""
-
-
-def _meant_project(index: Index, project: str | None) -> tuple[str | None, list[str]]:
-    """``meant_project``'s answer for ``project`` as spelt.
-
-    A name of one folder is that folder, with the folders below it: ``--project shop`` at a monorepo's root holds
-    its packages' sessions as ``--project ~/code/shop`` does (the MCP tools' ``project``, which a model gives by
-    name, missed them all: trial9 F7). A name two folders share (``api`` for ``~/work/api`` and ``~/legacy/api``)
-    names both: one answer of the two read as one project's. The trailing path the hooks tell them apart by
-    (``legacy/api``), read as a folder below this one where no session ran, is the one folder of that name it ends,
-    as kept or where its links lead (``keys.labels_apart`` tells a linked folder from where they lead: review48b M2).
-    """
-    if not project or not project.strip():
-        return project, []
-    if not is_folder(project):
-        by_folder = _sessions_by_folder(index, project)
-        above = _folders_above(index, project)
-        if not by_folder:  # no session ran in a folder of that name: a monorepo's root its packages ran below?
-            return _one_or_which(above, project)
-        if above and len(every := _one_each([*_folders_of(by_folder, 1), *above])) > 1:
-            return None, every  # a monorepo's root beside another folder of its name (review15 F5)
-        folders = _folders_of(by_folder, 2)
-        return (None, folders) if folders else (_folder_with_more(index, by_folder) or project, [])
-    label = project.strip().strip("/")
-    if project.strip().startswith(("/", "~", ".")) or project_indexed(index, project):
-        return project, []
-    name, ending = label.rpartition("/")[2], "/" + _tail_spelling(label)
-    named = _one_each([*project_folders(index, name, 1), *_folders_above(index, name)])
-    ended = [f for f in named if any(_tail_spelling(s).endswith(ending) for s in (f, resolved_folder(f)))]
-    return _one_or_which(ended, project)
-
-
-def _one_or_which(folders: list[str], project: str) -> tuple[str | None, list[str]]:
-    """``meant_project``'s answer from the folders ``project`` may mean: the one, the choice, or ``project`` as
-    given when it means none."""
-    if len(folders) == 1:
-        return folders[0], []
-    return (None, folders) if folders else (project, [])
-
-
-def _one_each(folders: list[str]) -> list[str]:
-    """``folders`` sorted, each once however it is spelt."""
-    return sorted({project_spelling(folder): folder for folder in folders}.values())
-
-
-def _tail_spelling(path: str) -> str:
-    """A path, or the end of one, as the index spells a folder but left relative: composed, in any case (``Café``
-    spelt decomposed on disk ends ``work/Café`` typed composed: review15 F5b)."""
-    return readable_path(path).rstrip("/").lower()
-
-
-def namesakes(index: Index, names: Iterable[str]) -> list[str]:
-    """The folders the sessions of each project named in ``names`` ran in, where two or more share a name
-    (``project_folders``): what a listing tells its projects apart from (``keys.labels_apart``'s ``roots``), so the
-    label one hit shows is the one ``--project`` takes, not ``api`` that it refuses as naming two (review48b M3)."""
-    return [folder for name in {name.lower() for name in names if name} for folder in project_folders(index, name)]
-
-
-def project_folders(index: Index, name: str, most_alike: int = 2) -> list[str]:
-    """The folders the sessions of the project named ``name`` ran in, sorted; none unless there are at least
-    ``most_alike``."""
-    return _folders_of(_sessions_by_folder(index, name), most_alike)
-
-
-def _sessions_by_folder(index: Index, name: str) -> dict[int, list[tuple[Segment, int]]]:
-    """The live sessions of the project named ``name`` by the hash of the folder each ran in (0: none), found from
-    each segment's packed name hashes (``Segment.sessions_named``) without decoding a session."""
-    wanted = name_hash(name)
-    by_folder: dict[int, list[tuple[Segment, int]]] = {}
-    for segment in index.segments:
-        named = segment.sessions_named(wanted, segment.ref.sessions) or set()
-        project_hashes, dir_hashes = segment.session_columns()[:2]
-        for ordinal in named - segment.deleted:
-            if project_hashes[ordinal] == wanted:
-                by_folder.setdefault(dir_hashes[ordinal], []).append((segment, ordinal))
-    return by_folder
-
-
-def _folders_above(index: Index, name: str) -> list[str]:
-    """The folders named ``name`` that sessions ran below, sorted: a monorepo's root, where no chat was opened but
-    each package had its own (``--project mono`` found nothing while its path found both packages: trial11 F10)."""
-    if index.names_above is None:
-        index.names_above = _names_above(index)
-    return sorted(index.names_above.get(project_spelling(name), {}).values())
-
-
-def _names_above(index: Index) -> dict[str, dict[str, str]]:
-    """Each folder that sessions ran below, by its name as ``--project`` compares names, then by its own spelling.
-    Found from the folders sessions ran in (``_session_folders``), each folder above them looked at once; never the
-    root, nor the home folder or a folder above it, which would be every session's (``--project Users`` on a Mac
-    with a chat opened at the home folder: review15 F4)."""
-    homes = spelt_homes()
-    found: dict[str, dict[str, str]] = {}
-    seen: set[str] = set()
-    for folder in _session_folders(index):
-        parts = folder.split("/")
-        for end in range(len(parts) - 1, 1, -1):  # the folders above it, nearest first, the root left out
-            above = "/".join(parts[:end])
-            if above in seen:  # (and the folders above it with it)
-                break
-            seen.add(above)
-            spelt = project_spelling(above)
-            if holds_home(spelt, homes):
-                break
-            found.setdefault(project_spelling(parts[end - 1]), {}).setdefault(spelt, above)
-    return found
-
-
-def _session_folders(index: Index) -> set[str]:
-    """Every folder a live session ran in, one session decoded per folder in the whole index (its directory hash,
-    the same in every segment, tells them apart)."""
-    folders: set[str] = set()
-    decoded = {0}  # (the hash of no folder)
-    for segment in index.segments:
-        hashes = segment.session_columns()[1].tolist()
-        deleted = segment.deleted
-        one_each = dict(zip(hashes, range(len(hashes)), strict=True))  # (a folder's last session: ordinals at C speed)
-        if deleted:
-            one_each = {folder: ordinal for ordinal, folder in enumerate(hashes) if ordinal not in deleted}
-        folders.update(segment.session(one_each[h]).project_dir.rstrip("/") for h in one_each.keys() - decoded)
-        decoded.update(one_each)
-    return folders
-
-
-def _folders_of(by_folder: dict[int, list[tuple[Segment, int]]], most_alike: int) -> list[str]:
-    """The folders of ``by_folder`` (``_sessions_by_folder``), sorted, one session decoded per folder; none unless
-    there are at least ``most_alike``."""
-    found = [sessions[0] for folder_hash, sessions in by_folder.items() if folder_hash]
-    if len(found) < most_alike:
-        return []
-    folders: dict[str, str] = {}
-    for segment, ordinal in found:
-        folder = segment.session(ordinal).project_dir.rstrip("/")
-        folders.setdefault(project_spelling(folder), folder)
-    return sorted(folders.values()) if len(folders) >= most_alike else []
-
-
-def _folder_with_more(index: Index, by_folder: dict[int, list[tuple[Segment, int]]]) -> str | None:
-    """The one folder every session of ``by_folder`` ran in, when sessions ran below it too; None when none did
-    (the name then finds the same sessions, and faster: ``_named``), some of the name's ran in no folder (the
-    folder would leave them out), or there is no session. The home folder is no project of the folders below it
-    (as for ``Index.nearest_project``): ``--project alice``, a session opened at ``~``, was every project's
-    (review12 R2)."""
-    if 0 in by_folder:
-        return None
-    folders = _folders_of(by_folder, 1)
-    if len(folders) != 1 or project_spelling(folders[0]) in spelt_homes():
-        return None
-    return folders[0] if _holds_more(index, tree_key(folders[0]), by_folder) else None
-
-
-def _holds_more(index: Index, key: str, by_folder: dict[int, list[tuple[Segment, int]]]) -> bool:
-    """Whether a folder's tree ``key`` files a live session ``by_folder`` does not hold: in a segment, more postings
-    than its sessions there once its deleted sessions the key files are taken off (``Segment.files_session``), no
-    postings list read whole (a project's thousands, on every call of an agent's that names it)."""
-    held: dict[int, int] = {}
-    for sessions in by_folder.values():
-        for segment, _ in sessions:
-            held[id(segment)] = held.get(id(segment), 0) + 1
-    for segment in index.segments:
-        p_off, count, _ = segment.lookup(key)
-        more = count - held.get(id(segment), 0)
-        for ordinal in segment.deleted if more > 0 else ():
-            more -= segment.files_session(p_off, count, ordinal)
-            if more <= 0:
-                break
-        if more > 0:
-            return True
-    return False
-
-
-def telling_labels(folders: list[str]) -> list[str]:
-    """Each folder by as much of its end as no other ends with (``legacy/api``, ``work/api``), as the hooks label
-    them: what ``--project`` takes to choose one."""
-    return [telling_tail(folder, [other for other in folders if other != folder]) for folder in folders]
-
-
-def _in_tree(index: Index, folder: str) -> frozenset[_Key]:
-    """The (segment number, ordinal) of the sessions that ran in ``folder`` or a folder below it."""
-    numbers = {id(segment): i for i, segment in enumerate(index.segments)}
-    found = index.newest(tree_key(folder), limit=index.session_count, scan_limit=index.session_count)
-    return frozenset((numbers[id(segment)], segment.doc(doc).ordinal) for _, segment, doc in found)
 
 
 def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Scores, key: _Key) -> list[str]:
@@ -1678,68 +1127,9 @@ def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Sco
     return [term for bit, term in enumerate(words) if mask >> bit & 1]
 
 
-def _written(segment: Segment, ordinal: int, meta: SessionMeta) -> Written:
-    """A hit's message times for its passages (``written.Written``), its module loaded only by a search that shows
-    passages: a hook's search shows none, and the hooks' imports are listed in README."""
-    from .written import Written
-
-    return Written(segment, ordinal, meta)
-
-
-def _written_since(written: Written, scored: list[tuple[float, int]], since: datetime) -> Iterator[int]:
-    """The docs of ``scored`` (best first, titles left out) that are of messages written ``since`` or later, when any
-    are; else all of them.
-
-    A search ``--since`` admits a chat by when it was last updated, and a chat resumed since then showed its best
-    passages of before under its new date (trial47 F2: "what did I do about the webhook since Monday" answered with a
-    turn of the week before). A chat whose matches all came before shows them still, each saying when
-    (``views.search_text``): it was updated since then, and its words matched. A chat begun since then is all
-    written inside (nothing read). The docs are given as they are taken: a hit of a thousand matched docs shows two.
-    """
-    meta, first = written.meta, written.first_since(since)
-    if first in (0, meta.messages):
-        return _said(written.segment, scored)
-    position = written.segment.position
-    starts = position(meta.first_doc + first)  # (the docs of a message share its record's position)
-    inside = (doc for doc in _said(written.segment, scored) if position(doc) >= starts)
-    found = next(inside, None)
-    return _said(written.segment, scored) if found is None else chain((found,), inside)
-
-
 def _said(segment: Segment, scored: list[tuple[float, int]]) -> Iterator[int]:
     """The docs of ``scored``, in that order, titles left out (a title is no passage)."""
     return (doc for _, doc in scored if segment.kind(doc) != KIND_TITLE)
-
-
-def _snippets(
-    written: Written, scored: list[tuple[float, int]], wanted: set[str], count: int, since: datetime | None
-) -> list[Snippet]:
-    """The session's first ``count`` best docs' snippets (titles left out), each text shown once (a chat may say the
-    same thing twice, and a tool-only message's snippet is often its command's: the next best doc takes the place
-    of a repeat), the records inflated once (``written.records``, which ``since`` is found in first: a search
-    ``--since`` shows the passages written since then, :func:`_written_since`). Each is dated by its message's own
-    time (``Written.own``).
-
-    Two snippets of one message, or two of what commands printed, whose words one holds all of the other's are a
-    repeat too: a command's error lines are lines of its output, and read as its output twice with the words
-    reordered (trial9 F10), as does the same failure printed by two runs (trial11 F1)."""
-    segment = written.segment
-    docs = _said(segment, scored) if since is None else _written_since(written, scored, since)
-    out: list[Snippet] = []
-    shown: list[tuple[int, str, set[str]]] = []  # each snippet shown: its message's position, its role, its words
-    while len(out) < count and (batch := list(islice(docs, count - len(out)))):
-        for doc, message in zip(batch, segment.messages_at(batch, written.records), strict=True):
-            kind = segment.kind(doc)
-            snippet = _snippet(message, kind, wanted)
-            position, said = segment.position(doc), set(snippet.text.split())
-            if not any(_repeats(position, snippet.role, said, *before) for before in shown):
-                shown.append((position, snippet.role, said))
-                out.append(snippet.replace(timestamp=written.own(written.number(doc), message.timestamp)))
-    return out
-
-
-#: A query's terms that ask how something was fixed ("how did we fix …", "what solved …", "the workaround for …").
-FIX_TERMS = frozenset({"fix", "solv", "resolv", "workaround"})
 
 
 def _shown(
@@ -1752,61 +1142,13 @@ def _shown(
     since: datetime | None,
     first: bool,
 ) -> list[Snippet]:
-    """A hit's ``count`` snippets (:func:`_snippets`); of the first hit of a query that asks how something was fixed
-    (``FIX_TERMS``), the last of them is the answer that closed its best passage's turn (``closing_answer``) unless
-    one shown is from it: the best passages were the question and the diagnosis ("`COPY . /app` before the pip
-    install busts the cache"), not "Fixed: requirements.txt is copied first…" (trial48b F6)."""
+    """A hit's ``count`` passages (``passages.shown``), their code loaded only by a search that shows some: a hook's
+    shows none."""
     if not count:
         return []
-    shown = _snippets(_written(segment, ordinal, meta), scored, wanted, count, since)
-    if not first or not wanted & FIX_TERMS or not shown:
-        return shown
-    doc = next(_said(segment, scored), -1)
-    if doc < 0:
-        return shown
-    if segment.kind(doc) not in MESSAGE_KINDS:
-        doc = segment.message_doc(doc)
-    closing = closing_answer(segment, meta, doc, doc if segment.kind(doc) == KIND_ASSISTANT else doc + 1)
-    if closing is None:
-        return shown
-    answer = segment.message(closing)
-    flat = " ".join(answer.text.split())
-    if any(snippet.text.strip("…").strip() in flat for snippet in shown):  # (one shown is of it already)
-        return shown
-    text = densest_window(flat, wanted)
-    return [*shown[: count - 1], Snippet(role=answer.role, text=text, timestamp=answer.timestamp)]
+    from .passages import shown
 
-
-def _repeats(position: int, role: str, said: set[str], shown_at: int, shown_role: str, shown_said: set[str]) -> bool:
-    """Whether a snippet (its message's ``position``, ``role`` and words) says what one shown said: the same words,
-    or, of one message or of two tools' output, all of its words or all of the shown one's."""
-    if said == shown_said:
-        return True
-    alike = position == shown_at or role == shown_role == "tool"
-    return alike and (said <= shown_said or shown_said <= said)
-
-
-def _snippet(message: Message, kind: int, wanted: set[str]) -> Snippet:
-    if kind not in MESSAGE_KINDS:  # what a command printed, an error line, an edit: the part that matched
-        text = kind_text(message, kind)
-        text = densest_window(_one_a_line(text) if kind == KIND_COMMAND else text, wanted)
-        return Snippet(role=FIELD_ROLE[kind], text=text, timestamp=message.timestamp)
-    # The message's own words, unless the match is only in its tool calls' commands and paths; its terms are
-    # found once, for both. A message of tool calls alone says nothing itself: its snippet is the tool's.
-    flat = " ".join(message.text.split())
-    hits = term_hits(flat, wanted)
-    if not hits:  # (its words as its other snippets give them, then what its calls acted on: trial43 F11)
-        text = densest_window(" · ".join(part for part in (flat, *acted_on(message)) if part), wanted)
-    else:
-        text = flat if len(flat) <= SNIPPET_CHARS else stretch(flat, hits, SNIPPET_CHARS)
-    role = message.role if flat or not message.tool_calls else "tool"
-    return Snippet(role=role, text=text, timestamp=message.timestamp)
-
-
-def _one_a_line(text: str) -> str:
-    """``text``'s lines on one line, apart: a turn's two commands (``pytest -q`` then ``pytest -q`` again) read as
-    one command with its arguments twice when their line break became a space (trial9 F3)."""
-    return " · ".join(line for line in text.splitlines() if line.strip()) if "\n" in text else text
+    return shown(segment, ordinal, meta, scored, wanted, count, since, first)
 
 
 def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:

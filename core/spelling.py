@@ -42,7 +42,8 @@ def nearest_word(index: Index, word: str, filters: Filters | None = None) -> str
     among those as near, as a session wrote it; "" when none is near enough. Only a term a live session holds is
     offered, one ``filters`` admit when given (``_as_written``), and with a ``--re`` pattern only a word a search
     with ``filters`` finds (``_found_with``)."""
-    from .search import Filters, admitted_keys
+    from .search import Filters
+    from .search_filters import admitted_keys
 
     typed = fold(word).lower()
     if len(typed) < SHORTEST_SPELLED or not typed.isalpha():
@@ -78,9 +79,9 @@ def _found_with(index: Index, word: str, filters: Filters) -> bool:
 
 
 def _as_written(index: Index, term: str, filters: Filters, only: frozenset[tuple[int, int]] | None) -> str:
-    """``term`` as a message of a live session ``filters`` admit (of ``only``, when given: ``search.admitted_keys``)
-    wrote it (a stem's word: ``celeri`` is ``celery``), else the term itself when such a session holds it in no plain
-    word; "" when no such session holds it."""
+    """``term`` as a message of a live session ``filters`` admit (of ``only``, when given:
+    ``search_filters.admitted_keys``) wrote it (a stem's word: ``celeri`` is ``celery``), else the term itself when
+    such a session holds it in no plain word; "" when no such session holds it."""
     held = False
     for seg_i, segment in enumerate(index.segments):
         for doc in _admitted_docs(segment, seg_i, term, filters, only):
@@ -96,7 +97,7 @@ def _admitted_docs(
     """Up to ``WRITTEN_TRIED`` of the docs holding ``term`` in ``segment`` whose sessions are live and admitted (and,
     with ``--role``, of the kinds it keeps), best first, ``POSTINGS_READ`` postings first and twice as many each time
     after: a term most sessions hold is decided by its first few."""
-    from .search import admitted_ordinals
+    from .search_filters import admitted_ordinals
 
     p_off, count, _ = segment.lookup(term)
     start, stop = 0, POSTINGS_READ

@@ -271,7 +271,7 @@ def sessions_command(
         emit_json({"sessions": [session_json(m) for m in chosen], "more": more, "notice": why})
     elif chosen:
         width = terminal_width()
-        from ..core.search import namesakes
+        from ..core.project_names import namesakes
 
         projects = shown_projects(chosen, namesakes(index, (meta.project for meta in chosen)))
         project_width = max(map(text_columns, projects))

@@ -488,12 +488,15 @@ def check_project(project: str | None) -> None:
 
 
 def chosen_project(index: Index, project: str | None) -> str | None:
-    """``--project`` as the index reads it (``search.meant_project``): a name two folders share is a usage error
-    naming them and how to choose one, not their sessions mixed as one project's. A folder not named in UTF-8, as
-    the shell gives it (``caf\\xe9-legacy``), is spelt as the index and every output spell it (trial10 F10)."""
-    from ..core.keys import readable_path
-    from ..core.search import meant_project, telling_labels
+    """``--project`` as the index reads it (``project_names.meant_project``): a name two folders share is a usage
+    error naming them and how to choose one, not their sessions mixed as one project's. A folder not named in UTF-8,
+    as the shell gives it (``caf\\xe9-legacy``), is spelt as the index and every output spell it (trial10 F10)."""
     from .views import NO_PROJECT
+
+    if project is None:  # (a search without --project loads no project-name code: ``core/project_names.py``)
+        return None
+    from ..core.keys import readable_path
+    from ..core.project_names import meant_project, telling_labels
 
     if project == NO_PROJECT:  # (stats lists it as a row, and the answer for an unknown project sent people back there)
         raise Failed(
@@ -514,8 +517,9 @@ def chosen_project(index: Index, project: str | None) -> str | None:
 def search_command(args: SearchArgs) -> None:
     """Find the past sessions that match the words, best first (``deja search``)."""
     from ..core.index.light import LIGHT
+    from ..core.project_names import namesakes
     from ..core.redaction import searched_words
-    from ..core.search import ROLE_KINDS, Filters, namesakes, search
+    from ..core.search import ROLE_KINDS, Filters, search
     from .views import search_json, search_text, short_id, terminal_width
 
     check_source(args.source)
@@ -734,10 +738,12 @@ def unknown_project(
     misspelt name: the project it is close to, if any, and ``listed``, where the projects are; an empty index: why it
     is), not that nothing matched; "" when one is, or none is given. The CLI fails with it (``chosen_project``); the
     MCP tools answer it."""
+    if not project:
+        return ""
+    from ..core.project_names import close_projects, project_indexed
     from ..core.redaction import PATH_CHARS, echoed
-    from ..core.search import close_projects, project_indexed
 
-    if not project or project_indexed(index, project):
+    if project_indexed(index, project):
         return ""
     if not index.session_count:
         empty = nothing_indexed()

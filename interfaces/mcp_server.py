@@ -169,9 +169,9 @@ def _checked_project(project: str | None) -> str | None:
 
 
 def _one_project(index: Index, project: str | None) -> str | None:
-    """``project`` as the index reads it (``search.meant_project``): a name two folders share is refused, naming them
-    and how to choose one, not their sessions mixed as one project's."""
-    from ..core.search import meant_project, telling_labels
+    """``project`` as the index reads it (``project_names.meant_project``): a name two folders share is refused,
+    naming them and how to choose one, not their sessions mixed as one project's."""
+    from ..core.project_names import meant_project, telling_labels
 
     meant, folders = meant_project(index, project)
     if folders:
@@ -590,7 +590,7 @@ def named_folder(index: Index, project: str | None) -> str | None:
     given with it was taken in this server's folder: another project's file, or no file (trial14 F3). A name of no
     one folder is left as it is (:func:`in_folder` then takes the server's)."""
     from ..core.keys import is_folder
-    from ..core.search import project_folders
+    from ..core.project_names import project_folders
 
     if not project or is_folder(project):
         return project
@@ -601,7 +601,7 @@ def named_folder(index: Index, project: str | None) -> str | None:
 def in_folder(path: str, project: str | None) -> str:
     """``path`` taken in ``project``'s folder when it is relative and the project is a folder: the agent's folder,
     not this server's, which the agent cannot know. A project named by a name that is no one folder's
-    (``search.meant_project``), or none, leaves a relative path to the server's folder. A Windows drive's path
+    (``project_names.meant_project``), or none, leaves a relative path to the server's folder. A Windows drive's path
     (``c:\\Users\\…``, as ``files`` lists them from a database written on Windows) is absolute, as ``deja blame`` takes
     it: joined to the project's folder, it named no file."""
     from ..core.keys import drive_path
@@ -686,8 +686,9 @@ class Tools:
         """Search this person's past Cursor sessions for the query; the best sessions come first, each with its id,
         project, date and the passages that matched. Use it before solving something that may have been solved
         before. Pass an id to `show` to read the session."""
+        from ..core.project_names import namesakes
         from ..core.redaction import searched_words
-        from ..core.search import Filters, namesakes, search
+        from ..core.search import Filters, search
         from .fastpath import held_by_none
         from .views import search_json
 
@@ -763,7 +764,7 @@ class Tools:
         from datetime import UTC, datetime
 
         from ..core.library import newest_sessions, sessions_left_out
-        from ..core.search import namesakes
+        from ..core.project_names import namesakes
         from .fastpath import Failed, none_listed
         from .views import session_json, session_line, shown_projects
 

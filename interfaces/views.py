@@ -108,7 +108,7 @@ def named(folder: str) -> str:
 
 def shown_projects(listed: Sequence[SessionMeta | Hit], namesakes: Sequence[str] = ()) -> list[str]:
     """The project of each of ``listed`` as a listing shows it (:func:`named`): its name, or, where another listed
-    folder or one of ``namesakes`` (the index's folders of a listed name: ``search.namesakes``) has that name
+    folder or one of ``namesakes`` (the index's folders of a listed name: ``project_names.namesakes``) has that name
     (``work/api``, ``legacy/api``), as much of its path as tells them apart, as ``deja stats`` and ``--project`` name
     them (``keys.labels_apart``). Both were ``api`` in ``deja sessions``, search hits and MCP ``recent`` (trial48
     F6), and one alone was ``api``, which ``--project`` refuses as naming two (review48b M3)."""

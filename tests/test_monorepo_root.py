@@ -631,7 +631,7 @@ def test_a_folder_with_sessions_in_two_segments_is_read_once_for_the_names_above
 ) -> None:
     """``--project mono`` at a root no chat was opened in: the folders sessions ran in are read one session each,
     and a folder whose sessions lie in two segments (a chat indexed, then another there) was read once per segment."""
-    from deja.core import search
+    from deja.core import project_names
     from deja.core.index.reader import Segment
 
     mono = tmp_path / "code" / "mono"
@@ -648,7 +648,7 @@ def test_a_folder_with_sessions_in_two_segments_is_read_once_for_the_names_above
     read: list[int] = []
     session = Segment.session
     monkeypatch.setattr(Segment, "session", lambda segment, ordinal: read.append(ordinal) or session(segment, ordinal))
-    assert search._session_folders(index) == {str(mono / "frontend"), str(mono / "backend")}
+    assert project_names._session_folders(index) == {str(mono / "frontend"), str(mono / "backend")}
     assert len(read) == 2  # (one session a folder)
 
 

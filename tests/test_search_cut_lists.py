@@ -19,6 +19,7 @@ import pytest
 from harness import index_chats
 
 from deja.core import search as search_module
+from deja.core import search_filters
 from deja.core.index import Index, IndexUnreadable
 from deja.core.index import format as index_format
 from deja.core.index import writer as segment_writer
@@ -102,7 +103,7 @@ def test_a_filter_reads_past_its_budget_in_a_list_not_cut(tmp_path: Path, monkey
     segment): the project's docs, its last, are read all the same."""
     loud = 70
     index = _build(tmp_path, monkeypatch, loud + QUIET, loud)
-    monkeypatch.setattr(search_module, "FILTERED_BUDGET", 1)
+    monkeypatch.setattr(search_filters, "FILTERED_BUDGET", 1)
     found = search(index, "deploy", filters=Filters(project="work-p0"), limit=10, now=NOW)
     assert {hit.session_id for hit in found.hits} == _quiet_ids(loud)
 

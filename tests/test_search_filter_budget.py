@@ -1,4 +1,5 @@
-"""A source or since filter reads as deep as the share of sessions it admits calls for (``search._filtered_budget``).
+"""A source or since filter reads as deep as the share of sessions it admits calls for
+(``search_filters.filtered_budget``).
 
 On an index too large to be read whole, a plain search reads ``POSTINGS_BUDGET`` postings a term. A since or source
 filter admitting every session read ``FILTERED_BUDGET`` instead, so that ``--since`` reaching back past the first

@@ -2,9 +2,10 @@
 
 A search with ``--project``, ``--source``, ``--since`` or ``--session`` (and the MCP tool's ``project`` and
 ``since``) scores and groups only the docs of the sessions its filters admit: a project's sessions (or a session
-id's) are found from their hashes before a word is read, their docs the only ones scored (``search._known_docs``,
-kept by the index for the next search); otherwise each segment's scored docs are mapped to their sessions and each
-session is checked once against ``sessions.idx``'s columns (``search._sessions_of``). On an index read whole, with
+id's) are found from their hashes before a word is read, their docs the only ones scored
+(``search_filters.known_docs``, kept by the index for the next search); otherwise each segment's scored docs are
+mapped to their sessions and each session is checked once against ``sessions.idx``'s columns
+(``search_filters._sessions_of``). On an index read whole, with
 fewer candidates than a search ranks in full, every hit (score, snippets, the terms it matched), their order and the
 total must be those of the unfiltered search, kept to the sessions the filter lets through: over two segments, a
 session replaced since its segment was written, and every filter alone and together, each both ways.
@@ -20,6 +21,7 @@ import pytest
 from harness import index_chats
 
 from deja.core import search as search_module
+from deja.core import search_filters
 from deja.core.index import Index
 from deja.core.index.format import name_hash
 from deja.core.indexer import refresh
@@ -101,10 +103,11 @@ FILTERS = {
 
 
 #: The two ways a filtered search finds the docs it may score: a project's sessions (and a session id's) found before
-#: a word is read, their docs the only ones scored (``search._known_docs``); or every candidate session checked once
-#: scored (``search._sessions_of``), as for a project naming more than ``NAMED_MOST`` sessions in a segment.
+#: a word is read, their docs the only ones scored (``search_filters.known_docs``); or every candidate session
+#: checked once scored (``search_filters._sessions_of``), as for a project naming more than ``NAMED_MOST`` sessions
+#: in a segment.
 NAMING_NONE = ("a project deja does not know", "the root folder, no project's")
-WAYS = {"found before scoring": search_module.NAMED_MOST, "checked once scored": 0}
+WAYS = {"found before scoring": search_filters.NAMED_MOST, "checked once scored": 0}
 
 
 @pytest.mark.parametrize("way", list(WAYS))
@@ -112,7 +115,7 @@ WAYS = {"found before scoring": search_module.NAMED_MOST, "checked once scored":
 def test_a_filtered_search_is_the_unfiltered_search_filtered(
     index: Index, name: str, way: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(search_module, "NAMED_MOST", WAYS[way])
+    monkeypatch.setattr(search_filters, "NAMED_MOST", WAYS[way])
     filters = FILTERS[name]
     kept_some = False
     for query in QUERIES:  # (from the second on, a project's sessions are those the index kept: ``Index.named``)

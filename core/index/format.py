@@ -200,9 +200,9 @@ ROW_CHECK_AT = 21
 #: where a u64 offset made it 22: terms.idx was 6% of the index at 10k sessions (format 22).
 TERM_ROW = struct.Struct("<IHIBII")
 #: A word's postings kept best first (its head) per segment of more than ``WHOLE_LISTS_DOCS`` docs: an unfiltered
-#: search never reads further there (``search.FILTERED_BUDGET``). The rest (its tail, the postings in all less the
-#: head's) follow in doc order, for a filter admitting few docs to find its own among them (``Segment.tail``). In an
-#: index of at most ``WHOLE_LISTS_DOCS`` docs search reads every list whole.
+#: search never reads further there (``search_filters.FILTERED_BUDGET``). The rest (its tail, the postings in all
+#: less the head's) follow in doc order, for a filter admitting few docs to find its own among them
+#: (``Segment.tail``). In an index of at most ``WHOLE_LISTS_DOCS`` docs search reads every list whole.
 WORD_POSTINGS_KEPT = 8192
 WHOLE_LISTS_DOCS = 65_536
 KEYED_POSTING = struct.Struct("<If")  # doc, days since the epoch (a key's postings: newest first)

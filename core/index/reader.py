@@ -737,11 +737,11 @@ class Index:
         self.segments = [Segment(directory, ref, codec) for ref in manifest.segments]
         self.total_docs = sum(ref.docs for ref in manifest.segments) or 1
         #: Project hash -> each segment's ordinals of the live sessions it names (``Segment.sessions_named``) and their
-        #: docs as search keys them, or None when it names too many to keep (``search._named``): found by a
+        #: docs as search keys them, or None when it names too many to keep (``search_filters._named``): found by a
         #: project-filtered search once for as long as this generation is read (a server's calls share it; a new
         #: manifest is opened as a new Index, which starts without it).
         self.named: dict[int, tuple[list[frozenset[int]], dict[int, int]] | None] = {}
-        #: A folder's name -> the folders of that name sessions ran below (``search._folders_above``), by their
+        #: A folder's name -> the folders of that name sessions ran below (``project_names._folders_above``), by their
         #: spelling: worked out once a generation, as ``named`` is, when ``--project`` first names a folder by name.
         self.names_above: dict[str, dict[str, str]] | None = None
 

@@ -41,7 +41,7 @@ class SessionMeta(msgspec.Struct, omit_defaults=True, array_like=True):
     concluded: str = ""
     files: list[str] = []
     #: How many of its first messages carry its creation time, a reader's stamp, not a time of their own: those
-    #: before its first dated one, in a chat begun where Cursor kept no message's time (``written.Written.own``).
+    #: before its first dated one, in a chat begun where Cursor kept no message's time (``passages.Written.own``).
     untimed_lead: int = 0
     #: How many of its last messages follow the part of it ``asked`` and ``concluded`` were read from: the turns about
     #: its title, in a long chat that began and ended on other work (``topic.summarised_part``); 0 for a chat read whole.
