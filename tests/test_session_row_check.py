@@ -6,17 +6,17 @@ from __future__ import annotations
 import random
 import resource
 import subprocess
-import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import msgspec
 import pytest
 from harness import ENTRY, Sample
 
-from deja.core.index import Index, IndexUnreadable, index_dir, read_manifest
-from deja.core.index.format import ROW_CRC_BELOW, SESSION_ROW
+from deja.core.index import MANIFEST, Index, IndexUnreadable, index_dir, read_manifest
+from deja.core.index.format import ROW_CRC_BELOW, SESSION_ROW, row_crc
 from deja.core.index.writer import session_row
 from deja.core.indexer import refresh
 from deja.core.library import newest_sessions, sessions_left_out
@@ -30,13 +30,13 @@ _UPDATED_TOP = 31
 def test_every_byte_flipped_in_a_row_fails_its_check() -> None:
     """A CRC is linear: whether a flip is seen depends on where and which bits, not on the row's other bytes, so one
     row's every flip stands for every row's."""
-    row = session_row(1 << 40, 700, 0xDEADBEEF, 0x12345678, 2, 1.7e9, 3 << 33, 90_000, 4242, 0xCAFEF00D, 0x0BADF00D)
-    assert zlib.crc32(row) < ROW_CRC_BELOW
+    row = session_row(7, 1 << 40, 700, 0xDEADBEEF, 0x12345678, 2, 1.7e9, 3 << 33, 90_000, 4242, 0xCAFEF00D, 0x0BADF00D)
+    assert row_crc(row, 7) < ROW_CRC_BELOW
     missed = [
         (at, bits)
         for at in range(SESSION_ROW.size)
         for bits in range(1, 256)
-        if zlib.crc32(row[:at] + bytes([row[at] ^ bits]) + row[at + 1 :]) < ROW_CRC_BELOW
+        if row_crc(row[:at] + bytes([row[at] ^ bits]) + row[at + 1 :], 7) < ROW_CRC_BELOW
     ]
     assert missed == []
 
@@ -48,9 +48,18 @@ def test_a_rows_padding_brings_its_crc_below_the_mark_whatever_its_fields() -> N
     draw = random.Random(24)
     for _ in range(2000):
         row = draw.randbytes(SESSION_ROW.size)
-        written = session_row(*SESSION_ROW.unpack(row))
-        assert zlib.crc32(written) < ROW_CRC_BELOW
+        ordinal = draw.randrange(1 << 24)
+        written = session_row(ordinal, *SESSION_ROW.unpack(row))
+        assert row_crc(written, ordinal) < ROW_CRC_BELOW
         assert (written[:21], written[24:]) == (row[:21], row[24:])
+
+
+@pytest.mark.unit
+def test_a_row_read_at_another_place_fails_its_check() -> None:
+    """A row is checked where it is (``format.row_crc``): written as session 5's, it is refused as any of the first
+    100,000 others' (two rows swapped by a stray write each hold their own check, review53b F1)."""
+    row = session_row(5, 1 << 40, 700, 0xDEADBEEF, 0x12345678, 2, 1.7e9, 3 << 33, 90_000, 4242, 0xCAFEF00D, 0x0BADF00D)
+    assert [ordinal for ordinal in range(100_000) if row_crc(row, ordinal) < ROW_CRC_BELOW] == [5]
 
 
 def _newest_row(home: Path) -> tuple[Path, int, str]:
@@ -142,3 +151,42 @@ def test_a_flipped_byte_of_a_sessions_time_is_refused_not_read_as_another_day(
     assert done.stderr == (
         f"deja: {path} is damaged: its checksum does not match what was written: run `deja index` to rebuild it\n"
     )
+
+
+def _refusal(path: Path) -> str:
+    return f"deja: {path} is damaged: its checksum does not match what was written: run `deja index` to rebuild it\n"
+
+
+def test_two_rows_swapped_are_refused_not_shown_as_each_other(sample: Sample) -> None:
+    """Each row still held its own check when two rows traded places (a stray write of rows where others were):
+    ``deja show`` of the newest session printed the other session's title, id and dates above the newest one's
+    messages, and the session-start hook listed the older session as the newest (review53b F1). A row is checked
+    where it is now (``format.row_crc``)."""
+    refresh(sample.home, full=True)
+    path, start, project = _newest_row(sample.home)
+    segment = Index.open(sample.home).segments[0]
+    newest = start // SESSION_ROW.size
+    other = next(o for o in range(segment.ref.sessions) if o != newest and segment.session(o).project == project)
+    session_id = segment.session(newest).id
+    rows = bytearray(path.read_bytes())
+    size = SESSION_ROW.size
+    a, b = newest * size, other * size
+    rows[a : a + size], rows[b : b + size] = rows[b : b + size], rows[a : a + size]
+    path.write_bytes(bytes(rows))
+    done = subprocess.run([*ENTRY, "show", session_id], env=sample.env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", _refusal(path))
+
+
+def test_a_segment_whose_manifest_lost_the_checksum_of_sessions_idx_still_checks_each_row(sample: Sample) -> None:
+    """A manifest entry holding no checksum of sessions.idx checks nothing whole (``_first_damaged`` reads "none
+    known" as nothing damaged): taken as checked, it turned each row's own check off too, and with a flipped byte of
+    the newest session's time ``deja search --since`` dropped its best hit and exited 0 (review53b F2)."""
+    refresh(sample.home, full=True)
+    manifest = index_dir(sample.home) / MANIFEST
+    fields = msgspec.msgpack.decode(manifest.read_bytes())
+    del fields["segments"][0]["files"]["sessions.idx"]
+    manifest.write_bytes(msgspec.msgpack.encode(fields))
+    path, day = _flip_newest_time(sample.home)
+    command = [*ENTRY, "search", "price", "--since", day]
+    done = subprocess.run(command, env=sample.env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", _refusal(path))

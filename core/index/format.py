@@ -195,6 +195,15 @@ SESSION_ROW = struct.Struct("<QIIIBxxxdQIIII")
 #: linear), and each of the 56 x 255 single-byte flips is (``tests/test_session_row_check.py``).
 ROW_CRC_BELOW = 1 << 8
 ROW_CHECK_AT = 21
+
+
+def row_crc(row: bytes | memoryview, ordinal: int) -> int:
+    """The CRC-32 of session ``ordinal``'s row, begun from its ordinal rather than 0: a row is checked where it is,
+    so two rows swapped by a stray write (each whole, each with its own check) are refused, not read as each other's
+    sessions (review53b F1: ``deja show`` gave the other session's title and dates above this one's messages)."""
+    return zlib.crc32(row, ordinal)
+
+
 #: term offset, term length, postings offset (its low 32 bits, then its next 8: a segment's postings.bin may pass
 #: 4 GiB, never 1 TiB; ``term_row``), postings kept, postings in all (the docs holding the term: its idf). 19 bytes,
 #: where a u64 offset made it 22: terms.idx was 6% of the index at 10k sessions (format 22).

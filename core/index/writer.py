@@ -54,6 +54,7 @@ from .format import (
     doc_width,
     filed_paths,
     name_hash,
+    row_crc,
     stream_checks,
     term_row,
 )
@@ -307,13 +308,14 @@ def _narrowed(words: bytes, width: int) -> bytes:
     return bytes(out)
 
 
-def session_row(*fields: int | float) -> bytes:
-    """A session's row of sessions.idx: ``SESSION_ROW``'s ``fields``, and in its three padding bytes what brings the
-    CRC-32 of the whole row below ``ROW_CRC_BELOW``, which every read of the row checks (format 24). A CRC is linear:
-    a row's CRC with padding is its CRC with none XOR what that padding alone flips, and each bit of the padding
-    that flips one bit of the CRC's top 24 is known (``_PADDING_FLIPPING``)."""
+def session_row(ordinal: int, *fields: int | float) -> bytes:
+    """Session ``ordinal``'s row of sessions.idx: ``SESSION_ROW``'s ``fields``, and in its three padding bytes what
+    brings the row's CRC-32, begun from its ordinal (``format.row_crc``), below ``ROW_CRC_BELOW``, which every read of
+    the row checks (format 24). A CRC is linear: a row's CRC with padding is its CRC with none XOR what that padding
+    alone flips, whatever the CRC was begun from, and each bit of the padding that flips one bit of the CRC's top 24
+    is known (``_PADDING_FLIPPING``)."""
     row = SESSION_ROW.pack(*fields)
-    padding, above = 0, zlib.crc32(row) >> _KEPT_BITS
+    padding, above = 0, row_crc(row, ordinal) >> _KEPT_BITS
     for bit, flipping in enumerate(_PADDING_FLIPPING):
         if above >> bit & 1:
             padding ^= flipping
@@ -459,6 +461,7 @@ class SegmentWriter:
         self._deflate: Callable[[bytes, bytes], tuple[bytes, bytes]] | None = None
         self._record_off = 0
         self._session_off = 0
+        self._rows_written = 0  # (the ordinal of the next row: ``session_row`` binds each to its place)
         #: The latest docs' lengths and kinds; every ``_DOC_CHUNK`` docs they go to their files (``_DocFiles``).
         self._doc_lengths = array("I")
         self._doc_kinds = array("B")
@@ -609,6 +612,7 @@ class SegmentWriter:
         project, directory, source, updated, first_doc = held.row
         self._session_idx.write(
             session_row(
+                self._rows_written,
                 self._session_off,
                 len(record),
                 project,
@@ -623,6 +627,7 @@ class SegmentWriter:
         )
         self._session_off += len(record)
         self._record_off += len(block)
+        self._rows_written += 1
 
     def _spill(self) -> None:
         """Write the postings gathered so far to a run file, sorted by term, and forget them: memory stays bounded."""
