@@ -20,6 +20,7 @@ from .call import (
     FRAME_CLOSE,
     FRAME_OPEN,
     UNPROMPTED,
+    WAITED,
     HookCall,
     fit,
     frame,
@@ -832,12 +833,22 @@ def before_prompt(call: HookCall) -> str:
     index = call.index()
     if index is None:
         return call.silent("no index to read")
+    room = frame_room(BUDGET, HEADER)
+    if WAITED in call.seen() and call.owed_opening():  # an event before had no room for the session-start block
+        from .context import opening_room
+
+        if need := opening_room(call):
+            room -= need
+            call.notes.append(
+                f"the recall left {need} bytes to the session-start block, which an event before had no room for"
+            )
     recall = recall_for(
         index,
         prompt,
         call.mode,
         call.conversation_ids,
         call.seen(),
+        room,
         here=call.project_dir,
         opening=opening,
         attached=attached_names(call),

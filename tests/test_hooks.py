@@ -354,6 +354,28 @@ def test_prompt_points_at_a_turn_the_session_start_block_said_instead_of_repeati
     assert LISTED_AT_START not in cause
 
 
+def test_a_conversation_whose_prompts_each_fill_the_recall_still_gets_the_session_start_block(indexed: Machine) -> None:
+    """A resumed chat gets no sessionStart; its first prompt's recall filled the budget, leaving the block to the next
+    event, and so did every prompt after it: the block never came (trial53 F3, 0 of 10 prompts in a week's chats).
+    Once it has waited, the next prompt's recall leaves it the room for one session, and it comes, once."""
+    when = datetime.now(UTC)
+    for i, topic in enumerate(("zephyr capacitor calibration", "quokka turbine lubrication")):
+        answer = f"The {topic} drifts because the {topic} table is read before the warm-up ends. " * 30
+        records = [user_turn(f"why does the {topic} drift after a restart?", when - timedelta(days=9 + i))]
+        records.append(assistant_turn(answer))
+        indexed.write_chat(indexed.api, f"eeee0000-0000-4000-8000-00000000000{i}", records, [], name=topic.title())
+    indexed.index()
+    first = cursor("beforeSubmitPrompt", "c-resumed", indexed.api, prompt="zephyr capacitor calibration drift?")
+    assert "eeee0000-0000-4000-8000-000000000000" in indexed.run("hook-prompt", first, opened=False).text
+    assert "no session-start block: no room left" in indexed.log()
+    second = {**first, "prompt": "quokka turbine lubrication drift?"}
+    text = indexed.run("hook-prompt", second, opened=False).text
+    assert "eeee0000-0000-4000-8000-000000000001" in text and "Recent sessions in this project" in text
+    framed(text, BUDGETS["hook-prompt"])
+    third = indexed.run("hook-prompt", {**first, "prompt": f"tests fail: {MODULE_ERROR}"}, opened=False).text
+    assert API_CHAT in third and "Recent sessions in this project" not in third
+
+
 def test_a_subagents_compaction_leaves_its_parent_what_it_was_shown(indexed: Machine) -> None:
     """A subagent shares its parent's seen-set; its preCompact wiped that set, and the parent was given the same
     recall and the session-start block again, though its own context still held them (trial18 F14)."""
