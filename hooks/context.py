@@ -97,13 +97,15 @@ def opening_room(call: HookCall) -> int:
     meta, updated, stopped = recent[0]
     where = labels_apart({meta.project_dir} - {""}, call.project_dirs).get(meta.project_dir, meta.project)
     head = heading(meta.title or meta.asked, where, updated, meta.id)
-    return len(_header(folders).encode()) + len(FOOTER.encode()) + 2 + _least(head, _details(meta, stopped))
+    least = max(_least(head, _details(meta, stopped)), SESSION_BYTES)  # (``recent_lines`` asks this much at least)
+    return len(_header(folders).encode()) + len(FOOTER.encode()) + 2 + least
 
 
 def _header(folders: list[str]) -> str:
+    """The block's first line: the project's folder, or for a multi-root workspace none (each heading names it)."""
     if len(folders) < 2:
         return f"Recent sessions in this project ({folders[0]}), newest first:"
-    return "Recent sessions in this workspace's folders, newest first:"  # each heading names its project
+    return "Recent sessions in this workspace's folders, newest first:"
 
 
 def _least(head: str, details: list[str]) -> int:
