@@ -29,6 +29,8 @@ from ..cjson import lone_surrogates_replaced, reader
 #: such lines costs, so a refresh of a few turns never imports it, and a build, which reads millions, soon does.
 SCANNER_READS = 1000
 _scanner_reads = 0
+#: How deep orjson reads arrays and objects nested: it refuses a value nested deeper.
+ORJSON_DEPTH = 1024
 
 
 class NotJson(ValueError):
@@ -78,10 +80,14 @@ def strict_loads(raw: bytes | str) -> Any:
 def _scanned(raw: bytes) -> Any:
     """``raw``'s value as orjson reads it, by the C scanner; ValueError where orjson might read it otherwise or
     refuse it: bytes that are not UTF-8 (``UnicodeDecodeError``), an escaped UTF-16 half (orjson refuses a lone one),
-    text that is not one JSON value with numbers orjson reads (``_as_orjson_int``, ``_finite``)."""
+    text that is not one JSON value with numbers orjson reads (``_as_orjson_int``, ``_finite``), text that may be
+    nested deeper than ``ORJSON_DEPTH`` (the scanner of Python 3.12 and later reads thousands deep, past orjson's
+    limit, where 3.11's stopped short of it: a line a hook read, the build refused: pyver53)."""
     text = raw.decode("utf-8")
     if "\\ud" in text or "\\uD" in text:
         raise ValueError("an escaped UTF-16 half")
+    if len(text) > 2 * ORJSON_DEPTH and text.count("[") + text.count("{") > ORJSON_DEPTH:
+        raise ValueError("many brackets: maybe nested deeper than orjson reads")
     return _read(text)
 
 
