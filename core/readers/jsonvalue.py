@@ -86,9 +86,24 @@ def _scanned(raw: bytes) -> Any:
     text = raw.decode("utf-8")
     if "\\ud" in text or "\\uD" in text:
         raise ValueError("an escaped UTF-16 half")
-    if len(text) > 2 * ORJSON_DEPTH and text.count("[") + text.count("{") > ORJSON_DEPTH:
-        raise ValueError("many brackets: maybe nested deeper than orjson reads")
-    return _read(text)
+    value = _read(text)
+    if len(text) > 2 * ORJSON_DEPTH and _deeper_than_orjson_reads(value):  # (shorter text cannot be nested so deep)
+        raise ValueError("nested deeper than orjson reads")
+    return value
+
+
+def _deeper_than_orjson_reads(value: Any) -> bool:
+    """Whether ``value`` holds arrays or objects nested more than ``ORJSON_DEPTH`` deep: a walk over its containers
+    alone, which the scanner has just made (counting the text's brackets cost most of what its reading did)."""
+    containers = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while containers:
+        container, depth = containers.pop()
+        if depth > ORJSON_DEPTH:
+            return True
+        for item in container.values() if isinstance(container, dict) else container:
+            if isinstance(item, (dict, list)):
+                containers.append((item, depth + 1))
+    return False
 
 
 def _with_raw_controls(text: str, refused: ValueError) -> Any:
