@@ -104,6 +104,23 @@ def test_a_line_the_scanner_reads_is_read_as_orjson_reads_it(line: bytes) -> Non
     assert _same(read, expected)
 
 
+def test_a_line_nested_deeper_than_orjson_reads_is_refused_by_the_scanner_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python 3.12's scanner reads thousands deep, past orjson's limit (3.11's stops short of it, unless the recursion
+    limit is raised, as here): a hook read such a line, and the build, reading with orjson, refused it (pyver53)."""
+    monkeypatch.setattr(jsonvalue, "_scanner_reads", 0)
+    deep = b"[" * (jsonvalue.ORJSON_DEPTH + 1) + b"]" * (jsonvalue.ORJSON_DEPTH + 1)
+    wide = b"[" + b",".join([b"[{}]"] * 1500) + b"]"  # (many brackets, two deep: orjson reads it)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20 * jsonvalue.ORJSON_DEPTH)
+    try:
+        with pytest.raises(jsonvalue.NotJson, match="depth"):
+            jsonvalue.strict_loads(deep)
+        assert jsonvalue.strict_loads(wide) == orjson.loads(wide)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert jsonvalue._scanner_reads == 2  # (both were the scanner's to read)
+
+
 @pytest.mark.parametrize("line", LINES, ids=range(len(LINES)))
 def test_the_strict_reading_is_orjsons(line: bytes) -> None:
     """``strict_loads`` (the editor's stored values) reads what orjson reads, as orjson does, and refuses the rest."""

@@ -179,11 +179,11 @@ def test_the_warm_up_sets_start_ups_objects_aside_from_the_garbage_collector(tmp
     land on whichever call set it off. They are frozen even where there is no index yet."""
     from deja.interfaces.mcp_server import LiveIndex
 
-    assert gc.get_freeze_count() == 0
+    frozen = gc.get_freeze_count()  # (0, but 375 on a fresh Python 3.12.1: pyver53)
     try:
         LiveIndex(tmp_path / "no-index-yet").warm()
         deadline = time.monotonic() + 30
-        while gc.get_freeze_count() == 0:
+        while gc.get_freeze_count() <= frozen:
             assert time.monotonic() < deadline, "the warm-up froze nothing"
             time.sleep(0.02)
     finally:

@@ -29,6 +29,8 @@ from ..cjson import lone_surrogates_replaced, reader
 #: such lines costs, so a refresh of a few turns never imports it, and a build, which reads millions, soon does.
 SCANNER_READS = 1000
 _scanner_reads = 0
+#: How deep orjson reads arrays and objects nested: it refuses a value nested deeper.
+ORJSON_DEPTH = 1024
 
 
 class NotJson(ValueError):
@@ -78,11 +80,30 @@ def strict_loads(raw: bytes | str) -> Any:
 def _scanned(raw: bytes) -> Any:
     """``raw``'s value as orjson reads it, by the C scanner; ValueError where orjson might read it otherwise or
     refuse it: bytes that are not UTF-8 (``UnicodeDecodeError``), an escaped UTF-16 half (orjson refuses a lone one),
-    text that is not one JSON value with numbers orjson reads (``_as_orjson_int``, ``_finite``)."""
+    text that is not one JSON value with numbers orjson reads (``_as_orjson_int``, ``_finite``), text that may be
+    nested deeper than ``ORJSON_DEPTH`` (the scanner of Python 3.12 and later reads thousands deep, past orjson's
+    limit, where 3.11's stopped short of it: a line a hook read, the build refused: pyver53)."""
     text = raw.decode("utf-8")
     if "\\ud" in text or "\\uD" in text:
         raise ValueError("an escaped UTF-16 half")
-    return _read(text)
+    value = _read(text)
+    if len(text) > 2 * ORJSON_DEPTH and _deeper_than_orjson_reads(value):  # (shorter text cannot be nested so deep)
+        raise ValueError("nested deeper than orjson reads")
+    return value
+
+
+def _deeper_than_orjson_reads(value: Any) -> bool:
+    """Whether ``value`` holds arrays or objects nested more than ``ORJSON_DEPTH`` deep: a walk over its containers
+    alone, which the scanner has just made (counting the text's brackets cost most of what its reading did)."""
+    containers = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while containers:
+        container, depth = containers.pop()
+        if depth > ORJSON_DEPTH:
+            return True
+        for item in container.values() if isinstance(container, dict) else container:
+            if isinstance(item, (dict, list)):
+                containers.append((item, depth + 1))
+    return False
 
 
 def _with_raw_controls(text: str, refused: ValueError) -> Any:
