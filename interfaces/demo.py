@@ -11,8 +11,10 @@ Cursor runs it: ``deja hook-…`` with the event's JSON on stdin.
 from __future__ import annotations
 
 import os
+import random
 import shlex
 import shutil
+import string
 import subprocess
 import sys
 import tempfile
@@ -53,7 +55,7 @@ def run_demo(keep: bool = False) -> None:
 
 
 def _demo(keep: bool) -> None:
-    folder = Path(tempfile.mkdtemp(prefix="deja-demo-"))
+    folder = _sample_folder()
     try:
         sample = build_sample_history(folder / "history")
         environment = {**sample.environment(folder / "deja"), "DEJA_RECALL": "safe"}
@@ -80,6 +82,21 @@ def _demo(keep: bool) -> None:
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _sample_folder() -> Path:
+    """A new folder of this user's alone (0700, as ``tempfile.mkdtemp`` makes one) for the sample, named
+    ``deja-demo-`` and ten letters. Its name is in every path the sample's chats hold, and ``mkdtemp``'s letters,
+    digits and ``_`` made the index read it as one to nine words from one demo to the next: the sessions' lengths
+    moved, and with them the search's near ties (pyver53: the second snippet shown changed from run to run)."""
+    while True:
+        name = "deja-demo-" + "".join(random.choices(string.ascii_lowercase, k=10))
+        folder = Path(tempfile.gettempdir()) / name
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        return folder
 
 
 def _path_step() -> str:

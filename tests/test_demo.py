@@ -152,3 +152,22 @@ def test_demo_run_from_a_local_bin_off_path_says_to_put_that_folder_on_path(fake
     step = '  export PATH="$HOME/.local/bin:$PATH"   put ~/.local/bin on your PATH first (and in your shell\'s profile)'
     assert step in ran.stdout.splitlines(), ran.stdout[-600:]
     assert "ln -sf" not in ran.stdout
+
+
+def test_the_demo_folders_name_reads_as_the_same_words_every_time() -> None:
+    """The sample's folder is in every path its chats hold: named as ``mkdtemp`` names one (letters, digits, ``_``),
+    it read as one to nine words, so the sessions' lengths and the search's near ties moved from one ``deja demo``
+    to the next (pyver53: its second snippet changed between runs). Each folder is this user's alone, as
+    ``mkdtemp``'s."""
+    from deja.core.text import terms
+    from deja.interfaces.demo import _sample_folder
+
+    words = set()
+    for _ in range(200):
+        folder = _sample_folder()
+        try:
+            assert folder.stat().st_mode & 0o777 == 0o700
+            words.add(len(terms(str(folder / "history"))))
+        finally:
+            folder.rmdir()
+    assert len(words) == 1
