@@ -1,0 +1,62 @@
+"""A session whose last answer is only the agent's next step concluded nothing (trial53 F2).
+
+A chat stopped mid-work (killed, cancelled) on "Checking." was listed by the session-start block as
+``concluded: Checking.``, read by the agent as its outcome, where ``deja wip`` on the same session rightly gave no
+``settled:`` line. The index keeps no conclusion for such an answer; one that says what was done before its next step
+keeps it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from harness import index_chat, run_deja, session_start_block
+
+from deja.core.writers.cursor_agent import assistant_turn, turn_ended, user_turn
+
+CHAT = "c0c1c053-0000-4000-8000-000000000053"
+ASK = "the worker drops jobs after a deploy, why?"
+NOW = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
+
+
+def _chat(home: Path, *answers: str) -> Path:
+    """A chat in ``~/code/api``: the ask, then ``answers``, the last one's turn never ended (the agent stopped)."""
+    project = home / "code" / "api"
+    project.mkdir(parents=True)
+    index_chat(home, project, CHAT, [user_turn(ASK, NOW), *(assistant_turn(text) for text in answers)])
+    return project
+
+
+@pytest.mark.parametrize("last", ["Checking.", "Let me look at the worker's logs.", "Now running the tests…"])
+def test_a_chat_stopped_on_its_next_step_is_listed_without_a_conclusion(fake_home: Path, last: str) -> None:
+    project = _chat(fake_home, last)
+    block = session_start_block(project)
+    assert f"  asked: {ASK}\n" in block, block
+    assert "concluded:" not in block and last not in block, block
+    # wip says the same of the same session: its task, nothing settled
+    wip = run_deja("wip", str(project))
+    assert wip.returncode == 0 and ASK in wip.stdout and "settled:" not in wip.stdout, wip.stdout + wip.stderr
+
+
+def test_an_answer_that_says_what_was_done_before_its_next_step_is_still_the_conclusion(fake_home: Path) -> None:
+    answer = "Fixed the ack timeout in worker/queue.py. Let me run the tests."
+    project = _chat(fake_home, answer)
+    assert f"  concluded: {answer}\n" in session_start_block(project)
+
+
+def test_a_progress_line_ending_a_turn_that_said_a_result_concludes(fake_home: Path) -> None:
+    """A short line that says what came of the work ("Adding the missing index fixed it.") is a conclusion."""
+    answer = "Adding the missing index fixed it."
+    project = _chat(fake_home, "Checking the jobs table.", answer)
+    assert f"  concluded: {answer}\n" in session_start_block(project)
+
+
+def test_a_turn_ended_on_a_next_step_names_no_conclusion(fake_home: Path) -> None:
+    """A turn that ended (``turn_ended``) on "Let me check…" still said nothing found or done."""
+    project = fake_home / "code" / "api"
+    project.mkdir(parents=True)
+    records = [user_turn(ASK, NOW), assistant_turn("Let me check the deploy script."), turn_ended()]
+    index_chat(fake_home, project, CHAT, records)
+    assert "concluded:" not in session_start_block(project)
