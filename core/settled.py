@@ -195,10 +195,11 @@ def ends_on_a_next_step(answer: str) -> bool:
 
 
 def only_a_next_step(answer: str) -> bool:
-    """Whether ``answer`` says nothing found or done (``settled_line``) and ends on what the agent does next
-    ("Checking.", "Let me look at the worker's logs."): the last answer of a session stopped mid-work concluded
-    nothing, and ``concluded: Checking.`` read as its outcome where ``deja wip`` gave no ``settled:`` (trial53 F2)."""
-    return ends_on_a_next_step(answer) and not settled_line(answer)
+    """Whether ``answer`` says nothing found or done (``settled_line``), gives no steps or code (``gives_steps``: "Let
+    me fix that:" and a block for app.py gave the fix) and ends on what the agent does next ("Checking.", "Let me look
+    at the worker's logs."): the last answer of a session stopped mid-work concluded nothing, and ``concluded:
+    Checking.`` read as its outcome where ``deja wip`` gave no ``settled:`` (trial53 F2)."""
+    return ends_on_a_next_step(answer) and not gives_steps(answer) and not settled_line(answer)
 
 
 def ends_on_a_question(answer: str) -> bool:
