@@ -12,9 +12,18 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from harness import index_chat, run_deja, session_start_block
+from harness import failure_hook, index_chat, run_deja, session_start_block, store_shell
 
-from deja.core.writers.cursor_agent import assistant_turn, turn_ended, user_turn
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    store_assistant_message,
+    store_preamble,
+    store_user_message,
+    turn_ended,
+    user_turn,
+    write_chat_store,
+)
 
 CHAT = "c0c1c053-0000-4000-8000-000000000053"
 ASK = "the worker drops jobs after a deploy, why?"
@@ -66,3 +75,22 @@ def test_an_answer_that_gives_code_after_its_next_step_keeps_its_conclusion(fake
     """An answer of "Let me fix that:" and a block for a file gave the fix: its conclusion names the file, as before."""
     project = _chat(fake_home, "Let me fix that:\n\n```python:worker/queue.py\nACK_TIMEOUT = 30\n```")
     assert "  concluded: Code for worker/queue.py. Let me fix that:\n" in session_start_block(project)
+
+
+def test_the_failure_hook_gives_no_conclusion_of_a_chat_that_stopped_on_its_next_step(fake_home: Path) -> None:
+    project = fake_home / "code" / "api"
+    project.mkdir(parents=True)
+    error = "ModuleNotFoundError: No module named 'api.cache'"
+    messages = [
+        *store_preamble(str(project)),
+        store_user_message("pytest cannot import the cache module"),
+        *store_shell("t1", "pytest -q", error, 1, "Running the tests."),
+        *store_shell("t2", "pip install -e .", "Successfully installed api", 0),
+        *store_shell("t3", "pytest -q", "14 passed in 0.8s", 0),
+        store_assistant_message("Checking the coverage report."),
+    ]
+    chat = chat_dir_for(fake_home / ".cursor", str(project), CHAT)
+    write_chat_store(chat, cwd=str(project), name="cache import", messages=messages)
+    assert run_deja("index").returncode == 0
+    said = failure_hook(project, "pytest -q", error)
+    assert "What followed: `pip install -e .`" in said and "Concluded" not in said, said
