@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from harness import failure_hook, index_chat, run_deja, session_start_block, store_shell
 
+from deja.core.settled import only_a_next_step
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -94,3 +95,25 @@ def test_the_failure_hook_gives_no_conclusion_of_a_chat_that_stopped_on_its_next
     assert run_deja("index").returncode == 0
     said = failure_hook(project, "pytest -q", error)
     assert "What followed: `pip install -e .`" in said and "Concluded" not in said, said
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I'll check the logs.",
+        "I will check the logs.",
+        "I'm going to check the logs.",
+        "I'd be happy to look at the logs.",
+        "Happy to look at the logs.",
+        "Let's look at the logs.",
+        "Let us look at the logs.",
+        "We'll need to look at the logs.",
+        "We need to look at the logs.",
+        "Sure! Now, let me look at the logs.",
+        "Still waiting on the build.",
+    ],
+)
+def test_each_way_of_saying_a_next_step_is_one_however_few_words_it_shares(answer: str) -> None:
+    """Every phrase that opens a next step passes the words an answer must hold to be read (``_NEXT_STEP_WORDS``)."""
+    assert only_a_next_step(answer)
+    assert not only_a_next_step("It drains once the backoff grows.")
