@@ -1,0 +1,119 @@
+"""A session whose last answer is only the agent's next step concluded nothing (trial53 F2).
+
+A chat stopped mid-work (killed, cancelled) on "Checking." was listed by the session-start block as
+``concluded: Checking.``, read by the agent as its outcome, where ``deja wip`` on the same session rightly gave no
+``settled:`` line. The index keeps no conclusion for such an answer; one that says what was done before its next step
+keeps it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from harness import failure_hook, index_chat, run_deja, session_start_block, store_shell
+
+from deja.core.settled import only_a_next_step
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    store_assistant_message,
+    store_preamble,
+    store_user_message,
+    turn_ended,
+    user_turn,
+    write_chat_store,
+)
+
+CHAT = "c0c1c053-0000-4000-8000-000000000053"
+ASK = "the worker drops jobs after a deploy, why?"
+NOW = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
+
+
+def _chat(home: Path, *answers: str) -> Path:
+    """A chat in ``~/code/api``: the ask, then ``answers``, the last one's turn never ended (the agent stopped)."""
+    project = home / "code" / "api"
+    project.mkdir(parents=True)
+    index_chat(home, project, CHAT, [user_turn(ASK, NOW), *(assistant_turn(text) for text in answers)])
+    return project
+
+
+@pytest.mark.parametrize("last", ["Checking.", "Let me look at the worker's logs.", "Now running the tests…"])
+def test_a_chat_stopped_on_its_next_step_is_listed_without_a_conclusion(fake_home: Path, last: str) -> None:
+    project = _chat(fake_home, last)
+    block = session_start_block(project)
+    assert f"  asked: {ASK}\n" in block, block
+    assert "concluded:" not in block and last not in block, block
+    # wip says the same of the same session: its task, nothing settled
+    wip = run_deja("wip", str(project))
+    assert wip.returncode == 0 and ASK in wip.stdout and "settled:" not in wip.stdout, wip.stdout + wip.stderr
+
+
+def test_an_answer_that_says_what_was_done_before_its_next_step_is_still_the_conclusion(fake_home: Path) -> None:
+    answer = "Fixed the ack timeout in worker/queue.py. Let me run the tests."
+    project = _chat(fake_home, answer)
+    assert f"  concluded: {answer}\n" in session_start_block(project)
+
+
+def test_a_progress_line_ending_a_turn_that_said_a_result_concludes(fake_home: Path) -> None:
+    """A short line that says what came of the work ("Adding the missing index fixed it.") is a conclusion."""
+    answer = "Adding the missing index fixed it."
+    project = _chat(fake_home, "Checking the jobs table.", answer)
+    assert f"  concluded: {answer}\n" in session_start_block(project)
+
+
+def test_a_turn_ended_on_a_next_step_names_no_conclusion(fake_home: Path) -> None:
+    """A turn that ended (``turn_ended``) on "Let me check…" still said nothing found or done."""
+    project = fake_home / "code" / "api"
+    project.mkdir(parents=True)
+    records = [user_turn(ASK, NOW), assistant_turn("Let me check the deploy script."), turn_ended()]
+    index_chat(fake_home, project, CHAT, records)
+    assert "concluded:" not in session_start_block(project)
+
+
+def test_an_answer_that_gives_code_after_its_next_step_keeps_its_conclusion(fake_home: Path) -> None:
+    """An answer of "Let me fix that:" and a block for a file gave the fix: its conclusion names the file, as before."""
+    project = _chat(fake_home, "Let me fix that:\n\n```python:worker/queue.py\nACK_TIMEOUT = 30\n```")
+    assert "  concluded: Code for worker/queue.py. Let me fix that:\n" in session_start_block(project)
+
+
+def test_the_failure_hook_gives_no_conclusion_of_a_chat_that_stopped_on_its_next_step(fake_home: Path) -> None:
+    project = fake_home / "code" / "api"
+    project.mkdir(parents=True)
+    error = "ModuleNotFoundError: No module named 'api.cache'"
+    messages = [
+        *store_preamble(str(project)),
+        store_user_message("pytest cannot import the cache module"),
+        *store_shell("t1", "pytest -q", error, 1, "Running the tests."),
+        *store_shell("t2", "pip install -e .", "Successfully installed api", 0),
+        *store_shell("t3", "pytest -q", "14 passed in 0.8s", 0),
+        store_assistant_message("Checking the coverage report."),
+    ]
+    chat = chat_dir_for(fake_home / ".cursor", str(project), CHAT)
+    write_chat_store(chat, cwd=str(project), name="cache import", messages=messages)
+    assert run_deja("index").returncode == 0
+    said = failure_hook(project, "pytest -q", error)
+    assert "What followed: `pip install -e .`" in said and "Concluded" not in said, said
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I'll check the logs.",
+        "I will check the logs.",
+        "I'm going to check the logs.",
+        "I'd be happy to look at the logs.",
+        "Happy to look at the logs.",
+        "Let's look at the logs.",
+        "Let us look at the logs.",
+        "We'll need to look at the logs.",
+        "We need to look at the logs.",
+        "Sure! Now, let me look at the logs.",
+        "Still waiting on the build.",
+    ],
+)
+def test_each_way_of_saying_a_next_step_is_one_however_few_words_it_shares(answer: str) -> None:
+    """Every phrase that opens a next step passes the words an answer must hold to be read (``_NEXT_STEP_WORDS``)."""
+    assert only_a_next_step(answer)
+    assert not only_a_next_step("It drains once the backoff grows.")
