@@ -28,10 +28,6 @@ CLAIM_FLAGS = oscalls.O_CREAT | oscalls.O_EXCL | oscalls.O_WRONLY | getattr(osca
 SEEN_BYTES = 64 << 10
 #: The line in a conversation's seen-set saying it was given the session-start block.
 STARTED = "started"
-#: The line in a conversation's seen-set saying an event owed the session-start block had no room for it: the next
-#: prompt's recall leaves it room (``context.opening_room``), or a conversation whose prompts each recall something
-#: never got it (trial53 F3).
-WAITED = "waited"
 #: The line in a conversation's seen-set saying a prompt was asked in it: the next ones are in its middle.
 ASKED = "asked"
 #: The line in a conversation's seen-set saying its prompts reach deja only in its transcript: no prompt hook ran in it

@@ -9,7 +9,7 @@ event's budget and after its own answer. Either way a conversation gets it once.
 from __future__ import annotations
 
 from ..core.keys import labels_apart, sessions_key
-from .call import STARTED, WAITED, HookCall, fit, frame, frame_lines, frame_room
+from .call import STARTED, HookCall, fit, frame, frame_lines, frame_room
 from .describe import heading, outcome
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -28,8 +28,6 @@ SESSION_BYTES = 120
 #: A detail line (``asked:``, ``concluded:``, ``files:``) is never cut shorter than this: "asked: Why does th…"
 #: says nothing. A session that cannot have its heading whole and its details this long waits for a later event.
 READABLE_LINE = 60
-#: Why an event owed the block gives none: no room for one session at its readable minimum.
-WAITING = "no room left in this event's budget for a readable block; the next event gives it"
 
 
 def session_start(call: HookCall) -> str:
@@ -48,8 +46,6 @@ def with_opening(call: HookCall, text: str, budget: int) -> str:
     lines, why = recent_lines(call, frame_room(budget, *own), shown="\n".join(own))
     if not lines:
         call.notes.append(f"no session-start block: {why}")
-        if why == WAITING and WAITED not in call.seen():
-            call.remember([WAITED])
         return text
     call.notes.append("with the session-start block")
     return frame([*own, *lines], budget)
@@ -68,50 +64,24 @@ def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str],
     if index is None:
         return [], "no index to read"
     folders = call.project_folders(index)
-    header = _header(folders)
+    header = (
+        f"Recent sessions in this project ({folders[0]}), newest first:"
+        if len(folders) < 2
+        else "Recent sessions in this workspace's folders, newest first:"  # each heading names its project
+    )
     room -= len(header.encode()) + len(FOOTER.encode()) + 2
+    waiting = "no room left in this event's budget for a readable block; the next event gives it"
     if room < SESSION_BYTES:
-        return [], WAITING
+        return [], waiting
     recent = _recent(call, index, folders, min(SESSIONS[call.mode], room // SESSION_BYTES), shown)
     if not recent:
         call.remember([STARTED])
         return [], "no other session in this project"
     blocks = _readable_blocks(recent, room, call.project_dirs)
     if not blocks:
-        return [], WAITING
+        return [], waiting
     call.remember([STARTED, *(f"s:{meta.id}" for meta, _ in blocks)])
     return [header, *(line for _, block in blocks for line in block), FOOTER], ""
-
-
-def opening_room(call: HookCall) -> int:
-    """The bytes the block needs to list its newest session at its readable minimum (``_readable_blocks``), header and
-    footer included; 0 when there is none to list. What a prompt's recall leaves it once an event had no room for it:
-    a conversation that got no ``sessionStart`` and whose prompts each recall something never got it (trial53 F3)."""
-    index = call.index() if call.project_dir else None
-    if index is None:
-        return 0
-    folders = call.project_folders(index)
-    recent = _recent(call, index, folders, 1, "")
-    if not recent:
-        return 0
-    meta, updated, stopped = recent[0]
-    where = labels_apart({meta.project_dir} - {""}, call.project_dirs).get(meta.project_dir, meta.project)
-    head = heading(meta.title or meta.asked, where, updated, meta.id)
-    least = max(_least(head, _details(meta, stopped)), SESSION_BYTES)  # (``recent_lines`` asks this much at least)
-    return len(_header(folders).encode()) + len(FOOTER.encode()) + 2 + least
-
-
-def _header(folders: list[str]) -> str:
-    """The block's first line: the project's folder, or for a multi-root workspace none (each heading names it)."""
-    if len(folders) < 2:
-        return f"Recent sessions in this project ({folders[0]}), newest first:"
-    return "Recent sessions in this workspace's folders, newest first:"
-
-
-def _least(head: str, details: list[str]) -> int:
-    """The bytes a session's block takes at its readable minimum: its heading whole, each detail line whole or at
-    least ``READABLE_LINE`` bytes."""
-    return len(head.encode()) + 1 + sum(min(len(line.encode()), READABLE_LINE) + 1 for line in details)
 
 
 def _readable_blocks(recent: list[Recent], room: int, roots: list[str]) -> list[tuple[SessionMeta, list[str]]]:
@@ -127,7 +97,7 @@ def _readable_blocks(recent: list[Recent], room: int, roots: list[str]) -> list[
         where = labels.get(meta.project_dir, meta.project)
         head = fit(heading(meta.title or meta.asked, where, updated, meta.id), room)
         details = _details(meta, stopped)
-        need = _least(head, details)
+        need = len(head.encode()) + 1 + sum(min(len(line.encode()), READABLE_LINE) + 1 for line in details)
         if used + need > room:
             break
         chosen.append((meta, head, details))

@@ -20,9 +20,7 @@ from .call import (
     FRAME_CLOSE,
     FRAME_OPEN,
     UNPROMPTED,
-    WAITED,
     HookCall,
-    fit,
     frame,
     frame_lines,
     frame_room,
@@ -38,9 +36,6 @@ if TYPE_CHECKING:
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
 SHOWN_ALREADY = "what matched best was shown in this conversation already"
-#: What follows the heading of a session whose matching turn this conversation's session-start block said (its
-#: ``asked:`` and ``concluded:``): one line in place of the same two texts again (trial53 F1).
-LISTED_AT_START = ": its asked: and concluded: at this conversation's start are the turn that matches"
 #: At most this many attached files' names are read.
 ATTACHED_FILES = 5
 #: The longest file name and path a file system allows (Linux's NAME_MAX and PATH_MAX): an attachment past them is no file.
@@ -667,17 +662,8 @@ def _recall(
     recall = Recall(why="; ".join(why for _, why in kept))
     shown: dict[str, str] = {}
     projects = project_labels([(hit.project, hit.project_dir) for hit in chosen], here)
-    share = room // len(chosen)
-    pointers = [
-        fit(heading(hit.title, where, hit.updated, hit.session_id) + LISTED_AT_START, share - 1)
-        if _said_at_start(index, hit, wanted, seen, share)
-        else ""
-        for hit, where in zip(chosen, projects, strict=True)
-    ]
-    if wholes := sum(not pointer for pointer in pointers):  # the room a pointer leaves goes to the sessions shown whole
-        share = (room - sum(len(pointer.encode()) + 1 for pointer in pointers)) // wholes
-    for hit, where, pointer in zip(chosen, projects, pointers, strict=True):
-        recall.lines.extend([pointer] if pointer else _block(index, hit, wanted, share, where, finding, shown))
+    for hit, where in zip(chosen, projects, strict=True):
+        recall.lines.extend(_block(index, hit, wanted, room // len(chosen), where, finding, shown))
         recall.keys.append(_key(hit))
         recall.session_ids.append(hit.session_id)
     return recall
@@ -729,22 +715,6 @@ def _lead(result: SearchResult, hit: Hit) -> float:
 
 def _key(hit: Hit) -> str:
     return f"p:{hit.session_id}:{hit.best[1]}"
-
-
-def _said_at_start(index: Index, hit: Hit, wanted: set[str], seen: set[str], room: int) -> bool:
-    """Whether this conversation's session-start block listed the hit's session (``s:<id>`` in ``seen``) and said
-    the turn recall would show: its question as the block's ``asked:``, its answer as its ``concluded:`` (a session
-    the block gave as stopped on a failed command showed no conclusion). A prompt right after the block was given
-    "deploy token"'s ask and answer a second time, word for word (trial53 F1); a turn the block did not say is news."""
-    if f"s:{hit.session_id}" not in seen:
-        return False
-    from ..core.ending import failed_at_end
-
-    segment = index.segments[hit.best[0]]
-    meta = segment.session(segment.doc(hit.best[1]).ordinal)
-    said = {"user": meta.asked, "assistant": "" if failed_at_end(segment, meta) else meta.concluded}
-    turn = best_turn(index, hit, wanted, room)
-    return bool(turn) and all(says_the_same(side.text, said.get(side.role, "")) for side in turn)
 
 
 def _why_none(result: SearchResult, mode: str, asked: Asked, best_held: set[str]) -> str:
@@ -833,22 +803,12 @@ def before_prompt(call: HookCall) -> str:
     index = call.index()
     if index is None:
         return call.silent("no index to read")
-    room = frame_room(BUDGET, HEADER)
-    if WAITED in call.seen() and call.owed_opening():  # an event before had no room for the session-start block
-        from .context import opening_room
-
-        if need := opening_room(call):
-            room -= need
-            call.notes.append(
-                f"the recall left {need} bytes to the session-start block, which an event before had no room for"
-            )
     recall = recall_for(
         index,
         prompt,
         call.mode,
         call.conversation_ids,
         call.seen(),
-        room,
         here=call.project_dir,
         opening=opening,
         attached=attached_names(call),

@@ -39,7 +39,6 @@ from deja.core.writers.cursor_agent import (
 )
 from deja.hooks.build_request import BUILD_SENTINEL
 from deja.hooks.call import FRAME_CLOSE, FRAME_OPEN, STARTED, HookCall
-from deja.hooks.prompt import LISTED_AT_START
 from deja.hooks.run import OPENERS
 
 CURSOR_VERSION = "2.4.21"
@@ -329,51 +328,6 @@ def test_prompt_shows_a_block_once_per_conversation(indexed: Machine) -> None:
         "hook-session-end", cursor("preCompact", "c-dedupe", indexed.api, trigger="auto", context_usage_percent=91)
     )
     assert API_CHAT in indexed.run("hook-prompt", payload).text
-
-
-def test_prompt_points_at_a_turn_the_session_start_block_said_instead_of_repeating_it(indexed: Machine) -> None:
-    """The session-start block lists "Rate limit the price endpoint" with its ask and conclusion; a prompt asking that
-    again was given the same ask and answer a second time, word for word (trial53 F1). Now one line names the session
-    and says its turn is the block's; a turn the block did not say still comes whole: the price cache chat's block
-    says its test, and a prompt about stale prices is given the turn that found the cause."""
-    rate = "c0ffee07-1a2b-4c3d-8e9f-0a1b2c3d0007"
-    block = indexed.run("hook-context", cursor("sessionStart", "c-start", indexed.api)).text
-    said = "add rate limiting to the /prices endpoint"
-    assert f"asked: {said}" in block and rate in block and API_CACHE_CHAT in block
-    asked = f"{said}, 60 requests a minute"
-    elsewhere = indexed.run("hook-prompt", cursor("beforeSubmitPrompt", "c-fresh", indexed.api, prompt=asked)).text
-    assert f"user: {said}" in elsewhere  # (what a conversation not given the block is told)
-    again = indexed.run("hook-prompt", cursor("beforeSubmitPrompt", "c-start", indexed.api, prompt=asked)).text
-    pointer = [line for line in again.splitlines() if rate in line]
-    assert pointer == [pointer[0]] and pointer[0].endswith(LISTED_AT_START) and f"`deja show {rate}`" in pointer[0]
-    concluded = next(line for line in block.splitlines() if line.startswith("  concluded: Added a token bucket"))
-    assert said not in again and concluded.removeprefix("  concluded: ") not in again
-    stale = "why do the prices go stale when I switch the locale?"
-    cause = indexed.run("hook-prompt", cursor("beforeSubmitPrompt", "c-start", indexed.api, prompt=stale)).text
-    assert API_CACHE_CHAT in cause and "The cache key in api/cache.py omits the locale" in cause
-    assert LISTED_AT_START not in cause
-
-
-def test_a_conversation_whose_prompts_each_fill_the_recall_still_gets_the_session_start_block(indexed: Machine) -> None:
-    """A resumed chat gets no sessionStart; its first prompt's recall filled the budget, leaving the block to the next
-    event, and so did every prompt after it: the block never came (trial53 F3, 0 of 10 prompts in a week's chats).
-    Once it has waited, the next prompt's recall leaves it the room for one session, and it comes, once."""
-    when = datetime.now(UTC)
-    for i, topic in enumerate(("zephyr capacitor calibration", "quokka turbine lubrication")):
-        answer = f"The {topic} drifts because the {topic} table is read before the warm-up ends. " * 30
-        records = [user_turn(f"why does the {topic} drift after a restart?", when - timedelta(days=9 + i))]
-        records.append(assistant_turn(answer))
-        indexed.write_chat(indexed.api, f"eeee0000-0000-4000-8000-00000000000{i}", records, [], name=topic.title())
-    indexed.index()
-    first = cursor("beforeSubmitPrompt", "c-resumed", indexed.api, prompt="zephyr capacitor calibration drift?")
-    assert "eeee0000-0000-4000-8000-000000000000" in indexed.run("hook-prompt", first, opened=False).text
-    assert "no session-start block: no room left" in indexed.log()
-    second = {**first, "prompt": "quokka turbine lubrication drift?"}
-    text = indexed.run("hook-prompt", second, opened=False).text
-    assert "eeee0000-0000-4000-8000-000000000001" in text and "Recent sessions in this project" in text
-    framed(text, BUDGETS["hook-prompt"])
-    third = indexed.run("hook-prompt", {**first, "prompt": f"tests fail: {MODULE_ERROR}"}, opened=False).text
-    assert API_CHAT in third and "Recent sessions in this project" not in third
 
 
 def test_a_subagents_compaction_leaves_its_parent_what_it_was_shown(indexed: Machine) -> None:
