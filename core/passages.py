@@ -1,4 +1,4 @@
-"""The passages a hit of a person's or an agent's search shows (a hook's search shows none: ``search._shown`` loads
+"""The passages a hit of a person's or an agent's search shows (a hook's search shows none: ``search._collect`` loads
 this module only for a search that shows some), and when their messages were written, read from as few of them as
 those passages need.
 
@@ -14,7 +14,7 @@ from itertools import chain, islice
 
 from .fields import FIELD_ROLE, KIND_ASSISTANT, KIND_COMMAND, MESSAGE_KINDS, acted_on, kind_text
 from .lines import stretch
-from .search import SNIPPET_CHARS, Snippet, _said, closing_answer, densest_window, term_hits
+from .search import SNIPPET_CHARS, Snippet, closing_answer, densest_window, passage_docs, term_hits
 
 TYPE_CHECKING = False  # (as core.search: typing not imported at run time)
 
@@ -121,12 +121,12 @@ def _written_since(written: Written, scored: list[tuple[float, int]], since: dat
     """
     meta, first = written.meta, written.first_since(since)
     if first in (0, meta.messages):
-        return _said(written.segment, scored)
+        return passage_docs(written.segment, scored)
     position = written.segment.position
     starts = position(meta.first_doc + first)  # (the docs of a message share its record's position)
-    inside = (doc for doc in _said(written.segment, scored) if position(doc) >= starts)
+    inside = (doc for doc in passage_docs(written.segment, scored) if position(doc) >= starts)
     found = next(inside, None)
-    return _said(written.segment, scored) if found is None else chain((found,), inside)
+    return passage_docs(written.segment, scored) if found is None else chain((found,), inside)
 
 
 def _snippets(
@@ -142,7 +142,7 @@ def _snippets(
     repeat too: a command's error lines are lines of its output, and read as its output twice with the words
     reordered (trial9 F10), as does the same failure printed by two runs (trial11 F1)."""
     segment = written.segment
-    docs = _said(segment, scored) if since is None else _written_since(written, scored, since)
+    docs = passage_docs(segment, scored) if since is None else _written_since(written, scored, since)
     out: list[Snippet] = []
     shown: list[tuple[int, str, set[str]]] = []  # each snippet shown: its message's position, its role, its words
     while len(out) < count and (batch := list(islice(docs, count - len(out)))):
@@ -173,13 +173,12 @@ def shown(
     """A hit's ``count`` snippets (:func:`_snippets`); of the first hit of a query that asks how something was fixed
     (``FIX_TERMS``), the last of them is the answer that closed its best passage's turn (``closing_answer``) unless
     one shown is from it: the best passages were the question and the diagnosis ("`COPY . /app` before the pip
-    install busts the cache"), not "Fixed: requirements.txt is copied first…" (trial48b F6)."""
-    if not count:
-        return []
+    install busts the cache"), not "Fixed: requirements.txt is copied first…" (trial48b F6). ``count`` is 1 or more:
+    ``search._collect`` loads this module only for a search that shows passages."""
     shown = _snippets(Written(segment, ordinal, meta), scored, wanted, count, since)
     if not first or not wanted & FIX_TERMS or not shown:
         return shown
-    doc = next(_said(segment, scored), -1)
+    doc = next(passage_docs(segment, scored), -1)
     if doc < 0:
         return shown
     if segment.kind(doc) not in MESSAGE_KINDS:

@@ -234,12 +234,12 @@ def recency(updated: float, now: float) -> float:
     return 1.0 + RECENCY_BOOST * 0.5 ** (age_days / 30)
 
 
-_Key = tuple[int, int]
-#: Search keys a doc as one int, its segment's number above its own (``_doc_bits``), and a session as its segment's
+SessionPair = tuple[int, int]
+#: Search keys a doc as one int, its segment's number above its own (``doc_key_bits``), and a session as its segment's
 #: number above its ordinal (``KIND_SHIFT`` bits): ints hash faster than pairs, thousands a search.
 
 
-def _doc_bits(index: Index) -> int:
+def doc_key_bits(index: Index) -> int:
     """How many bits a doc key gives the doc below its segment's number: as few as the largest segment needs. Keys
     that small stay one-digit ints (below 2**30) while the segments' count fits the bits left, and their shifts,
     masks and hashes take CPython's fast path: keyed above 32 bits, a later segment's docs took a recalling prompt
@@ -251,21 +251,21 @@ def _session_key(seg_i: int, ordinal: int) -> int:
     return seg_i << KIND_SHIFT | ordinal
 
 
-def _session_pair(session: int) -> _Key:
+def session_pair(session: int) -> SessionPair:
     """(segment number, ordinal) of a session's key."""
     return session >> KIND_SHIFT, session & ORDINAL_MASK
 
 
 def _doc_keys(seg_i: int, docs: Sequence[int], bits: int) -> Iterable[int]:
     """The keys of ``docs`` of segment ``seg_i`` (the first segment's are the docs themselves), made with ``bits``
-    (``_doc_bits``). Or'd by ``or_`` with the segment's base repeated: the base's own ``__or__`` is a slot wrapper,
+    (``doc_key_bits``). Or'd by ``or_`` with the segment's base repeated: the base's own ``__or__`` is a slot wrapper,
     which packs each call's argument in a tuple (a recalling prompt's hook at 1k sessions, half of whose 18.6k
     postings are a later segment's: 1.35 M instructions more)."""
     return map(or_, repeat(seg_i << bits), docs) if seg_i else docs
 
 
-class _Scores:
-    """Every candidate doc's score, keyed (``_doc_bits``) in the order each was first matched, and the query terms
+class DocScores:
+    """Every candidate doc's score, keyed (``doc_key_bits``) in the order each was first matched, and the query terms
     each matched (bit masks: as written, and only through another word, ``thesaurus.related``).
 
     A postings list is added whole, at C speed: each doc's score so far (0 for a doc not scored yet) plus its weighted
@@ -278,7 +278,7 @@ class _Scores:
 
     def __init__(self, bits: int) -> None:
         self.scores: dict[int, float] = {}
-        #: How the keys are made (``_doc_bits``): a key's segment number is ``key >> bits``.
+        #: How the keys are made (``doc_key_bits``): a key's segment number is ``key >> bits``.
         self.bits = bits
         #: (where it ends in ``scores``, segment number) of each run of keys of one segment, in order: ``_group`` reads
         #: a run's docs against its segment, not working each key's segment out of it (a list is of one segment).
@@ -339,9 +339,9 @@ def _score_docs(
     spelt: dict[str, str] | None = None,
     compounds: dict[str, Compound] | None = None,
     common_budget: int | None = None,
-) -> tuple[_Scores, dict[str, float], set[str]]:
-    """Every candidate doc's score and the query terms it matched (``_Scores``, keyed ``seg_i << bits | doc``:
-    ``_doc_bits``), each term's idf, and the terms some doc holds, as written or nearly.
+) -> tuple[DocScores, dict[str, float], set[str]]:
+    """Every candidate doc's score and the query terms it matched (``DocScores``, keyed ``seg_i << bits | doc``:
+    ``doc_key_bits``), each term's idf, and the terms some doc holds, as written or nearly.
 
     ``parts`` maps a term that is only part of an identifier to the identifier (see ``text.identifier_parts``);
     ``others`` a term to the other words it also looks for, with their share of its weight
@@ -356,7 +356,7 @@ def _score_docs(
     term nearly, at ``RELATED_WEIGHT`` of its first word's idf or of its own, the lower (a spaced match outranked the
     closed word: "check out the docs" came before "git checkout main", review41b H1, review41c H1).
     """
-    scores = _Scores(_doc_bits(index))
+    scores = DocScores(doc_key_bits(index))
     idfs: dict[str, float] = {}
     reached: set[str] = set()
     parts = parts or {}
@@ -481,7 +481,7 @@ def _add_postings(
     flag: int,
     near: bool,
     filters: Filters,
-    scores: _Scores,
+    scores: DocScores,
     budgets: tuple[int, int],
     admitted: Admitted | None,
     saying: Compound | None = None,
@@ -506,7 +506,7 @@ def _add_postings(
     kinds = filters.kinds
     # A common term decides little of the ranking: it reads less far.
     term_budget = budgets[idf < COMMON_IDF]
-    bits = _doc_bits(index)
+    bits = doc_key_bits(index)
     said = False
     for i, segment, p_off, count, holding in found:
         if not count:
@@ -561,7 +561,7 @@ def _saying(
 
 
 def _date_boosts(
-    index: Index, dates: list[tuple[str, str]], doc_scores: _Scores, known: dict[int, int] | None
+    index: Index, dates: list[tuple[str, str]], doc_scores: DocScores, known: dict[int, int] | None
 ) -> dict[int, float]:
     """Session key -> boost, for the sessions from ``dates``.
 
@@ -571,7 +571,7 @@ def _date_boosts(
     message came before the period ended and the session was still updated after it began.
     """
     boosts: dict[int, float] = {}
-    bits = _doc_bits(index)
+    bits = doc_key_bits(index)
     for key, precision in dates:
         factor = DATE_BOOST[precision]
         keys, bounds = local_period(key) or ({key: True}, None)
@@ -638,7 +638,11 @@ REGEX_SECONDS = 1.0
 
 
 def _group(
-    index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
+    index: Index,
+    doc_scores: DocScores,
+    filters: Filters,
+    only: frozenset[SessionPair] | None,
+    known: dict[int, int] | None,
 ) -> dict[int, list]:
     """Each candidate session's total score and docs, by key, as one list, ``[total, doc, doc, …]``, filters checked
     on the fixed-width keys only. A session's docs and its running total come in the order its docs were first
@@ -689,7 +693,7 @@ BEST_TURN_BOUND = 1 + 2 * NEIGHBOUR_SHARE * (1 + 2 * SECOND_BEST_SHARE)
 #: A thousandth more than the bound: rounding never makes a session outscore its own bound.
 ROUNDING_MARGIN = 1.001
 
-_Ranked = tuple[float, _Key, list[tuple[float, int]]]
+_Ranked = tuple[float, SessionPair, list[tuple[float, int]]]
 
 
 class _Ranking:
@@ -713,7 +717,7 @@ class _Ranking:
         self,
         index: Index,
         grouped: dict[int, list],
-        doc_scores: _Scores,
+        doc_scores: DocScores,
         words: list[str],
         dated: dict[int, float],
         shortlist_size: int,
@@ -778,7 +782,7 @@ class _Ranking:
         return waiting.pop(0)[2] if waiting else None
 
     def _keys(self, session: int) -> SessionKeys:
-        seg_i, ordinal = _session_pair(session)
+        seg_i, ordinal = session_pair(session)
         return self._index.segments[seg_i].session_keys(ordinal)
 
     def _bound(self, session: int, docs: list[tuple[float, int]], recent: float) -> float:
@@ -800,7 +804,7 @@ class _Ranking:
 
     def _rank(self, session: int, docs: list[tuple[float, int]], recent: float) -> _Ranked:
         """One session ranked in full."""
-        key = _session_pair(session)
+        key = session_pair(session)
         segment = self._index.segments[key[0]]
         bits = self._doc_scores.bits
         turns, scored = _turns(segment, key, [(score, doc & (1 << bits) - 1) for score, doc in docs])
@@ -815,7 +819,9 @@ class _Ranking:
         return total * recent * self._dated.get(session, 1.0), key, scored
 
 
-def _turns(segment: Segment, key: _Key, scored: list[tuple[float, int]]) -> tuple[list[float], list[tuple[float, int]]]:
+def _turns(
+    segment: Segment, key: SessionPair, scored: list[tuple[float, int]]
+) -> tuple[list[float], list[tuple[float, int]]]:
     """A session's matching docs as turns: each turn's score, best first, and the docs, the best turn's first.
 
     A message's doc and its field docs (what its commands printed, the errors, its edits) score together as one
@@ -873,7 +879,7 @@ def _window_cover(segment: Segment, scored: list[tuple[float, int]], masks: list
     return best
 
 
-def _mask(doc_scores: _Scores, key: _Key, scored: list[tuple[float, int]]) -> int:
+def _mask(doc_scores: DocScores, key: SessionPair, scored: list[tuple[float, int]]) -> int:
     """The query terms ``scored``'s docs (of the session ``key``) hold as written."""
     mask = 0
     for written, _ in doc_scores.masks(key[0] << doc_scores.bits | doc for _, doc in scored):
@@ -893,7 +899,7 @@ class _Query(Record):
 
 def _wanted(
     segment: Segment,
-    key: _Key,
+    key: SessionPair,
     scored: list[tuple[float, int]],
     query: _Query,
     phrases: bool,
@@ -956,7 +962,7 @@ def search(
     for word, alternatives in otherwise.terms.items():
         others.setdefault(word, []).extend(alternatives)
     words += gained
-    only: frozenset[_Key] | None = None
+    only: frozenset[SessionPair] | None = None
     known: dict[int, int] | None = None
     if filters.active:  # (a hook's search has none: the filters' code is not loaded)
         from .search_filters import admitted_keys, known_docs
@@ -1031,7 +1037,7 @@ def _phrase_mask(words: list[str], wanted: list[str]) -> int:
     return sum(1 << words.index(t) for p in wanted for t in terms(p) if t in words)
 
 
-def _held_phrases(index: Index, ranked: _Ranking, doc_scores: _Scores, query: _Query, filters: Filters) -> list[str]:
+def _held_phrases(index: Index, ranked: _Ranking, doc_scores: DocScores, query: _Query, filters: Filters) -> list[str]:
     """The phrases of ``query`` some candidate not excluded holds all the words of, anywhere in its docs."""
     wanted = {phrase: _phrase_mask(query.words, [phrase]) for phrase in query.phrases}
     held: set[str] = set()
@@ -1059,7 +1065,7 @@ def _compiled(pattern: str | None) -> re.Pattern | None:
 def _collect(
     index: Index,
     ranked: _Ranking,
-    doc_scores: _Scores,
+    doc_scores: DocScores,
     query: _Query,
     filters: Filters,
     limit: int,
@@ -1078,6 +1084,8 @@ def _collect(
         from .search_filters import RegexClock
 
         clock = RegexClock(REGEX_SECONDS, armed=True)
+    if snippets:  # (the passages' code loaded only by a search that shows some: a hook's shows none)
+        from .passages import shown
     try:
         for position, (score, (seg_i, ordinal), scored) in enumerate(ranked):
             if len(hits) >= limit and (not narrowing or position >= PHRASE_COUNT_LIMIT):
@@ -1108,11 +1116,13 @@ def _collect(
                     started=meta.started,
                     updated=meta.updated,
                     score=round(score, 4),
-                    snippets=_shown(segment, ordinal, meta, scored, wanted_terms, snippets, filters.since, not hits),
+                    snippets=shown(segment, ordinal, meta, scored, wanted_terms, snippets, filters.since, not hits)
+                    if snippets
+                    else [],
                     messages=meta.messages,
                     matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
                     best=(seg_i, scored[0][1]),
-                    said=next(_said(segment, scored), -1),
+                    said=next(passage_docs(segment, scored), -1),
                 )
             )
     finally:
@@ -1121,34 +1131,15 @@ def _collect(
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
 
 
-def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Scores, key: _Key) -> list[str]:
+def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: DocScores, key: SessionPair) -> list[str]:
     """The query terms the docs ``scored`` (of the session ``key``) hold as written."""
     mask = _mask(doc_scores, key, scored)
     return [term for bit, term in enumerate(words) if mask >> bit & 1]
 
 
-def _said(segment: Segment, scored: list[tuple[float, int]]) -> Iterator[int]:
+def passage_docs(segment: Segment, scored: list[tuple[float, int]]) -> Iterator[int]:
     """The docs of ``scored``, in that order, titles left out (a title is no passage)."""
     return (doc for _, doc in scored if segment.kind(doc) != KIND_TITLE)
-
-
-def _shown(
-    segment: Segment,
-    ordinal: int,
-    meta: SessionMeta,
-    scored: list[tuple[float, int]],
-    wanted: set[str],
-    count: int,
-    since: datetime | None,
-    first: bool,
-) -> list[Snippet]:
-    """A hit's ``count`` passages (``passages.shown``), their code loaded only by a search that shows some: a hook's
-    shows none."""
-    if not count:
-        return []
-    from .passages import shown
-
-    return shown(segment, ordinal, meta, scored, wanted, count, since, first)
 
 
 def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:

@@ -21,7 +21,7 @@ from .fields import doc_text, field_texts
 from .index import SOURCE_CODES, WORD_POSTINGS_KEPT
 from .index.format import KIND_SHIFT, ORDINAL_MASK
 from .keys import tree_key
-from .search import Filters, _doc_bits, _session_pair
+from .search import Filters, doc_key_bits, session_pair
 from .text import composed
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
     from .index import Index, Segment
-    from .search import _Key, _Scores
+    from .search import DocScores, SessionPair
 
 
 #: With a filter, a term may read up to this many (``filtered_budget``: as many as the filter's share calls for).
@@ -91,7 +91,7 @@ class Admitted:
             segments = self._index.segments
             self._spans = [[] for _ in segments]
             for session in sorted(set(self._docs.values())):
-                seg_i_of, ordinal = _session_pair(session)
+                seg_i_of, ordinal = session_pair(session)
                 run = segments[seg_i_of].session_docs(ordinal)
                 self._spans[seg_i_of].append((run.start, run.stop))
         return self._spans[seg_i]
@@ -133,7 +133,11 @@ def of_kinds(
 
 
 def group_filtered(
-    index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
+    index: Index,
+    doc_scores: DocScores,
+    filters: Filters,
+    only: frozenset[SessionPair] | None,
+    known: dict[int, int] | None,
 ) -> dict[int, list]:
     """``search._group`` for a search with filters: the same sessions, totals and docs, in the same order.
 
@@ -167,7 +171,7 @@ NAMED_MOST = 1024
 NAMED_KEPT = 8
 
 
-def known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) -> dict[int, int] | None:
+def known_docs(index: Index, filters: Filters, only: frozenset[SessionPair] | None) -> dict[int, int] | None:
     """Every doc of every session the filters admit (doc key -> session key), when a session id or a project
     naming few sessions (``_named``) says which they are before a word is read: a filtered search then scores those
     docs only (a project filter turns away all but a few hundredths of the thousands of docs a filtered search
@@ -230,12 +234,12 @@ def _named(index: Index, project_hash: int) -> tuple[list[frozenset[int]], dict[
 
 
 def _docs_of(
-    index: Index, ordinals: Sequence[Iterable[int]], filters: Filters, only: frozenset[_Key] | None
+    index: Index, ordinals: Sequence[Iterable[int]], filters: Filters, only: frozenset[SessionPair] | None
 ) -> dict[int, int]:
     """Every doc (doc key -> session key) of those of each segment's ``ordinals`` the filters admit (``admitted_ordinals``),
     each session's docs the run from its first doc to the next session's (``Segment.session_docs``)."""
     docs: dict[int, int] = {}
-    bits = _doc_bits(index)
+    bits = doc_key_bits(index)
     for seg_i, (segment, named) in enumerate(zip(index.segments, ordinals, strict=True)):
         for ordinal in admitted_ordinals(segment, seg_i, filters, only, named):
             run = segment.session_docs(ordinal)
@@ -246,7 +250,7 @@ def _docs_of(
 
 
 def _sessions_of(
-    index: Index, scores: dict[int, float], filters: Filters, only: frozenset[_Key] | None
+    index: Index, scores: dict[int, float], filters: Filters, only: frozenset[SessionPair] | None
 ) -> dict[int, int]:
     """The scored docs of the sessions the filters admit (doc key -> session key): each segment's docs mapped to
     their sessions, and the sessions checked once each (``admitted_ordinals``), at C speed (``map``, ``compress``)."""
@@ -254,7 +258,7 @@ def _sessions_of(
 
     keys = sorted(scores)
     session_of: dict[int, int] = {}
-    bits = _doc_bits(index)
+    bits = doc_key_bits(index)
     for seg_i, segment in enumerate(index.segments):
         seg_keys = keys[bisect_left(keys, seg_i << bits) : bisect_left(keys, seg_i + 1 << bits)]
         docs = map(((1 << bits) - 1).__and__, seg_keys) if seg_i else seg_keys
@@ -268,7 +272,7 @@ def _sessions_of(
 
 
 def admitted_ordinals(
-    segment: Segment, seg_i: int, filters: Filters, only: frozenset[_Key] | None, ordinals: Iterable[int]
+    segment: Segment, seg_i: int, filters: Filters, only: frozenset[SessionPair] | None, ordinals: Iterable[int]
 ) -> set[int]:
     """Those of ``ordinals`` (of segment ``seg_i``) whose sessions are live, in ``only`` (when given) and pass the
     project, source, since and until filters, read from ``Segment.session_columns``."""
@@ -294,7 +298,7 @@ def admitted_ordinals(
     return set(kept)
 
 
-def admitted_keys(index: Index, filters: Filters) -> frozenset[_Key] | None:
+def admitted_keys(index: Index, filters: Filters) -> frozenset[SessionPair] | None:
     """The (segment number, ordinal) of the sessions ``--session`` and a project given as a folder admit (both, when
     both are given), None when neither is: the filters ``admitted_ordinals`` does not read from a segment's columns,
     given to it as its ``only``."""
@@ -305,13 +309,13 @@ def admitted_keys(index: Index, filters: Filters) -> frozenset[_Key] | None:
     return only
 
 
-def _session_keys(index: Index, session_id: str) -> frozenset[_Key]:
+def _session_keys(index: Index, session_id: str) -> frozenset[SessionPair]:
     """The (segment number, ordinal) of the sessions ``session_id`` names (an id or a unique prefix)."""
     numbers = {id(segment): i for i, segment in enumerate(index.segments)}
     return frozenset((numbers[id(segment)], ordinal) for segment, ordinal, _ in index.find(session_id))
 
 
-def _in_tree(index: Index, folder: str) -> frozenset[_Key]:
+def _in_tree(index: Index, folder: str) -> frozenset[SessionPair]:
     """The (segment number, ordinal) of the sessions that ran in ``folder`` or a folder below it."""
     numbers = {id(segment): i for i, segment in enumerate(index.segments)}
     found = index.newest(tree_key(folder), limit=index.session_count, scan_limit=index.session_count)

@@ -316,14 +316,24 @@ def frame_room(budget: int, *lines: str) -> int:
 
 
 def fit_lines(lines: list[str], room: int) -> list[str]:
-    """``lines`` cut to fit ``room`` bytes together: each gets an even share of what the ones before it left."""
+    """``lines`` cut to fit ``room`` bytes together: each gets an even share of what the ones before it left, or
+    what the ones after it leave unused whole where that is more (``line_room``). A first line always cut to half
+    the room lost its ending beside a short second line: "`pytest -q tests/test_pricing.py`…" for "… succeeded"
+    beside "Concluded: Fixed." (review53c F1)."""
     out = []
     for i, line in enumerate(lines):
-        cut = fit(line, room // (len(lines) - i) - 1)
+        cut = fit(line, line_room(room, lines[i + 1 :]))
         if cut.strip():
             out.append(cut)
             room -= len(cut.encode()) + 1
     return out
+
+
+def line_room(room: int, later: list[str]) -> int:
+    """The bytes a line may take of ``room`` (each line is followed by a newline) when ``later`` lines follow it:
+    an even share, or all that ``later`` leave whole (their bytes as given: one that ``fit`` neutralises shorter
+    leaves its difference unused)."""
+    return max(room // (len(later) + 1), room - sum(len(line.encode()) + 1 for line in later)) - 1
 
 
 def headed(head: str, lines: list[str], room: int) -> list[str]:

@@ -122,7 +122,8 @@ def followed_line(fix: Fix, concluded: str, room: int = 0, at_least: int = 0) ->
     return "" if _concluded_names(named, fix.command, concluded) else followed.within(max(room, at_least))
 
 
-#: How long a command "What followed" quotes may be; where the line does not fit its room, shorter (``SHORTER``).
+#: How long a command "What followed" quotes may be (characters); where the line does not fit its room, shorter
+#: (``SHORTER``, in UTF-8 bytes, as the room is).
 COMMAND_CHARS = 120
 SHORTER = (80, 56, 40, 28)
 #: The last length tried, without how it succeeded: a command cut so is still named by its program and first words,
@@ -137,19 +138,31 @@ class _WhatFollowed:
     def __init__(self, steps: list[str], commands: set[str], how: str) -> None:
         self.steps, self.commands, self.how = steps, commands, how
 
-    def line(self, chars: int, how: bool = True) -> str:
-        steps = [f"`{cut(step, chars)}`" if step in self.commands else step for step in self.steps]
+    def line(self, chars: int, how: bool = True, of_bytes: bool = False) -> str:
+        """The line, each command cut to ``chars`` characters, or with ``of_bytes`` to as many as fit ``chars``
+        UTF-8 bytes (``_chars_within``)."""
+        steps = [
+            f"`{cut(step, _chars_within(step, chars) if of_bytes else chars)}`" if step in self.commands else step
+            for step in self.steps
+        ]
         return f"What followed: {', then '.join(steps)} succeeded{self.how if how else ''}"
 
     def within(self, room: int) -> str:
         """The line within ``room`` bytes if it can be: its commands cut shorter, every step kept (the first is most
         often the fix; the last, the failed command run again), then without how it succeeded ("run again with
         other arguments"). Cut at the end instead, it lost what it says, "succeeded" (trial22 N4), and counting the
-        steps left out dropped the fix (review41d M1)."""
-        lines = [self.line(chars) for chars in SHORTER] + [
-            self.line(chars, False) for chars in (COMMAND_CHARS, *SHORTER, SHORTEST)
+        steps left out dropped the fix (review41d M1). The shorter forms are of bytes, as the room is: cut by
+        characters, a command named in Japanese fit none of them, and the cut at the end took "succeeded" (review53c
+        F2)."""
+        lines = [self.line(size, of_bytes=True) for size in SHORTER] + [
+            self.line(size, False, of_bytes=True) for size in (COMMAND_CHARS, *SHORTER, SHORTEST)
         ]
         return next((line for line in lines if len(line.encode()) <= room), lines[-1])
+
+
+def _chars_within(text: str, size: int) -> int:
+    """How many of ``text``'s first characters fit ``size`` UTF-8 bytes (never part of one): ``size`` for ASCII."""
+    return len(text.encode()[:size].decode("utf-8", "ignore"))
 
 
 def _concluded_names(fixed_by: list[str], failed: str, concluded: str) -> bool:

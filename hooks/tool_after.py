@@ -84,10 +84,11 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         room = frame_room(BUDGET, head_line)
         ending = f"The session {stopped}." if stopped else f"Concluded: {concluded}" if concluded else ""
         rest = room - len(title.encode()) - 1  # (what ``headed`` leaves the two lines)
-        # ``headed`` cuts the first line to half of that when both do not fit whole: "What followed", unless left to
-        # a conclusion that names its steps, fits at least that half (its commands cut shorter), so the cut falls on
-        # the conclusion, not on "succeeded" (trial53)
-        followed = followed_line(fix, concluded, rest - len(ending.encode()) - 1, at_least=rest // 2 - 1)
+        # ``headed`` gives the first line what the conclusion leaves whole, else half of ``rest``
+        # (``call.line_room``): "What followed", unless left to a conclusion that names its steps, fits at least
+        # that half (its commands cut shorter), so a cut falls on the conclusion, not on "succeeded" (trial53)
+        beside = rest - (len(ending.encode()) + 1 if ending else 0) - 1
+        followed = followed_line(fix, concluded, beside, at_least=rest // 2 - 1)
         block = headed(title, [line for line in (followed, ending) if line], room)
         call.remember([shown])
         return frame([head_line, *block], BUDGET)

@@ -428,10 +428,12 @@ def _in_a_demo(value: str) -> bool:
 def _config_file_elsewhere() -> list[Finding]:
     """A config file this shell finds through ``XDG_CONFIG_HOME`` whose settings differ from those of the one a
     process started without the variable reads (Cursor's hooks and MCP server, unless Cursor gets it too). Compared
-    as read, not as text: the file `deja config unset` leaves holding no key is no file at all to a hook (trial53)."""
+    as read, not as text: the file `deja config unset` leaves holding no key is no file at all to a hook (trial53).
+    Two copies of one file are the same too, though it is not valid TOML: the error each read gives names its own
+    path, and the warning told the user to copy the file onto its copy (review53c F3)."""
     here = Path(config.config_path())
     there = Path.home() / ".config" / "deja" / "config.toml"
-    if here == there or config.read_file(str(here)) == config.read_file(str(there)):
+    if here == there or _same_bytes(here, there) or config.read_file(str(here)) == config.read_file(str(there)):
         return []
     return [
         Finding(
@@ -442,6 +444,14 @@ def _config_file_elsewhere() -> list[Finding]:
             f"unset XDG_CONFIG_HOME before `deja config set`, or copy {here} to {there}",
         )
     ]
+
+
+def _same_bytes(one: Path, other: Path) -> bool:
+    """Whether both files can be read and hold the same bytes."""
+    try:
+        return one.read_bytes() == other.read_bytes()
+    except OSError:
+        return False
 
 
 def _cursor_folders_elsewhere() -> list[Finding]:

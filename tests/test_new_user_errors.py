@@ -140,6 +140,22 @@ def test_doctor_is_quiet_about_a_config_file_left_with_no_setting(sample: Sample
     assert "XDG_CONFIG_HOME is set in this shell, so" not in " ".join(run_deja("doctor", env=env).stdout.split())
 
 
+def test_doctor_is_quiet_about_two_copies_of_one_config_file_that_is_not_toml(sample: Sample, tmp_path: Path) -> None:
+    """The XDG file copied to ~/.config, as the warning's own fix says, is the same file to a hook, though it is not
+    valid TOML: each read's error names its own path, and doctor said to copy the file onto its copy (review53c F3).
+    Two files that are not valid TOML in different ways still differ."""
+    env = {**sample.env, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    files = [folder / "deja" / "config.toml" for folder in (tmp_path / "xdg", Path(sample.env["HOME"]) / ".config")]
+    for file in files:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text('recall = "off\n')  # (a quote left open)
+    said = " ".join(run_deja("doctor", env=env).stdout.split())
+    assert "is not valid TOML" in said
+    assert "XDG_CONFIG_HOME is set in this shell, so" not in said
+    files[1].write_text('recall = "safe\n')
+    assert "XDG_CONFIG_HOME is set in this shell, so" in " ".join(run_deja("doctor", env=env).stdout.split())
+
+
 def test_a_hit_shows_a_message_said_twice_in_its_chat_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     asked = "run the python server on port 8000 please"
     cli = tmp_path / "cli"

@@ -13,7 +13,7 @@ import pytest
 from deja.core import search as search_module
 from deja.core.index import Index
 from deja.core.indexer import refresh
-from deja.core.search import Filters, _group, _Ranking, _score_docs, _Scores, query_terms
+from deja.core.search import DocScores, Filters, _group, _Ranking, _score_docs, query_terms
 from deja.core.text import identifier_parts
 from deja.core.thesaurus import related
 from deja.core.writers.cursor_agent import (
@@ -125,7 +125,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     return opened
 
 
-def _scored(index: Index, query: str) -> tuple[list[str], _Scores]:
+def _scored(index: Index, query: str) -> tuple[list[str], DocScores]:
     words, _ = query_terms(query)
     others, gained = related(query, words)
     words += gained
@@ -140,7 +140,7 @@ def _running_sums(index: Index, query: str) -> tuple[dict[int, float], dict[int,
     others, gained = related(query, words)
     words += gained
     parts, idfs = identifier_parts(query), {}
-    bits = search_module._doc_bits(index)  # (as search keys a doc: its segment's number above it)
+    bits = search_module.doc_key_bits(index)  # (as search keys a doc: its segment's number above it)
     scores: dict[int, float] = {}
     masks: dict[int, tuple[int, int]] = {}
 
@@ -220,19 +220,19 @@ def test_search_gives_what_ranking_every_shortlisted_session_gives(
 
 
 def test_doc_keys_of_every_segment_stay_single_digit_ints(index: Index) -> None:
-    """A doc's key puts its segment's number just above the largest segment's docs (``_doc_bits``), not above 32
+    """A doc's key puts its segment's number just above the largest segment's docs (``doc_key_bits``), not above 32
     bits: keys below 2**30 are one-digit ints, whose shifts, masks and hashes take CPython's fast path."""
     keys = [key for query in QUERIES for key in _scored(index, query)[1].scores]
-    assert any(key >> search_module._doc_bits(index) for key in keys)  # a later segment's docs among them
+    assert any(key >> search_module.doc_key_bits(index) for key in keys)  # a later segment's docs among them
     assert max(keys) < 2**30
 
 
 @pytest.mark.parametrize("query", QUERIES)
 def test_sessions_grouped_a_run_at_a_time_equal_grouping_key_by_key(index: Index, query: str) -> None:
-    """``_group`` reads the scored docs a run of one segment at a time (``_Scores.runs``): the same sessions, docs
+    """``_group`` reads the scored docs a run of one segment at a time (``DocScores.runs``): the same sessions, docs
     and totals, in the same order, as working each key's segment out of the key."""
     _, scores = _scored(index, query)
-    bits = search_module._doc_bits(index)
+    bits = search_module.doc_key_bits(index)
     members: dict[int, list[int]] = {}
     totals: dict[int, float] = {}
     for key, score in scores.scores.items():

@@ -90,7 +90,7 @@ def _answers(home: Path, since: float, project: str) -> object:
 @contextmanager
 def _memory_capped(more: int = 1 << 30) -> Iterator[None]:
     """This process's address space capped at ``more`` bytes past what it holds now: read unchecked, a flipped first
-    doc made a project-filtered search map a billion docs to their session (``search._docs_of``), and the test would
+    doc made a project-filtered search map a billion docs to their session (``search_filters._docs_of``), and the test would
     have taken the machine's memory rather than fail with a MemoryError."""
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     with open("/proc/self/statm") as statm:

@@ -97,24 +97,21 @@ def test_what_followed_keeps_succeeded_where_its_steps_do_not_fit(
     assert ", then `AWS_PROFILE=acme-dev " in followed, body
 
 
-def test_the_failure_hook_keeps_succeeded_where_the_conclusion_is_long(
-    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """After a failure, "What followed" and a long "Concluded" share the 512 bytes: where no form of the line fits
-    the room the conclusion leaves, the one given is its shortest (commands cut to ``SHORTEST``), which the even share
-    of ``headed`` then keeps whole, "succeeded" included (trial53: "then `pytest -q tests/test_pricin…`…" said nothing
-    of the run passing). The sizes are close to the edge on purpose: a path 3 characters shorter fitted already."""
+PRICING_ERROR = "E   ModuleNotFoundError: No module named 'api.pricing'"
+PRICING_FIXED = (
+    "Fixed: src/api/pricing_v2 had no __init__.py, so the package was not importable from the tests; "
+    "I added it, and the four pricing tests pass now, the EUR and GBP rounding cases included."
+)
+
+
+def _what_followed(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch, run: str, concluded: str) -> str:
+    """The failure hook's "What followed" line for ``run`` failing again, after a past session where it failed, a
+    package file was written, it passed, and the answer ``concluded``."""
     machine = Machine(tmp_path, fake_home)
     for name, value in machine.history.environment(machine.deja_home).items():
         monkeypatch.setenv(name, value)
     then = datetime.now(UTC) - timedelta(days=2)
-    run = "pytest -q tests/test_pricing.py"
-    error = "E   ModuleNotFoundError: No module named 'api.pricing'"
     made = str(machine.api / "src" / "api" / "pricing_v2" / "__init__.py")
-    concluded = (
-        "Fixed: src/api/pricing_v2 had no __init__.py, so the package was not importable from the tests; "
-        "I added it, and the four pricing tests pass now, the EUR and GBP rounding cases included."
-    )
     records = [
         user_turn("pytest fails on the pricing tests", then),
         assistant_turn("Running the tests.", tool_use("Shell", {"command": run})),
@@ -125,7 +122,7 @@ def test_the_failure_hook_keeps_succeeded_where_the_conclusion_is_long(
     ]
     store = [
         {"role": "assistant", "content": [tool_call_part("t1", "Shell", {"command": run})]},
-        tool_result_message("t1", "Shell", shell_result_text(f"{error}\n1 error in 0.12s", exit_code=2)),
+        tool_result_message("t1", "Shell", shell_result_text(f"{PRICING_ERROR}\n1 error in 0.12s", exit_code=2)),
         {"role": "assistant", "content": [tool_call_part("t2", "Write", {"path": made, "contents": ""})]},
         tool_result_message("t2", "Write", "Wrote file"),
         {"role": "assistant", "content": [tool_call_part("t3", "Shell", {"command": run})]},
@@ -133,9 +130,40 @@ def test_the_failure_hook_keeps_succeeded_where_the_conclusion_is_long(
     ]
     machine.write_chat(machine.api, CHAT, records, store, name="pricing import error")
     machine.index()
-    output = json.dumps({"exitCode": 2, "stdout": f"{error}\n1 error in 0.11s", "stderr": ""})
+    output = json.dumps({"exitCode": 2, "stdout": f"{PRICING_ERROR}\n1 error in 0.11s", "stderr": ""})
     failed = cursor_tool("postToolUse", "c-t53", machine.api, "Shell", {"command": run}, tool_output=output)
     body = framed(machine.run("hook-tool-after", failed).text, 512)
     (followed,) = [line for line in body.splitlines() if line.startswith("What followed: ")]
-    assert followed.startswith("What followed: edited ") and followed.endswith("` succeeded"), body
-    assert "Concluded: Fixed: src/api/pricing_v2 had no __init__.py" in body, body
+    return followed
+
+
+def test_the_failure_hook_keeps_succeeded_where_the_conclusion_is_long(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a failure, "What followed" and a long "Concluded" share the 512 bytes: where no form of the line fits
+    the room the conclusion leaves, the one given is its shortest (commands cut to ``SHORTEST``), which the even share
+    of ``headed`` then keeps whole, "succeeded" included (trial53: "then `pytest -q tests/test_pricin…`…" said nothing
+    of the run passing). The sizes are close to the edge on purpose: a path 3 characters shorter fitted already."""
+    followed = _what_followed(tmp_path, fake_home, monkeypatch, "pytest -q tests/test_pricing.py", PRICING_FIXED)
+    assert followed.startswith("What followed: edited ") and followed.endswith("` succeeded"), followed
+
+
+def test_the_failure_hook_keeps_succeeded_beside_a_short_conclusion(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beside "Concluded: Fixed." the whole block is 427 of 512 bytes: the line is given whole, not cut to half the
+    room whatever the conclusion needs ("then `pytest -q tests/test_pricing.py`…": review53c F1)."""
+    followed = _what_followed(tmp_path, fake_home, monkeypatch, "pytest -q tests/test_pricing.py", "Fixed.")
+    assert followed.endswith(", then `pytest -q tests/test_pricing.py` succeeded"), followed
+
+
+def test_the_failure_hook_keeps_succeeded_for_a_command_not_in_ascii(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test file named in Japanese: the commands are cut shorter by bytes, as the room is, never inside a
+    character; cut by characters, no form fitted and the line lost "succeeded" ("then `pytest -q tests/テスト…`…":
+    review53c F2)."""
+    run = "pytest -q tests/テスト価格計算の丸め処理テスト.py"
+    followed = _what_followed(tmp_path, fake_home, monkeypatch, run, PRICING_FIXED)
+    assert followed.startswith("What followed: edited ") and followed.endswith("` succeeded"), followed
+    assert ", then `pytest -q tests/" in followed, followed
