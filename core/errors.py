@@ -310,14 +310,9 @@ def _http_error(lowered: str) -> bool:
         while lowered[blanks : blanks + 1] in (" ", "\t"):
             blanks += 1
         code = lowered[blanks : blanks + 3]
-        if (
-            blanks > end
-            and code[:1] in ("4", "5")
-            and len(code) == 3
-            and code[1:].isdecimal()
-            and not is_word(lowered, blanks + 3)
-        ):
-            return True
+        if blanks > end and code[:1] in ("4", "5") and code[1:].isdecimal() and len(code) == 3:
+            if not is_word(lowered, blanks + 3):
+                return True
     return False
 
 
