@@ -10,13 +10,10 @@ from __future__ import annotations
 
 #: What makes a line an error line (``(?i)``, but for the two forms in ``(?-i:…)``). The forms of common tools count:
 #: npm <= 8's ``npm ERR!``, pnpm's ``ERR_PNPM_…`` codes (and Node's ``ERR_…``), pytest's ``E   `` lines, Go's
-#: ``FAIL``, pip's ``ERROR:``, yarn's ``error``, cargo's ``error[E…]``, tsc's ``error TS…``. And an HTTP status of 4xx
-#: or 5xx after ``HTTP`` or ``HTTP/1.1`` and blanks (``HTTP 403 token … lacks scope repo``, gh's ``(HTTP 404)``,
-#: curl's ``HTTP/2 401``: trial53 F6): a served request's log line (``"GET /x HTTP/1.1" 404``) puts a quote between.
+#: ``FAIL``, pip's ``ERROR:``, yarn's ``error``, cargo's ``error[E…]``, tsc's ``error TS…``.
 ERROR_LINE = (
     r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such"
-    r"|no module named|denied|undefined|segmentation|\bERR!|\bhttp(?:/\d(?:\.\d)?)?[ \t]+[45]\d\d\b"
-    r"|(?-i:\bERR_[A-Z0-9_]+|^E {2,}[^\s+-]))"
+    r"|no module named|denied|undefined|segmentation|\bERR!|(?-i:\bERR_[A-Z0-9_]+|^E {2,}[^\s+-]))"
 )
 #: Summary lines ("=== 1 error in 0.1s ===", "2 failed, 3 passed", tsc's "Found 2 errors") say nothing about which
 #: error it was, nor do npm's last lines, the same for every failure ("A complete log of this run can be found in:"
@@ -292,28 +289,7 @@ def is_error_line(line: str) -> bool:
         or word_at(lowered, "err!", None)
         or _error_code(line)
         or _pytest_error(line)
-        or _http_error(lowered)
     )
-
-
-def _http_error(lowered: str) -> bool:
-    """``\\bhttp(?:/\\d(?:\\.\\d)?)?[ \\t]+[45]\\d\\d\\b``: an HTTP status of 4xx or 5xx (``HTTP/1.1 403``)."""
-    for at in found(lowered, "http"):
-        if is_word(lowered, at - 1):
-            continue
-        end = at + 4
-        if lowered[end : end + 1] == "/" and lowered[end + 1 : end + 2].isdecimal():
-            end += 2
-            if lowered[end : end + 1] == "." and lowered[end + 1 : end + 2].isdecimal():
-                end += 2
-        blanks = end
-        while lowered[blanks : blanks + 1] in (" ", "\t"):
-            blanks += 1
-        code = lowered[blanks : blanks + 3]
-        if blanks > end and code[:1] in ("4", "5") and code[1:].isdecimal() and len(code) == 3:
-            if not is_word(lowered, blanks + 3):
-                return True
-    return False
 
 
 def _error_code(line: str) -> bool:

@@ -145,8 +145,6 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     project or day with no error, so ``deja sessions --since`` said there were none (review52c F2).
 #:     And a session whose last answer settles nothing and ends on the agent's next step ("Checking.") has no
 #:     ``concluded`` (``settled.only_a_next_step``): the session-start block gave it as the outcome (trial53 F2).
-#:     And a failed call's line with an HTTP status of 4xx or 5xx (``HTTP 403 token … lacks scope repo``) is one of its
-#:     error lines (``errors.ERROR_LINE``), keyed and indexed as one: the failure hook found no past failure of it.
 FORMAT_VERSION = 24
 #: How many formats past this one a newer deja's index may plausibly be (some twenty were made in fifty stops): a
 #: number further on is a damaged manifest, which a rebuild mends, not a newer deja's index, which is left alone.
