@@ -73,7 +73,7 @@ def test_a_turn_ended_on_a_next_step_names_no_conclusion(fake_home: Path) -> Non
 
 
 def test_an_answer_that_gives_code_after_its_next_step_keeps_its_conclusion(fake_home: Path) -> None:
-    """"Let me fix that:" and a block for a file gave the fix: its conclusion names the file, as before."""
+    """An answer of "Let me fix that:" and a block for a file gave the fix: its conclusion names the file, as before."""
     project = _chat(fake_home, "Let me fix that:\n\n```python:worker/queue.py\nACK_TIMEOUT = 30\n```")
     assert "  concluded: Code for worker/queue.py. Let me fix that:\n" in session_start_block(project)
 
