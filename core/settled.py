@@ -10,7 +10,7 @@ by adding it:" gives its diagnosis: review43a H1). Code is no line, nor a headin
 and only one that says what was done or found ("- Fixed the null check", "1. The cache key omits the locale."), not a step to take ("1. Delete the dist folder", "1. It is best to delete node_modules").
 An answer that is only such sentences, or one short sentence of
 progress, settles nothing. Where a session stopped is its last answer's last sentences (``where_it_stopped``). An answer's prose apart from its code (``prose_and_code``) is what the indexer keeps as
-its ``concluded`` too, and an answer that is only the agent's next step (``only_a_next_step``) none.
+its ``concluded`` too, and an answer that is only a line of progress (``only_progress``) none.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from .lines import FENCES, cut, one_line
-from .patterns import Lazy  # (a refresh imports this module for ``prose_and_code`` and ``only_a_next_step``)
+from .patterns import Lazy  # (a refresh imports this module for ``prose_and_code`` and ``only_progress``)
 
 #: The start of a sentence that closes an answer without saying what was found or done, nor where it stopped
 #: ("Let me know if you need anything else.", "If you have any questions, just ask."); "If you need to run this on
@@ -194,20 +194,18 @@ def ends_on_a_next_step(answer: str) -> bool:
     return False
 
 
-#: What an answer that ends on the agent's next step holds, in lower case: a phrase of ``_OPENER`` (its sign-offs
-#: too) or a verb of progress (``_narration``: "-ing"). An answer in ASCII with none of them is none, read without
-#: compiling a pattern: a refresh reads each changed session's last answer (tests/test_refresh_turn.py).
-_NEXT_STEP_WORDS = ("ing", "let", "i'll", "i will", "happy", "need", "feel free", "hope", "if you", "would you like")
-
-
-def only_a_next_step(answer: str) -> bool:
-    """Whether ``answer`` says nothing found or done (``settled_line``), gives no steps or code (``gives_steps``: "Let
-    me fix that:" and a block for app.py gave the fix) and ends on what the agent does next ("Checking.", "Let me look
-    at the worker's logs."): the last answer of a session stopped mid-work concluded nothing, and ``concluded:
-    Checking.`` read as its outcome where ``deja wip`` gave no ``settled:`` (trial53 F2)."""
-    if answer.isascii() and not any(word in answer.lower() for word in _NEXT_STEP_WORDS):
-        return False  # (a letter outside ASCII may match one of them under ``re.IGNORECASE``: "İ'll")
-    return ends_on_a_next_step(answer) and not gives_steps(answer) and not settled_line(answer)
+def only_progress(answer: str) -> bool:
+    """Whether ``answer`` is one short line of progress and nothing else ("Checking.", "Now running the tests…",
+    "Still waiting on the build.": ``_narration``), which says nothing found or done: the last answer of a session
+    stopped mid-work, which concluded nothing, and ``concluded: Checking.`` read as its outcome where ``deja wip``
+    gave no ``settled:`` (trial53 F2). A next step the agent names ("Let me look at the logs.") stays the conclusion:
+    an opener leads decisions and findings as well ("I'll keep it as is; the current behaviour is correct.", "Let me
+    explain: the cache key omits the locale", review53e F1), which a session's conclusion must keep."""
+    if answer.isascii() and "ing" not in answer.lower():
+        return False  # (``_narration``'s verb of progress ends in "-ing": a refresh reads each changed session's last
+        # answer, and most hold none; tests/test_refresh_turn.py)
+    lines = _prose(answer)
+    return len(lines) == 1 and _narration(lines[0]) and not gives_steps(answer)
 
 
 def ends_on_a_question(answer: str) -> bool:

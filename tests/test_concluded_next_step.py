@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from harness import failure_hook, index_chat, run_deja, session_start_block, store_shell
 
-from deja.core.settled import only_a_next_step
+from deja.core.indexer.records import _conclusion
+from deja.core.settled import only_progress
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -39,7 +40,7 @@ def _chat(home: Path, *answers: str) -> Path:
     return project
 
 
-@pytest.mark.parametrize("last", ["Checking.", "Let me look at the worker's logs.", "Now running the tests…"])
+@pytest.mark.parametrize("last", ["Checking.", "Still waiting on the build.", "Now running the tests…"])
 def test_a_chat_stopped_on_its_next_step_is_listed_without_a_conclusion(fake_home: Path, last: str) -> None:
     project = _chat(fake_home, last)
     block = session_start_block(project)
@@ -63,11 +64,11 @@ def test_a_progress_line_ending_a_turn_that_said_a_result_concludes(fake_home: P
     assert f"  concluded: {answer}\n" in session_start_block(project)
 
 
-def test_a_turn_ended_on_a_next_step_names_no_conclusion(fake_home: Path) -> None:
-    """A turn that ended (``turn_ended``) on "Let me check…" still said nothing found or done."""
+def test_a_turn_ended_on_a_line_of_progress_names_no_conclusion(fake_home: Path) -> None:
+    """A turn that ended (``turn_ended``) on "Checking …" still said nothing found or done."""
     project = fake_home / "code" / "api"
     project.mkdir(parents=True)
-    records = [user_turn(ASK, NOW), assistant_turn("Let me check the deploy script."), turn_ended()]
+    records = [user_turn(ASK, NOW), assistant_turn("Checking the deploy script."), turn_ended()]
     index_chat(fake_home, project, CHAT, records)
     assert "concluded:" not in session_start_block(project)
 
@@ -97,23 +98,30 @@ def test_the_failure_hook_gives_no_conclusion_of_a_chat_that_stopped_on_its_next
     assert "What followed: `pip install -e .`" in said and "Concluded" not in said, said
 
 
+@pytest.mark.parametrize("answer", ["Checking.", "Now running the tests…", "Still waiting on the build."])
+def test_a_line_of_progress_alone_is_only_progress(answer: str) -> None:
+    assert only_progress(answer)
+
+
 @pytest.mark.parametrize(
     "answer",
     [
-        "I'll check the logs.",
-        "I will check the logs.",
-        "I'm going to check the logs.",
-        "I'd be happy to look at the logs.",
-        "Happy to look at the logs.",
-        "Let's look at the logs.",
-        "Let us look at the logs.",
-        "We'll need to look at the logs.",
-        "We need to look at the logs.",
-        "Sure! Now, let me look at the logs.",
-        "Still waiting on the build.",
+        "Let's go with option B: it avoids the migration. I'll implement it now.",
+        "I'll keep it as is; the current behaviour is correct.",
+        "Let me explain: the cache key omits the locale, so every language shares one entry.",
+        "We need to bump the Node version to 20. Let me do that.",
+        "I'll go ahead and mark this as resolved: the timeout was the proxy's 30 s limit.",
+        "I will not change the schema, since the mobile app reads it.",
+        "I'll need access to the staging database to go further.",
+        "Let me look at the worker's logs.",
+        "Running the tests again: all 42 pass.",
+        "Checking.\n\n```sh\nkubectl logs deploy/worker\n```",
+        "It drains once the backoff grows.",
     ],
 )
-def test_each_way_of_saying_a_next_step_is_one_however_few_words_it_shares(answer: str) -> None:
-    """Every phrase that opens a next step passes the words an answer must hold to be read (``_NEXT_STEP_WORDS``)."""
-    assert only_a_next_step(answer)
-    assert not only_a_next_step("It drains once the backoff grows.")
+def test_an_answer_that_says_more_than_progress_keeps_its_conclusion(answer: str) -> None:
+    """A decision or finding led by an opener ("I'll keep it as is; …") was dropped with the opener by the first
+    rule, which read every answer ending on a next step as none (review53e F1): the session's conclusion said
+    neither the decision nor the finding, and ``deja wip`` showed an earlier answer instead."""
+    assert not only_progress(answer)
+    assert _conclusion(answer)

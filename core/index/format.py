@@ -143,8 +143,8 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #: 24: a session's row holds a check of its own bytes in its three padding bytes (``ROW_CRC_BELOW``), checked whenever a
 #:     read uses its fields: a byte flipped in its project or directory hash or its ``updated`` time read as another
 #:     project or day with no error, so ``deja sessions --since`` said there were none (review52c F2).
-#:     And a session whose last answer settles nothing and ends on the agent's next step ("Checking.") has no
-#:     ``concluded`` (``settled.only_a_next_step``): the session-start block gave it as the outcome (trial53 F2).
+#:     And a session whose last answer is one short line of progress ("Checking.") has no ``concluded``
+#:     (``settled.only_progress``): the session-start block gave it as the outcome (trial53 F2).
 FORMAT_VERSION = 24
 #: How many formats past this one a newer deja's index may plausibly be (some twenty were made in fifty stops): a
 #: number further on is a damaged manifest, which a rebuild mends, not a newer deja's index, which is left alone.
