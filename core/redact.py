@@ -360,9 +360,10 @@ _CURL_USER = (
     r"curl(?:\.exe)?",
     r"-[0-46aBfgGiIjJklLMnNOpqRsSvVZ]*[uU](?:=|[ \t]*)|--(?:proxy-)?user(?:=|[ \t]+)",
 )
-#: HTTPie's ``-a``/``--auth`` (``http -a deploy:… example.org``; ``https``, its other command, and ``http.exe``),
-#: glued to its value too (argparse reads ``-adeploy:…`` as ``-a deploy:…``); not a URL's ``http:``.
-_HTTPIE_AUTH = (r"https?(?:\.exe)?(?!:)", r"-a[ \t]*|--auth(?:=|[ \t]+)")
+#: HTTPie's ``-a``/``--auth`` (``http -a deploy:… example.org``; ``https``, its other command, ``http.exe``, and
+#: ``python -m httpie``: review53a L3), glued to its value too (argparse reads ``-adeploy:…`` as ``-a deploy:…``);
+#: not a URL's ``http:``.
+_HTTPIE_AUTH = (r"(?:https?|httpie)(?:\.exe)?(?!:)", r"-a[ \t]*|--auth(?:=|[ \t]+)")
 
 #: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
 _SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
