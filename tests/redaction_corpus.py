@@ -1471,7 +1471,7 @@ SECRETS: list[Secret] = [
         "curl-password-quoted-alone",
         "cli-credentials",
         _join("Qu0teA", "lonePw"),
-        "curl -u deploy:'{secret}' https://x && http -a \"ops\":\"{second}\" api.acme.io",
+        'curl -u deploy:\'{secret}\' https://x && http -a "ops":"{second}" api.acme.io',
         second=_join("Ht7pieQ", "uotedPw"),
     ),
     Secret(
