@@ -248,6 +248,9 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
     return lambda m: m.string.endswith(words, 0, m.start())
 
 
+#: A quote opening or closing an option's value, in a JSON string escaped once or more (``\\"``).
+_QUOTE = r"""(?:\\\\){0,3}\\?['"]"""
+
 #: An option's value: quoted (blanks allowed, and the other quote: ``-a "Sun'shine"``), or a word that is not the
 #: next option or a variable, less a shell's ``;``, ``&`` or ``|`` at its end (``-a pw; ls``). A ``;&|`` inside the word
 #: stays in it: ``requirepass Tr0ub4dor&3x`` in a redis.conf, a compose file or a unit's ``ExecStart=`` is one password
@@ -257,7 +260,7 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
 #: are held in a JSON string (``\\\\\\"S3cret\\\\\\"``), up to three times (a bound: a run of quotes spelt each
 #: its own way, none closed, would each read to the line's end).
 _OPTION_VALUE = (
-    r"""(?:(?P<quote>(?:\\\\){0,3}\\?['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
+    rf"""(?:(?P<quote>{_QUOTE})(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
     r"""|(?P<bare>[^\s"'`$;&|-](?:[^\s"'`]*[^\s"'`;&|])?))"""
 )
 
@@ -325,14 +328,31 @@ _HTPASSWD = (
     rf"|(?!{_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*n){_HTPASSWD_FLAGS}[ \t]+{_WORD}[ \t]+{_WORD})[ \t]+"
 )
 
+#: A user before a ``:`` and a password (``_USER_AND_PASSWORD``), and PowerShell's variable of one
+#: (``$env:JIRA_USER``, whose ``:`` is the variable's): in quotes, NTLM's ``DOMAIN\user`` too (review53a L1); bare,
+#: no ``<``, ``[`` (help text's ``<user:password>``, ``USER[:PASS]``: review53a D4), quote nor backtick.
+_QUOTED_USER = r"""(?:(?i:\$env:)\w+|(?!(?i:\$env:))[^\s:'"]*)"""
+_BARE_USER = r"""(?:(?i:\$env:)\w+|(?!(?i:\$env:))[^\s:'"`<\[]*)"""
+
+
+def _user_alone(quote: str) -> str:
+    """A user before a ``:`` (``_USER_AND_PASSWORD``), bare or quoted on its own (``"deploy":…``, ``'deploy':…``),
+    its quote the group ``quote``: a pattern holds two, each its own name."""
+    return rf"(?:(?P<{quote}>{_QUOTE}){_QUOTED_USER}(?P={quote})|{_BARE_USER})"
+
+
 #: A user and its password given as one word (``user:password``, curl's ``-u``, HTTPie's ``-a``): quoted whole
-#: (``'deploy:p@ss word'``, in quotes a JSON string escapes too) or bare, the user empty too (``-u :token``), up to the
-#: password, read as ``_OPTION_VALUE`` reads an option's value (``quoted``, ``bare``: ``_argument`` redacts it, and the
-#: user stays). The user holds no blank nor quote. A password redacted already or a variable's (``-u "deploy:$PW"``)
-#: is read past, so the next pass (``Rule.again``) takes the command's next one (``-u … -U …``).
+#: (``'deploy:p@ss word'``, in quotes a JSON string escapes too), the password quoted alone (``deploy:'pa$$'``,
+#: ``"deploy":"pa$$"``: review53a L2) or neither (the user quoted alone too, ``'deploy':pa$$``), the user empty too
+#: (``-u :token``), up to the password, read as ``_OPTION_VALUE`` reads an option's value (``quoted``, ``bare``:
+#: ``_argument`` redacts it, and the user stays). A password redacted already or a variable's (``-u "deploy:$PW"``)
+#: is read past, so the next pass (``Rule.again``) takes the command's next one (``-u … -U …``). The optional ``user``
+#: group is the user before a password quoted alone: where it matched, the quote opens the password, else the user is
+#: inside the quotes (``(?(user)…)``).
 _USER_AND_PASSWORD = (
-    r"""(?:(?P<quote>(?:\\\\){0,3}\\?['"])[^\s:'"\\]*:(?!\[redacted:|\$)(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
-    r"""|[^\s:'"`]*:(?!\[redacted:)(?P<bare>[^\s"'`$;&|](?:[^\s"'`]*[^\s"'`;&|])?))"""
+    rf"""(?:(?P<user>{_user_alone("user_quote")}:)?"""
+    rf"""(?P<quote>{_QUOTE})(?(user)|{_QUOTED_USER}:)(?!\[redacted:|\$)(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
+    rf"""|{_user_alone("bare_user_quote")}:(?!\[redacted:)(?P<bare>[^\s"'`$;&|](?:[^\s"'`]*[^\s"'`;&|])?))"""
 )
 #: curl's user option (``-u``) and its proxy's (``-U``), glued to their value too (``-udeploy:…``), last in a cluster
 #: of curl's options that take no value (``-sSfu deploy:…``), and their long names (``--user``, ``--proxy-user``).
@@ -340,9 +360,10 @@ _CURL_USER = (
     r"curl(?:\.exe)?",
     r"-[0-46aBfgGiIjJklLMnNOpqRsSvVZ]*[uU](?:=|[ \t]*)|--(?:proxy-)?user(?:=|[ \t]+)",
 )
-#: HTTPie's ``-a``/``--auth`` (``http -a deploy:… example.org``; ``https``, its other command, and ``http.exe``),
-#: glued to its value too (argparse reads ``-adeploy:…`` as ``-a deploy:…``); not a URL's ``http:``.
-_HTTPIE_AUTH = (r"https?(?:\.exe)?(?!:)", r"-a[ \t]*|--auth(?:=|[ \t]+)")
+#: HTTPie's ``-a``/``--auth`` (``http -a deploy:… example.org``; ``https``, its other command, ``http.exe``, and
+#: ``python -m httpie``: review53a L3), glued to its value too (argparse reads ``-adeploy:…`` as ``-a deploy:…``);
+#: not a URL's ``http:``.
+_HTTPIE_AUTH = (r"(?:https?|httpie)(?:\.exe)?(?!:)", r"-a[ \t]*|--auth(?:=|[ \t]+)")
 
 #: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
 _SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
@@ -396,7 +417,7 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("htpasswd",), _HTPASSWD),
     # (Windows runs the Azure CLI as ``az.cmd``.) Its ``-p`` glued to its value too, or after a ``=``: argparse reads
     # ``-pS3cret`` and ``-p=S3cret`` as ``-p S3cret`` (review52e).
-    (("login",), _option_of(r"az(?:\.cmd|\.exe)? login", "-p|--password") + r"(?:=|[ \t]*)"),
+    (("login",), _option_of(r"az(?:\.cmd|\.exe)? login", "-p|--password") + r"(?:=|[ \t]*(?!=))"),
     # OpenLDAP's ``-w`` (``-W`` asks for it), ldappasswd's old and new ones too (``-a``, ``-s``).
     (("ldap",), _option_of("ldap(?:search|modify|add|delete|modrdn|compare|whoami|exop)", "-w") + r"[ \t]*"),
     (("ldappasswd",), _option_of("ldappasswd", "-[was]") + r"[ \t]*"),

@@ -1021,28 +1021,41 @@ def _an_option_then_a_user(text: str, names: tuple[str, ...], letters: str) -> b
     and a ``:`` right after either (``_a_user_then_a_colon``)."""
     at = text.find("-")
     while at != -1:
-        if at and text[at - 1].isspace():
-            end = at + 1
-            for name in names:
-                if text.startswith(name, end) and _a_user_then_a_colon(text, end + len(name)):
-                    return True
-            while end < len(text) and text[end].isascii() and text[end].isalnum():
-                end += 1
-                if text[end - 1] in letters and _a_user_then_a_colon(text, end):
-                    return True
+        if at and text[at - 1].isspace() and _a_user_after_an_option(text, at + 1, names, letters):
+            return True
         at = text.find("-", at + 1)
     return False
 
 
+def _a_user_after_an_option(text: str, start: int, names: tuple[str, ...], letters: str) -> bool:
+    """Whether the option at ``start`` (after its ``-``), one of ``names`` or a run of ASCII letters and digits, has a
+    user and a ``:`` after it, after a letter of ``letters`` in the run too (``-udeploy:…``). From a letter inside
+    the run, the user is the run's rest and on: each such letter's answer is the first one's, read once (read from
+    each, ``-uuu…`` cost time quadratic in the run: review53a C1)."""
+    for name in names:
+        if text.startswith(name, start) and _a_user_then_a_colon(text, start + len(name)):
+            return True
+    end = start
+    while end < len(text) and text[end].isascii() and text[end].isalnum():
+        end += 1
+    inside = next((at + 1 for at in range(start, end - 1) if text[at] in letters), None)
+    if inside is not None and _a_user_then_a_colon(text, inside):
+        return True
+    return end > start and text[end - 1] in letters and _a_user_then_a_colon(text, end)
+
+
 def _a_user_then_a_colon(text: str, at: int) -> bool:
     """Whether an option's value at ``at`` may be ``user:password`` as ``redact._USER_AND_PASSWORD`` reads it: after
-    blanks or tabs, a ``=``, and quotes or backslashes, a user (no blank, ``'``, ``"`` nor ``:``), then a ``:``."""
+    blanks or tabs, a ``=``, and quotes or backslashes, a user (no blank, ``'``, ``"`` nor ``:``), quotes or
+    backslashes again (``"deploy":"…"``), then a ``:``."""
     while text[at : at + 1] in (" ", "\t"):
         at += 1
     at += text.startswith("=", at)
     while text[at : at + 1] in ("\\", "'", '"'):
         at += 1
     while at < len(text) and not text[at].isspace() and text[at] not in ":'\"":
+        at += 1
+    while text[at : at + 1] in ("\\", "'", '"'):
         at += 1
     return text.startswith(":", at)
 

@@ -1460,6 +1460,20 @@ SECRETS: list[Secret] = [
         second=_join("Pr0xyL", "ongPw8"),
     ),
     Secret("httpie-auth", "cli-credentials", _join("Ht7pie", "AuthPw"), "http -a deploy:{secret} POST api.acme.io"),
+    # NTLM's quoted DOMAIN\user, and the password quoted alone (review53a L1, L2).
+    Secret(
+        "curl-ntlm-quoted",
+        "cli-credentials",
+        _join("Ntlm9Q", "uotedPw"),
+        'curl --ntlm -u "CORP\\deploy:{secret}" https://intranet.acme.io',
+    ),
+    Secret(
+        "curl-password-quoted-alone",
+        "cli-credentials",
+        _join("Qu0teA", "lonePw"),
+        'curl -u deploy:\'{secret}\' https://x && http -a "ops":"{second}" api.acme.io',
+        second=_join("Ht7pieQ", "uotedPw"),
+    ),
     Secret(
         "ldapsearch-w", "cli-credentials", _join("LdapB1nd", "Pa55"), "ldapsearch -x -D cn=admin -w {secret} -b dc=x"
     ),

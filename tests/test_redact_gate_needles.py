@@ -195,7 +195,7 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
             *listed,
         ],
         "curl": ["keyed:(?:curl(?:\\.exe)?)(?", *listed],
-        "http": ["keyed:(?:https?(?:\\.exe)?("],
+        "http": ["keyed:(?:(?:https?|httpie)"],
         "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
         ".": ["token:[MNO][A-Za-z\\d_-]{23"],
     }
@@ -276,6 +276,7 @@ AROUND = [
     '["', '"]', "'docker'", '"mysql"', "command", '"command": ', "deploy:", "deploy%", "deploy,", "\\\"",
     "curl", "curl ", "curl.exe ", "-udeploy:", "-Udeploy", "-sSfu", "-4u", "-Fu", "--proxy-user", "--proxy-user=",
     "http", "http ", "https ", "http.exe", "http:", "-a", "-a ", "-adeploy:", "--auth", "--auth=", "-A", "-p", "-pX",
+    '"deploy":', "'deploy':", "deploy:'", 'CORP\\deploy:', "$env:", "$env:U:", "<user:", "USER[:", "httpie ", "-uuu",
 ]  # fmt: skip
 
 
@@ -352,6 +353,12 @@ SEEDS = [
     "http --auth=deploy:" + "Xk9mPq2Lw7 api.internal/v1",
     "https -adeploy:" + "Xk9mPq2Lw7 api.internal/v1",
     "az login -u deploy " + "-pXk9mPq2Lw7",
+    'curl --ntlm -u "CORP\\deploy:' + 'Xk9mPq2Lw7" https://intranet',
+    'curl -u "deploy":"' + 'Xk9mPq2Lw7" https://api.internal/v1',
+    "curl -u 'deploy':" + "Xk9mPq2Lw7 https://api.internal/v1",
+    "http -a deploy:'" + "Xk9mPq2Lw7' api.internal/v1",
+    "python -m httpie -a deploy:" + "Xk9mPq2Lw7 api.internal/v1",
+    "curl.exe -u $env:JIRA_USER:" + "Xk9mPq2Lw7 https://jira.internal",
 ]
 
 
@@ -466,19 +473,21 @@ _SHAPES = (
         ("-u", "-U", "-sSfu", "-4U", "-Fu", "--user", "--proxy-user", "--proxy-userx", "-x", "- u"),
         ("", " ", "=", "\t", "  "),
         _QUOTES,
-        ("deploy", "", "a@b.c", "de ploy"),
+        ("deploy", "", "a@b.c", "de ploy", "CORP\\deploy", "$env:U", "$ENV:U", "<user", "USER["),
+        _QUOTES,
         (":", "::", " ", ""),
         _VALUES,
         _QUOTES,
     ),
     (
-        ("http", "https", "http.exe", "HTTP", "http:", "httpx", "httpie", "see https://x"),
+        ("http", "https", "http.exe", "HTTP", "http:", "httpx", "httpie", "python -m httpie", "see https://x"),
         _BLANKS,
         ("", "-v ", "POST "),
         ("-a", "--auth", "-A", "--auth-type", "-au", "- a"),
         ("", " ", "=", "\t"),
         _QUOTES,
-        ("deploy", "", "a@b.c"),
+        ("deploy", "", "a@b.c", "CORP\\deploy", "$env:U"),
+        _QUOTES,
         (":", " ", ""),
         _VALUES,
         _QUOTES,
@@ -488,8 +497,8 @@ _SHAPES = (
         _BLANKS,
         ("login", "LOGIN"),
         (" -u deploy ", " -method=token ", " "),
-        ("-p ", "--password ", "token=", "", '"', "-p", "-p=", "-p\t"),
-        ("Xk9mPq2Lw7", "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq", "s.Rk9mPq2Lw7", "S.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq"),
+        ("-p ", "--password ", "token=", "", '"', "-p", "-p=", "-p\t", "--password=", "-p=="),
+        ("Xk9mPq2Lw7", "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq", "s.Rk9mPq2Lw7", "S.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq", "$AZ_PW", "=$AZ_PW"),
     ),
 )
 

@@ -258,6 +258,29 @@ P = "Xk9mPq2Lw7Zq"
         (f"az login -u deploy@example.com -p{P}", f"az login -u deploy@example.com -p{R}"),
         (f"az login -u deploy@example.com -p={P}", f"az login -u deploy@example.com -p={R}"),
         (f'["az", "login", "-u", "x", "-p{P}"]', f'["az", "login", "-u", "x", "-p{R}"]'),
+        (f"az login -u deploy@example.com -p=={P}", f"az login -u deploy@example.com -p={R}"),
+        # NTLM's DOMAIN\user quoted, as Windows' shells and curl's manual write it (review53a L1).
+        (
+            f'curl --ntlm -u "CORP\\deploy:{P}" https://intranet.example.com',
+            f'curl --ntlm -u "CORP\\deploy:{R}" https://intranet.example.com',
+        ),
+        (f"curl --ntlm -u 'CORP\\\\deploy:{P}' https://x", f"curl --ntlm -u 'CORP\\\\deploy:{R}' https://x"),
+        (
+            f'{{"command": "curl.exe --ntlm -u \\"CORP\\\\deploy:{P}\\" https://intranet"}}',
+            f'{{"command": "curl.exe --ntlm -u \\"CORP\\\\deploy:{R}\\" https://intranet"}}',
+        ),
+        # The password quoted alone (a `!` or `$` in it), the user bare or quoted on its own (review53a L2).
+        (f"curl -u deploy:'{P}' https://x", f"curl -u deploy:'{R}' https://x"),
+        (f'curl -u deploy:"{P}" https://x', f'curl -u deploy:"{R}" https://x'),
+        (f'curl -u "deploy":"{P}" https://x', f'curl -u "deploy":"{R}" https://x'),
+        (f"curl -u 'deploy':{P} https://x", f"curl -u 'deploy':{R} https://x"),
+        (f'{{"command": "curl -u deploy:\\"{P}\\" x"}}', f'{{"command": "curl -u deploy:\\"{R}\\" x"}}'),
+        (f"curl -u deploy:{P} -U ops:'{P}' https://x", f"curl -u deploy:{R} -U ops:'{R}' https://x"),
+        (f"http -a deploy:'{P}' api.example.com", f"http -a deploy:'{R}' api.example.com"),
+        (f"python -m httpie -a deploy:{P} api.example.com", f"python -m httpie -a deploy:{R} api.example.com"),
+        # PowerShell's variable as the user, the password a literal.
+        (f"curl.exe -u $env:JIRA_USER:{P} https://x", f"curl.exe -u $env:JIRA_USER:{R} https://x"),
+        (f'curl.exe -u "$env:JIRA_USER:{P}" https://x', f'curl.exe -u "$env:JIRA_USER:{R}" https://x'),
     ],
 )
 def test_a_password_given_with_its_user_to_curl_httpie_or_az_is_redacted(written: str, shown: str) -> None:
@@ -374,6 +397,16 @@ KEPT = [
     "http -a $AUTH example.org",
     "see http://example.org -a x:y",
     "HTTP/1.1 401 Unauthorized: http -a needed",
+    # A variable's value after az's `=` (review53a D1), PowerShell's variables given to curl (D2), help text's
+    # placeholders (D4), the password quoted alone from a variable.
+    "az login -u ci@example.com --password=$AZ_PASSWORD",
+    "az login --service-principal -u $APP_ID -p=$AZ_SECRET --tenant $TENANT",
+    'curl.exe -u "$env:JIRA_USER:$env:JIRA_TOKEN" https://jira.example.com',
+    "curl.exe -u $env:JIRA_USER:$env:JIRA_TOKEN https://jira.example.com",
+    "curl -U, --proxy-user <user:password>  Proxy user and password",
+    "http  -a, --auth USER[:PASS]  credentials",
+    'curl -u deploy:"$DEPLOY_PW" https://x',
+    'curl -u "deploy":"$DEPLOY_PW" https://x',
 ]
 
 

@@ -11,25 +11,30 @@ from pathlib import Path
 import pytest
 
 from deja.core.redact import redact
+from deja.core.redaction import as_indexed
 
-#: One redaction of a one-line text of ``argv[1]`` characters, its CPU seconds printed.
+#: One redaction of a one-line text of ``argv[1]`` characters, its CPU seconds printed: by the rules (``scrub``) or
+#: as the index and the hooks redact, through the gate first (``as_indexed``).
 _REDACT_ONCE = """
 import sys, time
 from deja.core.redact import scrub
+from deja.core.redaction import as_indexed
 unit, head = sys.argv[2], sys.argv[3]
 text = head + unit * (int(sys.argv[1]) // len(unit))
 start = time.process_time()
-scrub(text)
+scrub(text) if sys.argv[4] == "scrub" else as_indexed(text, whatever_the_setting=True)
 print(time.process_time() - start)
 """
 
 
-def _cpu_seconds(size: int, folder: Path, unit: str = '{"password":"abc"},', head: str = "") -> float:
-    """The CPU time of one redaction of a ``size``-character line (``head`` then ``unit`` over and over), in an
-    interpreter of its own as a build starts: in one that has copied big strings before, the allocator keeps their
-    memory and a line's copies cost less."""
+def _cpu_seconds(
+    size: int, folder: Path, unit: str = '{"password":"abc"},', head: str = "", *, gate: bool = False
+) -> float:
+    """The CPU time of one redaction of a ``size``-character line (``head`` then ``unit`` over and over), by the
+    rules or through the gate (``gate``), in an interpreter of its own as a build starts: in one that has copied big
+    strings before, the allocator keeps their memory and a line's copies cost less."""
     done = subprocess.run(
-        [sys.executable, "-c", _REDACT_ONCE, str(size), unit, head],
+        [sys.executable, "-c", _REDACT_ONCE, str(size), unit, head, "gate" if gate else "scrub"],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -250,6 +255,22 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
     the string after the last), and the other spellings of a tool's name, a continuation, a pair read a bounded reach
     on (red47b)."""
     assert _cpu_seconds(1_000_000, tmp_path, unit) / _cpu_seconds(250_000, tmp_path, unit) < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize("unit", ["u", "sSu"])
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_long_run_of_curls_option_letters_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str, *, gate: bool
+) -> None:
+    """``curl`` and `` -uuu…``: each ``u`` of the run may end a cluster of options before a user and a ``:``; the
+    gate read the run's rest for each (review53a C1: 32 K letters, 33 s; the failure hook's 8 K window, 0.5 s), the
+    rule reads it once."""
+    head = "curl: (22) The requested URL returned error: 401 -"
+    shown = head + "sSu" * 9 + ":[redacted:cli-credentials] x"
+    assert as_indexed(head + "sSu" * 9 + ":Xk9mPq2Lw x", whatever_the_setting=True) == shown
+    longer, shorter = (_cpu_seconds(size, tmp_path, unit, head, gate=gate) for size in (40_000, 10_000))
+    assert longer / shorter < 8
 
 
 @pytest.mark.hostile
