@@ -1,5 +1,6 @@
-"""review53a's findings in red53's curl/HTTPie/az rules that stay open, each a strict xfail until it is fixed:
-words a chat would lose that hold no secret (D3) and passwords of rarer forms the rules leave as written (L3)."""
+"""Known gaps of the curl/HTTPie/az command-line rules (review53a, stop 53), each a strict xfail until a rules change
+covers it: passwords of rarer spellings the rules leave as written (L3) and words a chat loses that hold no secret
+(D3: another tool's ``-a host:path`` after the word ``http``)."""
 
 from __future__ import annotations
 
