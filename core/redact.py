@@ -328,11 +328,15 @@ _HTPASSWD = (
     rf"|(?!{_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*n){_HTPASSWD_FLAGS}[ \t]+{_WORD}[ \t]+{_WORD})[ \t]+"
 )
 
-#: A user before a ``:`` and a password (``_USER_AND_PASSWORD``), and PowerShell's variable of one
-#: (``$env:JIRA_USER``, whose ``:`` is the variable's): in quotes, NTLM's ``DOMAIN\user`` too (review53a L1); bare,
-#: no ``<``, ``[`` (help text's ``<user:password>``, ``USER[:PASS]``: review53a D4), quote nor backtick.
-_QUOTED_USER = r"""(?:(?i:\$env:)\w+|(?!(?i:\$env:))[^\s:'"]*)"""
-_BARE_USER = r"""(?:(?i:\$env:)\w+|(?!(?i:\$env:))[^\s:'"`<\[]*)"""
+#: A user before a ``:`` and a password (``_USER_AND_PASSWORD``), PowerShell's variables in it read whole
+#: (``$env:JIRA_USER``, whose ``:`` is the variable's; ``$env:USERDOMAIN\$env:USERNAME``, ``$env:USERNAME@corp…``:
+#: review53g G1, a user that went on after its variable was no user, and its literal password stayed): in quotes,
+#: NTLM's ``DOMAIN\user`` too (review53a L1); bare, no ``<``, ``[`` (help text's ``<user:password>``, ``USER[:PASS]``:
+#: review53a D4), quote nor backtick. A variable's name is read to its end (``(?!\w)``), so each character is read one
+#: way only.
+_ENV_VARIABLE = r"(?i:\$env:)\w+(?!\w)"
+_QUOTED_USER = rf"""(?:{_ENV_VARIABLE}|(?!(?i:\$env:))[^\s:'"])*"""
+_BARE_USER = rf"""(?:{_ENV_VARIABLE}|(?!(?i:\$env:))[^\s:'"`<\[])*"""
 
 
 def _user_alone(quote: str) -> str:

@@ -602,3 +602,20 @@ def test_a_tool_starting_a_line_of_a_json_string_is_a_command(script: str, level
         written = json.dumps({"command": written})
     assert "Xk9vQ2mL7pR" not in redact(written)
     assert "Xk9vQ2mL7pR" not in as_indexed(written)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        f'curl.exe --ntlm -u "$env:USERDOMAIN\\$env:USERNAME:{P}" https://intranet',
+        f"curl.exe --ntlm -u $env:USERDOMAIN\\$env:USERNAME:{P} https://intranet",
+        f'curl.exe -u "$env:USERNAME@corp.example.com:{P}" https://jira',
+        f'http -a "$env:USERDOMAIN\\$env:USERNAME:{P}" https://intranet',
+        f'"command": "curl.exe --ntlm -u \\"$env:USERDOMAIN\\\\$env:USERNAME:{P}\\" https://intranet"',
+    ],
+)
+def test_a_literal_password_after_a_powershell_user_that_goes_on_is_redacted(written: str) -> None:
+    """A user starting with ``$env:NAME`` and going on (NTLM's ``$env:USERDOMAIN\\$env:USERNAME``, an address) was no
+    user to the rules, so the literal password after it stayed as written (review53g G1)."""
+    assert P not in redact(written)
+    assert P not in as_indexed(written, whatever_the_setting=True)
