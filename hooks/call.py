@@ -331,9 +331,9 @@ def fit_lines(lines: list[str], room: int) -> list[str]:
 
 def line_room(room: int, later: list[str]) -> int:
     """The bytes a line may take of ``room`` (each line is followed by a newline) when ``later`` lines follow it:
-    an even share, or all that ``later`` leave whole (their bytes as given: one that ``fit`` neutralises shorter
-    leaves its difference unused)."""
-    return max(room // (len(later) + 1), room - sum(len(line.encode()) + 1 for line in later)) - 1
+    an even share, or all that ``later`` leave whole, each as ``fit`` shows it (neutralised: ``<DEJArecall`` is
+    ``[deja-recall]``, two bytes longer; counted as given, a later line once shown whole was cut, review53f F1)."""
+    return max(room // (len(later) + 1), room - sum(len(neutralise(line).encode()) + 1 for line in later)) - 1
 
 
 def headed(head: str, lines: list[str], room: int) -> list[str]:

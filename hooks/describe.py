@@ -151,13 +151,20 @@ class _WhatFollowed:
         """The line within ``room`` bytes if it can be: its commands cut shorter, every step kept (the first is most
         often the fix; the last, the failed command run again), then without how it succeeded ("run again with
         other arguments"). Cut at the end instead, it lost what it says, "succeeded" (trial22 N4), and counting the
-        steps left out dropped the fix (review41d M1). The shorter forms are of bytes, as the room is: cut by
-        characters, a command named in Japanese fit none of them, and the cut at the end took "succeeded" (review53c
-        F2)."""
-        lines = [self.line(size, of_bytes=True) for size in SHORTER] + [
-            self.line(size, False, of_bytes=True) for size in (COMMAND_CHARS, *SHORTER, SHORTEST)
+        steps left out dropped the fix (review41d M1). Each shorter form cuts its commands to so many characters or
+        to so many UTF-8 bytes, and the longest that fits is taken: cut by characters only, a command named in
+        Japanese fit none of them, and the cut at the end took "succeeded" (review53c F2); by bytes only, such a
+        command was cut shorter than a form of characters that fitted (review53f F4). For ASCII both are one."""
+        with_how = [self.line(size, of_bytes=of_bytes) for size in SHORTER for of_bytes in (False, True)]
+        without = [
+            self.line(size, False, of_bytes)
+            for size in (COMMAND_CHARS, *SHORTER, SHORTEST)
+            for of_bytes in (False, True)
         ]
-        return next((line for line in lines if len(line.encode()) <= room), lines[-1])
+        for forms in (with_how, without):
+            if fitting := [line for line in forms if len(line.encode()) <= room]:
+                return max(fitting, key=lambda line: len(line.encode()))
+        return self.line(SHORTEST, False, of_bytes=True)
 
 
 def _chars_within(text: str, size: int) -> int:

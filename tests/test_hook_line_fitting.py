@@ -1,4 +1,7 @@
-"""review53f's findings on fixc53 (hook line fitting, doctor's XDG comparison), each a strict xfail until fixed."""
+"""How the hooks fit their lines to their byte budget (review53f, on fixc53's line fitting): a later line counted as
+fit shows it, a command not in ASCII cut no shorter than a form that fits; and what is still open, a strict xfail
+each: "What followed" of two commands beside a long title (F2), doctor and a hooks' config path that is a folder
+(F3)."""
 
 from __future__ import annotations
 
@@ -23,7 +26,6 @@ from deja.core.writers.cursor_agent import (
 from deja.hooks.call import fit_lines
 
 
-@pytest.mark.xfail(strict=True, reason="review53f F1: line_room counts a later line's bytes before fit neutralises it")
 def test_a_later_line_that_neutralising_lengthens_is_not_cut() -> None:
     """``<DEJArecall`` (11 bytes) is shown as ``[deja-recall]`` (13): ``line_room`` gave the first line all but 12
     bytes, and the second, whole under the even share before fixc53, came out as "[deja-re…"."""
@@ -118,9 +120,6 @@ def _shell_followed(machine: Machine, monkeypatch: pytest.MonkeyPatch, error: st
     return body
 
 
-@pytest.mark.xfail(
-    strict=True, reason="review53f F4: SHORTER forms in bytes cut a non-ASCII command shorter than before"
-)
 def test_the_shell_hook_cuts_a_command_not_in_ascii_no_shorter_than_before(
     tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
