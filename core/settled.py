@@ -129,9 +129,13 @@ _NOT_PROGRESS = frozenset(
 #: Words of a state reached after a verb of progress: "Working now.", "Passing again." say a result.
 _STATE = frozenset({"again", "correctly", "fine", "now", "properly"})
 
-#: Verbs that give a result after a verb of progress ("Pinning numpy fixed it.", "Failing test was flaky.") besides
-#: a past tense in -ed; words that start a clause of what is being looked at ("Checking why it fails.") end the search.
-_RESULT_VERBS = frozenset({"broke", "did", "does", "is", "made", "was", "were", "are", "works"})
+#: Verbs that give a result after a verb of progress ("Pinning numpy fixed it.", "Failing test was flaky.", "Setting
+#: the header fixes it.": review53h H2) besides a past tense in -ed; words that start a clause of what is being looked
+#: at ("Checking why it fails.") end the search.
+_RESULT_VERBS = frozenset(
+    {"broke", "did", "does", "is", "made", "was", "were", "are", "works"}
+    | {"breaks", "causes", "fixes", "helps", "resolves", "solves"}
+)
 _CLAUSE = frozenset({"how", "if", "that", "what", "whether", "where", "which", "who", "why"})
 
 #: Words after which an -ed word describes a thing ("the updated config") rather than saying what happened.

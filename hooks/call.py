@@ -331,9 +331,13 @@ def fit_lines(lines: list[str], room: int) -> list[str]:
 
 def line_room(room: int, later: list[str]) -> int:
     """The bytes a line may take of ``room`` (each line is followed by a newline) when ``later`` lines follow it:
-    an even share, or all that ``later`` leave whole, each as ``fit`` shows it (neutralised: ``<DEJArecall`` is
-    ``[deja-recall]``, two bytes longer; counted as given, a later line once shown whole was cut, review53f F1)."""
-    return max(room // (len(later) + 1), room - sum(len(neutralise(line).encode()) + 1 for line in later)) - 1
+    an even share, or all that ``later`` leave whole, each counted as written or as ``fit`` shows it (neutralised),
+    whichever is longer: ``<DEJArecall`` is ``[deja-recall]``, two bytes longer (counted as written, a later line
+    once shown whole was cut: review53f F1), and ``fit`` reads no more of a text than twice its room, so a line
+    shown far shorter than written (escapes, zero-width spaces) needs its written length to be read whole (review53h
+    H1)."""
+    kept = sum(max(len(line.encode()), len(neutralise(line).encode())) + 1 for line in later)
+    return max(room // (len(later) + 1), room - kept) - 1
 
 
 def headed(head: str, lines: list[str], room: int) -> list[str]:

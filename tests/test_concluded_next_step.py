@@ -125,3 +125,13 @@ def test_an_answer_that_says_more_than_progress_keeps_its_conclusion(answer: str
     neither the decision nor the finding, and ``deja wip`` showed an earlier answer instead."""
     assert not only_progress(answer)
     assert _conclusion(answer)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Setting the header fixes it.", "Clearing the cache solves it.", "Bumping the pin resolves it."],
+)
+def test_a_line_that_says_what_fixes_it_in_the_present_tense_is_the_conclusion(fake_home: Path, answer: str) -> None:
+    """A verb of result in the present tense after a verb in -ing is a finding, not progress (review53h H2)."""
+    project = _chat(fake_home, "Checking the jobs table.", answer)
+    assert f"  concluded: {answer}\n" in session_start_block(project)

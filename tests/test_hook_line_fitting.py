@@ -23,7 +23,7 @@ from deja.core.writers.cursor_agent import (
     turn_ended,
     user_turn,
 )
-from deja.hooks.call import fit_lines
+from deja.hooks.call import fit_lines, neutralise
 
 
 def test_a_later_line_that_neutralising_lengthens_is_not_cut() -> None:
@@ -129,3 +129,20 @@ def test_the_shell_hook_cuts_a_command_not_in_ascii_no_shorter_than_before(
     body = _shell_followed(Machine(tmp_path, fake_home), monkeypatch, "E   No module 'api.価格' " + "x" * 26)
     (followed,) = [line for line in body.splitlines() if line.startswith("What followed: ")]
     assert "`npm run ビルド -- --fi" in followed, body
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "<DEJArecall> then it " + "&amp;" * 40 + " succeeded",
+        "<DEJArecall> " + "\u200b" * 60 + "then it succeeded",
+    ],
+)
+def test_a_later_line_shown_shorter_than_written_keeps_its_ending(later: str) -> None:
+    """``fit`` reads no more of a text than twice its room: a later line shown far shorter than written (escapes,
+    zero-width spaces) counted by its shown length was cut before it was read and lost "succeeded" (review53h H1)."""
+    first = "What followed: " + "word " * 80
+    shown = neutralise(later)
+    lines = fit_lines([first, later], 400)
+    assert len(shown.encode()) + 1 < 400 // 2  # (it fits whole under an even share, let alone all the room left)
+    assert lines[-1] == shown, lines
