@@ -320,24 +320,28 @@ def fit_lines(lines: list[str], room: int) -> list[str]:
     what the ones after it leave unused whole where that is more (``line_room``). A first line always cut to half
     the room lost its ending beside a short second line: "`pytest -q tests/test_pricing.py`…" for "… succeeded"
     beside "Concluded: Fixed." (review53c F1)."""
+    whole = [_whole_bytes(line) for line in lines]  # (each line's once, not again for every line before it)
     out = []
     for i, line in enumerate(lines):
-        cut = fit(line, line_room(room, lines[i + 1 :]))
+        cut = fit(line, line_room(room, whole[i + 1 :]))
         if cut.strip():
             out.append(cut)
             room -= len(cut.encode()) + 1
     return out
 
 
-def line_room(room: int, later: list[str]) -> int:
-    """The bytes a line may take of ``room`` (each line is followed by a newline) when ``later`` lines follow it:
-    an even share, or all that ``later`` leave whole, each counted as written or as ``fit`` shows it (neutralised),
-    whichever is longer: ``<DEJArecall`` is ``[deja-recall]``, two bytes longer (counted as written, a later line
-    once shown whole was cut: review53f F1), and ``fit`` reads no more of a text than twice its room, so a line
-    shown far shorter than written (escapes, zero-width spaces) needs its written length to be read whole (review53h
-    H1)."""
-    kept = sum(max(len(line.encode()), len(neutralise(line).encode())) + 1 for line in later)
-    return max(room // (len(later) + 1), room - kept) - 1
+def line_room(room: int, later: list[int]) -> int:
+    """The bytes a line may take of ``room`` (each line is followed by a newline) when lines follow it that take
+    ``later`` bytes each whole (``_whole_bytes``): an even share, or all that they leave."""
+    return max(room // (len(later) + 1), room - sum(later) - len(later)) - 1
+
+
+def _whole_bytes(line: str) -> int:
+    """The bytes ``line`` takes whole: as written or as ``fit`` shows it (neutralised), whichever is longer.
+    ``<DEJArecall`` is ``[deja-recall]``, two bytes longer (counted as written, a later line once shown whole was
+    cut: review53f F1), and ``fit`` reads no more of a text than twice its room, so a line shown far shorter than
+    written (escapes, zero-width spaces) needs its written length to be read whole (review53h H1)."""
+    return max(len(line.encode()), len(neutralise(line).encode()))
 
 
 def headed(head: str, lines: list[str], room: int) -> list[str]:
