@@ -466,6 +466,9 @@ class HookCall:
         self._seen: set[str] | None = None
         #: What loads another hook's modules as the launcher loaded this one's (``preload_modules_of``), when given.
         self.preloader: Callable[[str], None] | None = None
+        #: Whether the handler itself gave (or tried) the session-start block this event owed: the prompt hook does,
+        #: as the block may take its room before the recall's (``prompt.before_prompt``); the launcher then does not.
+        self.opening_tried = False
 
     def preload_modules_of(self, command: str) -> None:
         """Load ``command``'s modules ahead of importing them, as the launcher loaded this hook's (the prompt hook's
@@ -744,7 +747,7 @@ class HookCall:
         """Whether this event may carry the session-start block (``context.with_opening``): recall is on and its
         conversation, known, was not given it. Asked before ``hooks/context.py`` is loaded: every event but a
         conversation's first needs none of it."""
-        return self.mode != "off" and bool(self.state_id()) and not self.started()
+        return self.mode != "off" and not self.opening_tried and bool(self.state_id()) and not self.started()
 
     def remember(self, keys: list[str]) -> None:
         """Record that ``keys`` were shown in this conversation (the oldest fall out past 64 KiB)."""

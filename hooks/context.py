@@ -28,6 +28,8 @@ SESSION_BYTES = 120
 #: A detail line (``asked:``, ``concluded:``, ``files:``) is never cut shorter than this: "asked: Why does th…"
 #: says nothing. A session that cannot have its heading whole and its details this long waits for a later event.
 READABLE_LINE = 60
+WAITING = "no room left in this event's budget for a readable block; the next event gives it"
+GIVEN = "with the session-start block"
 
 
 def session_start(call: HookCall) -> str:
@@ -47,8 +49,30 @@ def with_opening(call: HookCall, text: str, budget: int) -> str:
     if not lines:
         call.notes.append(f"no session-start block: {why}")
         return text
-    call.notes.append("with the session-start block")
+    call.notes.append(GIVEN)
     return frame([*own, *lines], budget)
+
+
+def block_first(call: HookCall, own: list[str], budget: int) -> tuple[list[str], int | None, str]:
+    """The session-start block for an event whose own answer (``own``, its lines) may give way to it, the room that
+    answer is left when the block was rendered first (None: ``own`` stands as it is) and the note for hooks.log.
+
+    The block goes in the room ``own`` leaves, as for any event. Where that is too little for a readable block, it is
+    rendered first, in half the frame (the answer keeps room for its sessions too), or in the whole frame when half
+    is too little; the answer is then made again in the room the block measurably left. A conversation whose prompts
+    each filled the recall never got the block (trial53 F3); sizing a room for the block before rendering it sized
+    it for a session the block then skipped (review53d F2).
+    """
+    shown = "\n".join(own)
+    lines, why = recent_lines(call, frame_room(budget, *own), shown)
+    if lines or why != WAITING:
+        return lines, None, GIVEN if lines else f"no session-start block: {why}"
+    for room in (frame_room(budget) // 2, frame_room(budget)):
+        lines, why = recent_lines(call, room, shown)
+        if lines:
+            left = frame_room(budget, *lines)
+            return lines, left, f"{GIVEN}, which had no room after the recall: rendered first, it left {left} bytes"
+    return [], None, f"no session-start block: {why}"
 
 
 def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str], str]:
@@ -70,16 +94,15 @@ def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str],
         else "Recent sessions in this workspace's folders, newest first:"  # each heading names its project
     )
     room -= len(header.encode()) + len(FOOTER.encode()) + 2
-    waiting = "no room left in this event's budget for a readable block; the next event gives it"
     if room < SESSION_BYTES:
-        return [], waiting
+        return [], WAITING
     recent = _recent(call, index, folders, min(SESSIONS[call.mode], room // SESSION_BYTES), shown)
     if not recent:
         call.remember([STARTED])
         return [], "no other session in this project"
     blocks = _readable_blocks(recent, room, call.project_dirs)
     if not blocks:
-        return [], waiting
+        return [], WAITING
     call.remember([STARTED, *(f"s:{meta.id}" for meta, _ in blocks)])
     return [header, *(line for _, block in blocks for line in block), FOOTER], ""
 

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
 SHOWN_ALREADY = "what matched best was shown in this conversation already"
+#: Why a prompt's recall is left out: the block the conversation was owed came first (``before_prompt``).
+BLOCK_FIRST = "the session-start block this conversation was owed"
 #: At most this many attached files' names are read.
 ATTACHED_FILES = 5
 #: The longest file name and path a file system allows (Linux's NAME_MAX and PATH_MAX): an attachment past them is no file.
@@ -803,6 +805,7 @@ def before_prompt(call: HookCall) -> str:
     index = call.index()
     if index is None:
         return call.silent("no index to read")
+    attached = attached_names(call)
     recall = recall_for(
         index,
         prompt,
@@ -811,13 +814,42 @@ def before_prompt(call: HookCall) -> str:
         call.seen(),
         here=call.project_dir,
         opening=opening,
-        attached=attached_names(call),
+        attached=attached,
     )
     if not recall.lines:
         return call.silent(recall.why)
-    call.notes.append(f"recalled {recall.why}")
-    call.remember(recall.keys)
-    return frame([HEADER, *recall.lines], BUDGET)
+    block: list[str] = []
+    note = ""
+    if call.owed_opening():  # (here, not by the launcher: the block may take its room before the recall's)
+        from .context import block_first
+
+        call.opening_tried = True
+        block, left, note = block_first(call, [HEADER, *recall.lines], BUDGET)
+        if left is not None:
+            room = left - len(HEADER.encode()) - 1
+            recall = (
+                recall_for(
+                    index,
+                    prompt,
+                    call.mode,
+                    call.conversation_ids,
+                    call.seen(),
+                    room,
+                    call.project_dir,
+                    opening=opening,
+                    attached=attached,
+                )
+                if room >= SESSION_ROOM
+                else Recall(why=f"{BLOCK_FIRST} left the recall {max(room, 0)} bytes, too few for a session")
+            )
+    if recall.lines:
+        call.notes.append(f"recalled {recall.why}")
+        call.remember(recall.keys)
+    else:  # the recall waits, not the block: this prompt's sessions may be recalled by a later one
+        call.why = recall.why
+    if note:
+        call.notes.append(note)
+    return frame([*([HEADER, *recall.lines] if recall.lines else []), *block], BUDGET)
 
 
 def with_prompt(call: HookCall, text: str, prompt: str, budget: int) -> str:

@@ -1,0 +1,140 @@
+"""The session-start block a conversation with no ``sessionStart`` is owed, on a prompt whose recall fills its budget.
+
+A resumed cursor-agent chat and ``/new`` send no ``sessionStart``; the first event of such a conversation carries the
+block in the room its own answer leaves. A prompt whose recall filled that room left it to the next event, and every
+prompt after it did the same: the block never came (trial53 F3, 0 of 10 prompts in each of a week's chats). The hooks
+run here as processes on the sample history plus chats written through ``deja.core.writers`` (``test_hooks.Machine``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from test_hooks import Machine, cursor, framed
+
+from deja.core.writers.cursor_agent import assistant_turn, user_turn
+
+PROMPT_BUDGET = 1536
+BLOCK = "Recent sessions in this project"
+WORKSPACE_BLOCK = "Recent sessions in this workspace's folders"
+RECALLED = "Past turns from other sessions that may answer this prompt:"
+
+
+@pytest.fixture
+def indexed(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
+    """The sample history indexed, its hooks run as processes (``test_hooks.Machine``)."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    return machine
+
+
+def _long_chats(machine: Machine, project: Path, topics: tuple[str, ...], prefix: str) -> list[str]:
+    """A chat per topic in ``project``, each answer long enough that its recall fills a prompt's budget; their ids."""
+    when = datetime.now(UTC)
+    ids = []
+    for i, topic in enumerate(topics):
+        chat = f"{prefix}-0000-4000-8000-00000000000{i}"
+        answer = f"The {topic} drifts (価格 🚀) because its table is read before the warm-up ends. " * 30
+        records = [user_turn(f"why does the {topic} drift after a restart?", when - timedelta(days=9 + i))]
+        records.append(assistant_turn(answer))
+        machine.write_chat(project, chat, records, [], name=f"{topic.title()} 価格")
+        ids.append(chat)
+    machine.index()
+    return ids
+
+
+def _prompt(machine: Machine, conversation: str, prompt: str, *roots: Path) -> str:
+    """The hook-prompt's text for ``prompt`` in a conversation that had no sessionStart."""
+    payload = cursor("beforeSubmitPrompt", conversation, roots[0], prompt=prompt)
+    payload["workspace_roots"] = [str(root) for root in roots]
+    return machine.run("hook-prompt", payload, opened=False).text
+
+
+def _last_log_line(machine: Machine) -> str:
+    return machine.log().splitlines()[-1]
+
+
+def test_a_resumed_chat_whose_prompts_each_fill_the_recall_gets_the_block_on_its_first(indexed: Machine) -> None:
+    """trial53 F3's shape: the first prompt gives both, the recall in the room the block left (non-ASCII texts held
+    to the budget in bytes); the block is not given again, and the next prompt's recall is whole."""
+    zephyr, quokka = _long_chats(indexed, indexed.api, ("zephyr capacitor", "quokka turbine"), "eeee0000")
+    first = framed(_prompt(indexed, "c-resumed", "zephyr capacitor drift?", indexed.api), PROMPT_BUDGET)
+    assert RECALLED in first and zephyr in first and BLOCK in first
+    assert first.index(RECALLED) < first.index(BLOCK)  # the prompt's own answer leads, as on every event
+    assert f"deja show {zephyr}" not in first[first.index(BLOCK) :]  # the block lists no session the recall shows
+    line = _last_log_line(indexed)
+    assert "recalled" in line and "rendered first" in line and "no room left" not in line
+    second = _prompt(indexed, "c-resumed", "quokka turbine drift?", indexed.api)
+    assert quokka in second and BLOCK not in second
+    assert len(second.encode()) > PROMPT_BUDGET - 100  # the recall has the whole budget again
+
+
+def test_the_block_comes_when_the_prompt_recalls_the_newest_session(indexed: Machine) -> None:
+    """review53d F2: a newest session of four long turns, an older one with a long title, and prompts each asking
+    about one turn of the newest. A room sized for the newest session before the block was rendered was a room for a
+    session the block then skipped (the recall shows it): the block waited on every prompt, and every recall was cut.
+    The block is rendered, then measured: it comes on the first prompt."""
+    when = datetime.now(UTC)
+    topics = ("walrus ledger", "ocelot sprocket", "pelican gasket", "marmot flywheel")
+    records = []
+    for i, topic in enumerate(topics):
+        records.append(user_turn(f"why does the {topic} stall after a deploy?", when - timedelta(hours=5 - i)))
+        records.append(assistant_turn(f"The {topic} stalls because its lease is renewed too late. " * 12))
+    indexed.write_chat(indexed.api, "aaaa0000-0000-4000-8000-000000000001", records, [], name="Four stalls")
+    older = [user_turn("how do we rotate the signing keys?", when - timedelta(days=2))]
+    older.append(assistant_turn("Rotate them with `make rotate-keys`; the old key stays valid for a day."))
+    long_title = "Rotating the signing keys of the payments service without downtime for every region " * 2
+    indexed.write_chat(indexed.api, "aaaa0000-0000-4000-8000-000000000002", older, [], name=long_title.strip())
+    indexed.index()
+    first = framed(_prompt(indexed, "c-f2", "why does the walrus ledger stall after a deploy?", indexed.api), 1536)
+    assert "aaaa0000-0000-4000-8000-000000000001" in first and BLOCK in first
+    assert "no room left" not in indexed.log()
+    second = _prompt(indexed, "c-f2", "why does the ocelot sprocket stall after a deploy?", indexed.api)
+    assert "aaaa0000-0000-4000-8000-000000000001" in second and BLOCK not in second
+
+
+def test_the_recall_waits_when_the_block_leaves_it_no_room_for_a_session(indexed: Machine) -> None:
+    """A block that fits only in the whole frame (its newest session's heading is long) leaves the recall less than a
+    session needs: this prompt gives the block alone and says so in hooks.log; the recall's session is not marked
+    shown, so the next prompt recalls it."""
+    project = indexed.root / ("支付服务" * 20) / ("结算系统" * 20) / "ledger"  # a header of 520 bytes
+    project.mkdir(parents=True)
+    (zephyr,) = _long_chats(indexed, project, ("zephyr capacitor",), "eeee0001")
+    when = datetime.now(UTC)
+    records = [user_turn("why is the nightly export of the partner ledger empty?", when - timedelta(hours=1))]
+    records.append(assistant_turn("The export ran before the ledger job committed; it now waits for it. " * 10))
+    title = "Nightly partner ledger export empty because the export ran before the ledger job committed " * 6
+    indexed.write_chat(project, "bbbb0000-0000-4000-8000-000000000001", records, [], name=title.strip())
+    indexed.index()
+    first = framed(_prompt(indexed, "c-waits", "zephyr capacitor drift?", project), PROMPT_BUDGET)
+    assert BLOCK in first and "bbbb0000-0000-4000-8000-000000000001" in first
+    assert RECALLED not in first and zephyr not in first
+    line = _last_log_line(indexed)
+    assert "nothing of its own: the session-start block this conversation was owed left the recall" in line
+    second = _prompt(indexed, "c-waits", "zephyr capacitor drift?", project)
+    assert zephyr in second and BLOCK not in second
+
+
+def test_a_multi_root_workspace_gets_its_block_beside_a_full_recall(indexed: Machine) -> None:
+    """The block of a multi-root workspace (a header for its folders, a label per project) rendered first still
+    fits the prompt's budget beside the recall."""
+    (zephyr,) = _long_chats(indexed, indexed.api, ("zephyr capacitor",), "eeee0002")
+    first = framed(_prompt(indexed, "c-multi", "zephyr capacitor drift?", indexed.api, indexed.infra), 1536)
+    assert zephyr in first and WORKSPACE_BLOCK in first
+    block = first[first.index(WORKSPACE_BLOCK) :]
+    assert "infra" in block  # the infra folder's newest session is never crowded out
+    assert "rendered first" in _last_log_line(indexed)
+
+
+def test_a_tool_event_still_passes_the_block_on(indexed: Machine) -> None:
+    """A tool event's 512 bytes never make room for the block: it still leaves it to the next event, which gives it."""
+    from test_hooks import cursor_tool
+
+    _long_chats(indexed, indexed.api, ("zephyr capacitor",), "eeee0003")
+    shell = cursor_tool("preToolUse", "c-tool", indexed.api, "Shell", {"command": "pytest -q tests/test_zephyr.py"})
+    indexed.run("hook-tool", shell, opened=False)
+    assert BLOCK not in indexed.log()
+    assert BLOCK in _prompt(indexed, "c-tool", "zephyr capacitor drift?", indexed.api)
