@@ -382,6 +382,14 @@ def block_key(kind: str, *parts: str) -> str:
     return f"{kind}:" + blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
+def said_key(session_id: str, asked: str, concluded: str) -> str:
+    """The seen-set's mark of what the session-start block printed of a session it listed: its ``asked:`` and
+    ``concluded:`` texts exactly as printed, cut or whole ("" for one it did not print). A prompt's recall of that
+    session points at the block only where it would print those very texts (``prompt._said_by_block``): the index's
+    conclusion is longer than a block's line, and a session resumed since says another thing (review53d F1, F3)."""
+    return block_key("b", session_id, asked, concluded)
+
+
 def _text(value: Any) -> str:
     if isinstance(value, str):
         return value

@@ -9,7 +9,7 @@ event's budget and after its own answer. Either way a conversation gets it once.
 from __future__ import annotations
 
 from ..core.keys import labels_apart, sessions_key
-from .call import STARTED, HookCall, fit, frame, frame_lines, frame_room
+from .call import STARTED, HookCall, fit, frame, frame_lines, frame_room, said_key
 from .describe import heading, outcome
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -28,6 +28,8 @@ SESSION_BYTES = 120
 #: A detail line (``asked:``, ``concluded:``, ``files:``) is never cut shorter than this: "asked: Why does th…"
 #: says nothing. A session that cannot have its heading whole and its details this long waits for a later event.
 READABLE_LINE = 60
+#: How a block's detail lines begin.
+ASKED, CONCLUDED = "  asked: ", "  concluded: "
 WAITING = "no room left in this event's budget for a readable block; the next event gives it"
 GIVEN = "with the session-start block"
 
@@ -103,7 +105,7 @@ def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str],
     blocks = _readable_blocks(recent, room, call.project_dirs)
     if not blocks:
         return [], WAITING
-    call.remember([STARTED, *(f"s:{meta.id}" for meta, _ in blocks)])
+    call.remember([STARTED, *(f"s:{meta.id}" for meta, _ in blocks), *(_said(meta, block) for meta, block in blocks)])
     return [header, *(line for _, block in blocks for line in block), FOOTER], ""
 
 
@@ -131,12 +133,19 @@ def _readable_blocks(recent: list[Recent], room: int, roots: list[str]) -> list[
     return [(meta, [head, *(next(cut) for _ in details)]) for meta, head, details in chosen]
 
 
+def _said(meta: SessionMeta, block: list[str]) -> str:
+    """The mark of the ``asked:`` and ``concluded:`` texts ``block`` printed of ``meta``'s session (``said_key``)."""
+    asked = next((line[len(ASKED) :] for line in block if line.startswith(ASKED)), "")
+    concluded = next((line[len(CONCLUDED) :] for line in block if line.startswith(CONCLUDED)), "")
+    return said_key(meta.id, asked, concluded)
+
+
 def _details(meta: SessionMeta, stopped: str) -> list[str]:
     """``asked:``, then ``concluded:`` (or, for a session that stopped on a failed command, that: its last answer
     was written before the failure), then ``files:``."""
     from ..core.index import in_project
 
-    details = [f"  asked: {meta.asked}"] if meta.asked else []
+    details = [f"{ASKED}{meta.asked}"] if meta.asked else []
     details += [f"  {ended}"] if (ended := outcome(meta.concluded, stopped)) else []
     files = [in_project(path, meta.project_dir) for path in meta.files[:5]]
     return details + ([f"  files: {', '.join(files)}"] if files else [])

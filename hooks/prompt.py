@@ -26,6 +26,7 @@ from .call import (
     frame_room,
     headed,
     prompt_key,
+    said_key,
 )
 from .describe import heading, outcome, project_labels, says_the_same
 
@@ -36,6 +37,12 @@ if TYPE_CHECKING:
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
 SHOWN_ALREADY = "what matched best was shown in this conversation already"
+#: What a recalled turn is instead of its question and answer when the session-start block printed them as they are.
+SAID_BY_BLOCK = (
+    "  its question and answer here are the asked: and concluded: of this conversation's session-start block"
+)
+#: How the lines of a recalled turn begin.
+USER_LINE, ASSISTANT_LINE = "  user: ", "  assistant: "
 #: Why a prompt's recall is left out: the block the conversation was owed came first (``before_prompt``).
 BLOCK_FIRST = "the session-start block this conversation was owed"
 #: At most this many attached files' names are read.
@@ -665,7 +672,7 @@ def _recall(
     shown: dict[str, str] = {}
     projects = project_labels([(hit.project, hit.project_dir) for hit in chosen], here)
     for hit, where in zip(chosen, projects, strict=True):
-        recall.lines.extend(_block(index, hit, wanted, room // len(chosen), where, finding, shown))
+        recall.lines.extend(_block(index, hit, wanted, room // len(chosen), where, finding, shown, seen))
         recall.keys.append(_key(hit))
         recall.session_ids.append(hit.session_id)
     return recall
@@ -733,13 +740,21 @@ def _why_none(result: SearchResult, mode: str, asked: Asked, best_held: set[str]
 
 
 def _block(
-    index: Index, hit: Hit, wanted: set[str], room: int, where: str, finding: bool, shown: dict[str, str]
+    index: Index,
+    hit: Hit,
+    wanted: set[str],
+    room: int,
+    where: str,
+    finding: bool,
+    shown: dict[str, str],
+    seen: set[str],
 ) -> list[str]:
     """The session's heading, then its best matching turn (question and answer), and with ``finding`` what the
     session concluded (or the failed command it stopped on), within ``room`` bytes. A side of the turn whose text
     a session before it in the block showed (``shown``: text -> that session's id cut to 8, which this adds to) is
     said to be that session's: chats that repeat another chat's turns showed one question and answer three times
-    over (trial21 F5), and "(the same as above)" read as the entry just above's, which it was not (review41c M3)."""
+    over (trial21 F5), and "(the same as above)" read as the entry just above's, which it was not (review41c M3).
+    A turn this conversation's session-start block printed word for word (``seen``) is a pointer to it."""
     turn = best_turn(index, hit, wanted, room)
     if finding:  # the question the heading's title already says leaves its room to what was found
         turn = [side for side in turn if side.role != "user" or not says_the_same(side.text, hit.title)]
@@ -753,7 +768,26 @@ def _block(
         shown.setdefault(side.text, hit.session_id[:8])
     if finding:
         lines += _finding(index, hit, [side.text for side in turn if side.role == "assistant"])
-    return headed(heading(hit.title, where, hit.updated, hit.session_id), lines, room)
+    block = headed(heading(hit.title, where, hit.updated, hit.session_id), lines, room)
+    if not finding and f"s:{hit.session_id}" in seen and _said_by_block(hit.session_id, block[1:], seen):
+        return [block[0], SAID_BY_BLOCK]
+    return block
+
+
+def _said_by_block(session_id: str, lines: list[str], seen: set[str]) -> bool:
+    """Whether ``lines``, a turn as this recall prints it (cut to its room), are the very texts this conversation's
+    session-start block printed of the session as its ``asked:`` and ``concluded:`` (``call.said_key``): the same
+    question and answer word for word followed the block (trial53 F1). A turn cut otherwise, or longer than what
+    the block printed, or of a session resumed since, says something the block did not, and is given."""
+    asked = concluded = ""
+    for line in lines:
+        if line.startswith(USER_LINE) and not asked:
+            asked = line[len(USER_LINE) :]
+        elif line.startswith(ASSISTANT_LINE) and not concluded:
+            concluded = line[len(ASSISTANT_LINE) :]
+        else:
+            return False
+    return bool(asked or concluded) and said_key(session_id, asked, concluded) in seen
 
 
 def _finding(index: Index, hit: Hit, answers: list[str]) -> list[str]:
