@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from test_hooks import Machine, cursor, framed
+from test_hooks import Machine, cursor, cursor_tool, framed
 
 from deja.core.writers.cursor_agent import assistant_turn, user_turn
 
@@ -131,8 +131,6 @@ def test_a_multi_root_workspace_gets_its_block_beside_a_full_recall(indexed: Mac
 
 def test_a_tool_event_still_passes_the_block_on(indexed: Machine) -> None:
     """A tool event's 512 bytes never make room for the block: it still leaves it to the next event, which gives it."""
-    from test_hooks import cursor_tool
-
     _long_chats(indexed, indexed.api, ("zephyr capacitor",), "eeee0003")
     shell = cursor_tool("preToolUse", "c-tool", indexed.api, "Shell", {"command": "pytest -q tests/test_zephyr.py"})
     indexed.run("hook-tool", shell, opened=False)
