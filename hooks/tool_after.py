@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..core.cjson import load_host_json
 from ..core.keys import SHELL_TOOLS, command_head
-from .call import HookCall, block_key, frame, frame_room, headed
+from .call import HookCall, block_key, fit, frame, frame_room, headed
 from .describe import followed_line, heading, project_labels
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -89,12 +89,24 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         # that half (its commands cut shorter), so a cut falls on the conclusion, not on "succeeded" (trial53)
         beside = rest - (len(ending.encode()) + 1 if ending else 0) - 1
         followed = followed_line(fix, concluded, beside, at_least=rest // 2 - 1)
-        block = headed(title, [line for line in (followed, ending) if line], room)
+        block = headed(title, [line for line in (followed, _ending_beside(ending, followed, rest)) if line], room)
         call.remember([shown])
         return frame([head_line, *block], BUDGET)
     # (not "no other session hit this error": deja fix, which also reads what was written, may list some; counting them
     # here would load the work history and a search on every new failure: trial43 F2)
     return call.silent("no past failed command printed this error (deja fix also looks where it was written)")
+
+
+#: The bytes the session's ending ("Concluded: …") keeps at least where "What followed" takes more than half.
+ENDING_AT_LEAST = 32
+
+
+def _ending_beside(ending: str, followed: str, rest: int) -> str:
+    """``ending`` cut to what ``followed`` leaves of ``rest`` bytes when even the shortest form of "What followed" is
+    more than half of them (a long title: ``headed`` would cut it at half, before "succeeded", review53f F2), as long
+    as the ending keeps ``ENDING_AT_LEAST`` bytes; else as it is."""
+    left = rest - len(followed.encode()) - 2  # (each line's newline)
+    return fit(ending, left) if ending and followed and left >= ENDING_AT_LEAST else ending
 
 
 def _ending(segment: Segment, doc: int, fix: Fix) -> tuple[str, str]:

@@ -435,15 +435,16 @@ def _config_file_elsewhere() -> list[Finding]:
     there = Path.home() / ".config" / "deja" / "config.toml"
     if here == there or _same_bytes(here, there) or config.read_file(str(here)) == config.read_file(str(there)):
         return []
-    return [
-        Finding(
-            "warn",
-            "settings",
-            f"XDG_CONFIG_HOME is set in this shell, so deja's settings come from {here}; Cursor's hooks and MCP "
-            f"server read {there} instead unless Cursor is started with the same variable",
-            f"unset XDG_CONFIG_HOME before `deja config set`, or copy {here} to {there}",
-        )
-    ]
+    said = (
+        f"XDG_CONFIG_HOME is set in this shell, so deja's settings come from {here}; Cursor's hooks and MCP server "
+        f"read {there} instead unless Cursor is started with the same variable"
+    )
+    fix = f"unset XDG_CONFIG_HOME before `deja config set`, or copy {here} to {there}"
+    _, unread = config.read_file(str(there))
+    if unread.startswith("cannot read"):  # (a folder there: `cp` would put the file inside it, review53f F3)
+        said = f"{said}, and deja {unread}"
+        fix = f"move {there} away, then copy {here} to {there}" if there.is_dir() else fix
+    return [Finding("warn", "settings", said, fix)]
 
 
 def _same_bytes(one: Path, other: Path) -> bool:

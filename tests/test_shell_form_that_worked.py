@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from test_hooks import Machine, cursor_tool, framed
@@ -27,30 +28,58 @@ WORKED = "AWS_PROFILE=acme-dev terraform apply -auto-approve"
 ERROR = "Error: No valid credential sources found for AWS Provider."
 
 
+class Step(NamedTuple):
+    """One step of a past chat: the answer that made the call (None: the call alone), the call and its result (a
+    Shell call's output and exit code, framed as cursor-agent frames it; another tool's result as written)."""
+
+    said: str | None
+    tool: str
+    args: dict[str, str]
+    result: str
+    exit_code: int = 0
+
+
+def past_chat(
+    machine: Machine,
+    monkeypatch: pytest.MonkeyPatch,
+    project: Path,
+    ask: str,
+    steps: list[Step],
+    concluded: str | None = None,
+    name: str = "Apply staging terraform",
+) -> None:
+    """``machine``'s history, with a chat of two days ago in ``project`` (``ask``, ``steps``, then the answer
+    ``concluded``) added, indexed, and this process pointed at both."""
+    for variable, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(variable, value)
+    records = [user_turn(ask, datetime.now(UTC) - timedelta(days=2))]
+    store: list[dict] = []
+    for number, step in enumerate(steps, 1):
+        call = f"t{number}"
+        records.append(assistant_turn(step.said, tool_use(step.tool, step.args)))
+        store.append({"role": "assistant", "content": [tool_call_part(call, step.tool, step.args)]})
+        result = shell_result_text(step.result, exit_code=step.exit_code) if step.tool == "Shell" else step.result
+        store.append(tool_result_message(call, step.tool, result))
+    records += [assistant_turn(concluded)] if concluded is not None else []
+    machine.write_chat(project, CHAT, [*records, turn_ended()], store, name=name)
+    machine.index()
+
+
 @pytest.fixture
 def indexed(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
     """The sample history and a chat where ``FAILED`` failed and ``WORKED`` then succeeded, indexed."""
     machine = Machine(tmp_path, fake_home)
-    for name, value in machine.history.environment(machine.deja_home).items():
-        monkeypatch.setenv(name, value)
-    then = datetime.now(UTC) - timedelta(days=2)
-    records = [
-        user_turn("apply the staging terraform plan", then),
-        assistant_turn("Applying.", tool_use("Shell", {"command": FAILED})),
-        assistant_turn(
-            "The provider has no credentials; using the dev profile.", tool_use("Shell", {"command": WORKED})
+    steps = [
+        Step("Applying.", "Shell", {"command": FAILED}, f"{ERROR}\n\nPlease see the provider docs.", 1),
+        Step(
+            "The provider has no credentials; using the dev profile.",
+            "Shell",
+            {"command": WORKED},
+            "Apply complete! Resources: 3 added, 0 changed.",
         ),
-        assistant_turn("Applied with the acme-dev profile: 3 added, 0 changed."),
-        turn_ended(),
     ]
-    store = [
-        {"role": "assistant", "content": [tool_call_part("t1", "Shell", {"command": FAILED})]},
-        tool_result_message("t1", "Shell", shell_result_text(f"{ERROR}\n\nPlease see the provider docs.", exit_code=1)),
-        {"role": "assistant", "content": [tool_call_part("t2", "Shell", {"command": WORKED})]},
-        tool_result_message("t2", "Shell", shell_result_text("Apply complete! Resources: 3 added, 0 changed.")),
-    ]
-    machine.write_chat(machine.infra, CHAT, records, store, name="Apply staging terraform")
-    machine.index()
+    concluded = "Applied with the acme-dev profile: 3 added, 0 changed."
+    past_chat(machine, monkeypatch, machine.infra, "apply the staging terraform plan", steps, concluded)
     return machine
 
 
@@ -68,28 +97,13 @@ def test_what_followed_keeps_succeeded_where_its_steps_do_not_fit(
     """The commands are cut shorter, every step kept, rather than the line cut before "succeeded" (trial22 N4: "then
     `AWS_PROFILE=acme-dev terraform apply…"; counting the steps left out dropped the fix: review41d M1)."""
     machine = Machine(tmp_path, fake_home)
-    for name, value in machine.history.environment(machine.deja_home).items():
-        monkeypatch.setenv(name, value)
-    then = datetime.now(UTC) - timedelta(days=2)
-    error = ERROR
     login = "aws configure --profile acme-dev-sandbox-administrators set region eu-central-1 --output json"
-    records = [
-        user_turn("apply the staging terraform plan", then),
-        assistant_turn("Applying.", tool_use("Shell", {"command": FAILED})),
-        assistant_turn("Configuring the profile.", tool_use("Shell", {"command": login})),
-        assistant_turn("Again with the profile.", tool_use("Shell", {"command": WORKED})),
-        turn_ended(),
+    steps = [
+        Step("Applying.", "Shell", {"command": FAILED}, ERROR, 1),
+        Step("Configuring the profile.", "Shell", {"command": login}, ""),
+        Step("Again with the profile.", "Shell", {"command": WORKED}, "Apply complete! Resources: 3 added, 0 changed."),
     ]
-    store = [
-        {"role": "assistant", "content": [tool_call_part("t1", "Shell", {"command": FAILED})]},
-        tool_result_message("t1", "Shell", shell_result_text(error, exit_code=1)),
-        {"role": "assistant", "content": [tool_call_part("t2", "Shell", {"command": login})]},
-        tool_result_message("t2", "Shell", shell_result_text("")),
-        {"role": "assistant", "content": [tool_call_part("t3", "Shell", {"command": WORKED})]},
-        tool_result_message("t3", "Shell", shell_result_text("Apply complete! Resources: 3 added, 0 changed.")),
-    ]
-    machine.write_chat(machine.infra, CHAT, records, store, name="Apply staging terraform")
-    machine.index()
+    past_chat(machine, monkeypatch, machine.infra, "apply the staging terraform plan", steps)
     asked = cursor_tool("preToolUse", "c-n4", machine.infra, "Shell", {"command": FAILED})
     body = framed(machine.run("hook-tool", asked).text, 512)
     (followed,) = [line for line in body.splitlines() if line.startswith("What followed: ")]
@@ -108,28 +122,15 @@ def _what_followed(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPa
     """The failure hook's "What followed" line for ``run`` failing again, after a past session where it failed, a
     package file was written, it passed, and the answer ``concluded``."""
     machine = Machine(tmp_path, fake_home)
-    for name, value in machine.history.environment(machine.deja_home).items():
-        monkeypatch.setenv(name, value)
-    then = datetime.now(UTC) - timedelta(days=2)
     made = str(machine.api / "src" / "api" / "pricing_v2" / "__init__.py")
-    records = [
-        user_turn("pytest fails on the pricing tests", then),
-        assistant_turn("Running the tests.", tool_use("Shell", {"command": run})),
-        assistant_turn("Adding the package file.", tool_use("Write", {"path": made, "contents": ""})),
-        assistant_turn(None, tool_use("Shell", {"command": run})),
-        assistant_turn(concluded),
-        turn_ended(),
+    steps = [
+        Step("Running the tests.", "Shell", {"command": run}, f"{PRICING_ERROR}\n1 error in 0.12s", 2),
+        Step("Adding the package file.", "Write", {"path": made, "contents": ""}, "Wrote file"),
+        Step(None, "Shell", {"command": run}, "4 passed in 0.20s"),
     ]
-    store = [
-        {"role": "assistant", "content": [tool_call_part("t1", "Shell", {"command": run})]},
-        tool_result_message("t1", "Shell", shell_result_text(f"{PRICING_ERROR}\n1 error in 0.12s", exit_code=2)),
-        {"role": "assistant", "content": [tool_call_part("t2", "Write", {"path": made, "contents": ""})]},
-        tool_result_message("t2", "Write", "Wrote file"),
-        {"role": "assistant", "content": [tool_call_part("t3", "Shell", {"command": run})]},
-        tool_result_message("t3", "Shell", shell_result_text("4 passed in 0.20s")),
-    ]
-    machine.write_chat(machine.api, CHAT, records, store, name="pricing import error")
-    machine.index()
+    past_chat(
+        machine, monkeypatch, machine.api, "pytest fails on the pricing tests", steps, concluded, "pricing import error"
+    )
     output = json.dumps({"exitCode": 2, "stdout": f"{PRICING_ERROR}\n1 error in 0.11s", "stderr": ""})
     failed = cursor_tool("postToolUse", "c-t53", machine.api, "Shell", {"command": run}, tool_output=output)
     body = framed(machine.run("hook-tool-after", failed).text, 512)
