@@ -121,15 +121,16 @@ def error_identity(line: str, command: str = "") -> str:
     An exception's class is left out with the rest: psql names none. A short message is no identity: ``error: not
     found`` of one program and of another, or ``KeyError: 'x'`` and ``ValueError: 'x'``, are different failures.
 
-    An HTTP status line (``STATUS_LINE``) is its status, the host of the URL in it or else in ``command`` (the command
-    that printed it) and what follows the status: ``HTTP/2 503`` of ``curl https://payments…`` is not the ``HTTP/2
-    404`` of ``curl https://registry…`` (review53e F2). One whose host neither names is no identity (""): a 404 of
-    one script and of another are different failures.
+    An HTTP status line (``STATUS_LINE``) is its status and the host of the URL in it or else in ``command`` (the
+    command that printed it), whatever else it says (``HTTP/1.1 404 Not Found`` and ``HTTP/2 404``, an access log's
+    ``9ms`` and ``1234 12ms``): ``HTTP/2 503`` of ``curl https://payments…`` is not the ``HTTP/2 404`` of ``curl
+    https://registry…`` (review53e F2). One whose host neither names is no identity (""): a 404 of one script and of
+    another are different failures.
     """
     status = status_end(line)
     if status:
         host = url_host(line) or url_host(command)
-        return f"http {line[status - 3 : status]} {host} {error_signature(line[status:])}".rstrip() if host else ""
+        return f"http {line[status - 3 : status]} {host}" if host else ""
     if _pytest_error(line):
         line = line[1:].lstrip(" ")
     message = error_signature(line[printed_by(line) :])
