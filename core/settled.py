@@ -141,6 +141,9 @@ _STEP_OPENER = Lazy(
     re.IGNORECASE,
 )
 
+#: What an ASCII answer holds where ``_STEP_OPENER`` can match it.
+_STEP_WORDS = ("let me", "let's", "let us", "i'll", "i will", "going to")
+
 #: Verbs of a step still to take, looking or doing (``only_next_steps``): "I'll keep it as is.", "Let's go with option
 #: B.", "I'll need access to staging." and "I will not change the schema." say a decision or a blocker, and are not
 #: among them.
@@ -247,10 +250,9 @@ def only_next_steps(answer: str) -> bool:
     review53e F1), and a verb not of a step (``_NEXT_STEP_VERBS``: keep, go with, need, not) is a decision or a
     blocker."""
     lowered = answer.lower()
-    if answer.isascii() and not any(word in lowered for word in ("let", "i'll", "i will", "going to")):
-        return (
-            False  # (what ``_STEP_OPENER`` needs: a refresh reads each changed session's last answer, most hold none)
-        )
+    # (what ``_STEP_OPENER`` needs: a refresh reads each changed session's last answer, and most hold none of it)
+    if answer.isascii() and not any(word in lowered for word in _STEP_WORDS):
+        return False
     sentences = [
         _INTERJECTION.sub("", sentence, count=1)
         for line in _prose(answer)

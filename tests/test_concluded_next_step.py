@@ -158,3 +158,15 @@ def test_a_line_that_says_what_fixes_it_in_the_present_tense_is_the_conclusion(f
     """A verb of result in the present tense after a verb in -ing is a finding, not progress (review53h H2)."""
     project = _chat(fake_home, "Checking the jobs table.", answer)
     assert f"  concluded: {answer}\n" in session_start_block(project)
+
+
+@pytest.mark.parametrize(
+    "opener",
+    ["Let me", "Let's", "Let us", "I'll", "I will", "I'm going to", "I am going to", "Now let me", "Next, I'll",
+     "First, let me", "Then I'll", "So let's", "Finally, I'll", "I'll go ahead and", "OK, let me", "LET ME"],
+)  # fmt: skip
+def test_every_opener_of_a_next_step_is_read(opener: str) -> None:
+    """Each opener ``settled._STEP_OPENER`` knows passes the check before it (``_STEP_WORDS``), which spares a refresh
+    the patterns for an answer holding none of them."""
+    assert only_next_steps(f"{opener} check the worker's logs.")
+    assert not only_next_steps(f"{opener} keep the worker's logs.")

@@ -13,7 +13,6 @@ import pytest
 from harness import failure_hook, run_deja, store_shell
 
 from deja.core.errors import error_lines
-
 from deja.core.writers.cursor_agent import (
     chat_dir_for,
     store_assistant_message,
