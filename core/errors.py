@@ -121,13 +121,13 @@ def error_identity(line: str, command: str = "") -> str:
     An exception's class is left out with the rest: psql names none. A short message is no identity: ``error: not
     found`` of one program and of another, or ``KeyError: 'x'`` and ``ValueError: 'x'``, are different failures.
 
-    An HTTP status line (``STATUS_LINE``) is its status and the host of the URL in it or else in ``command`` (the
+    An HTTP status line (``STATUS_LINE``), and curl's own line for it (``CURL_STATUS``), is its status and the host of the URL in it or else in ``command`` (the
     command that printed it), whatever else it says (``HTTP/1.1 404 Not Found`` and ``HTTP/2 404``, an access log's
     ``9ms`` and ``1234 12ms``): ``HTTP/2 503`` of ``curl https://payments…`` is not the ``HTTP/2 404`` of ``curl
     https://registry…`` (review53e F2). One whose host neither names is no identity (""): a 404 of one script and of
     another are different failures.
     """
-    status = status_end(line)
+    status = status_end(line) or curl_status_end(line)
     if status:
         host = url_host(line) or url_host(command)
         return f"http {line[status - 3 : status]} {host}" if host else ""
@@ -157,6 +157,8 @@ def shorter_forms(line: str) -> list[str]:
     ``connection to server at "db", port 5432 failed: …`` no bare ``connection to server at "db"``."""
     if _pytest_error(line):
         line = line[1:].lstrip(" ")
+    if status_end(line) or curl_status_end(line):
+        return []  # (its identity is its status and host: a form without the status would be every status's)
     start = printed_by(line)
     quotes = _quote_marks(line, start)
     forms: list[str] = []
@@ -353,6 +355,19 @@ def _status_after(lowered: str, at: int, versioned: bool) -> int:
     code = lowered[status : status + 3]
     good = status > end and len(code) == 3 and code[0] in "45" and code[1:].isdecimal()
     return status + 3 if good and not is_word(lowered, status + 3) else 0
+
+
+#: What curl ``--fail`` prints before the status it failed on (``curl: (22) The requested URL returned error: 404``).
+CURL_STATUS = "the requested url returned error: "
+
+
+def curl_status_end(line: str) -> int:
+    """Where the status after ``CURL_STATUS`` in ``line`` ends, 0 where there is none: keyed by its words, every
+    ``curl -f`` failure of any status from any host was one error (review53e F2's, older than it)."""
+    at = line.lower().find(CURL_STATUS)
+    end = at + len(CURL_STATUS)
+    code = line[end : end + 3]
+    return end + 3 if at >= 0 and code.isascii() and code.isdecimal() and len(code) == 3 else 0
 
 
 def url_host(text: str) -> str:

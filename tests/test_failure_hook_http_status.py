@@ -79,6 +79,11 @@ SHAPES = [
         "[2026-12-06 10:00] GET /v1/refunds HTTP/1.1 503 12ms",
         "[2026-12-06 10:00] GET /v1/refunds HTTP/1.1 502 12ms",
     ),
+    (  # curl --fail's own line, which named every status alike (and comes before the status line: it names an error)
+        "curl: (22) The requested URL returned error: 503",
+        "HTTP/2 503 \ncurl: (22) The requested URL returned error: 503",
+        "curl: (22) The requested URL returned error: 404",
+    ),
 ]
 
 
