@@ -11,10 +11,22 @@ from __future__ import annotations
 #: What makes a line an error line (``(?i)``, but for the two forms in ``(?-i:…)``). The forms of common tools count:
 #: npm <= 8's ``npm ERR!``, pnpm's ``ERR_PNPM_…`` codes (and Node's ``ERR_…``), pytest's ``E   `` lines, Go's
 #: ``FAIL``, pip's ``ERROR:``, yarn's ``error``, cargo's ``error[E…]``, tsc's ``error TS…``.
+#: And an HTTP status line of 4xx or 5xx (``STATUS_LINE``).
 ERROR_LINE = (
     r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such"
-    r"|no module named|denied|undefined|segmentation|\bERR!|(?-i:\bERR_[A-Z0-9_]+|^E {2,}[^\s+-]))"
+    r"|no module named|denied|undefined|segmentation|\bERR!|(?-i:\bERR_[A-Z0-9_]+|^E {2,}[^\s+-])"
 )
+#: An HTTP status line of 4xx or 5xx (``(?i)``; a stripped line, the status its group): curl's head (``HTTP/2 403``,
+#: ``HTTP/1.1 404 Not Found``, ``< HTTP/1.1 429 …`` of ``-v``), ``curl -w 'HTTP %{http_code}'``'s ``HTTP 404``, an
+#: access log's request (``GET /x HTTP/1.1 503 9ms``: a method in capitals, its target, the version). A line that only
+#: names a status further on (``(expect HTTP 404)``, ``Retries on HTTP 503: enabled``, ``{"message": "HTTP 404"}``,
+#: ``/HTTP/404``) or a served request's quoted log line (``"GET /x HTTP/1.1" 404``) is none (review53e F2). Its
+#: identity is its status and the host its line or command named (``error_identity``), not its words alone.
+STATUS_LINE = (
+    r"(?i)^(?:< )?HTTP(?:/\d(?:\.\d)?)?[ \t]+([45]\d\d)\b"
+    r"|(?:^|[ \t])(?-i:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)[ \t]+\S+[ \t]+HTTP/\d(?:\.\d)?[ \t]+([45]\d\d)\b"
+)
+ERROR_LINE += "|" + STATUS_LINE[4:] + ")"
 #: Summary lines ("=== 1 error in 0.1s ===", "2 failed, 3 passed", tsc's "Found 2 errors") say nothing about which
 #: error it was, nor do npm's last lines, the same for every failure ("A complete log of this run can be found in:"
 #: and the log's path).
@@ -84,7 +96,7 @@ def error_lines(output: str, limit: int = 3) -> list[str]:
     found: dict[str, None] = {}
     for line in output.splitlines():
         line = line.strip()
-        if len(line) > 8 and is_error_line(line) and not is_summary(line):
+        if (len(line) > 8 or status_end(line)) and is_error_line(line) and not is_summary(line):
             found.pop(line[:LINE_CHARS], None)
             found[line[:LINE_CHARS]] = None
     named = [line for line in found if names_error(line)]
@@ -98,7 +110,7 @@ def error_signature(line: str) -> str:
     return " ".join(_replace_quoted(line).lower().split())[:200]
 
 
-def error_identity(line: str) -> str:
+def error_identity(line: str, command: str = "") -> str:
     """What makes two error lines one error (``keys.error_key``): the signature of the message, without pytest's
     ``E   `` marker and what printed it (``PRINTED_BY``), or, for a message of fewer than ``MESSAGE_WORDS`` words, of
     the whole line without the marker.
@@ -108,7 +120,17 @@ def error_identity(line: str) -> str:
     recurs across the tools, and the failure hook and ``deja fix`` told of one past session in three (trial21 F1).
     An exception's class is left out with the rest: psql names none. A short message is no identity: ``error: not
     found`` of one program and of another, or ``KeyError: 'x'`` and ``ValueError: 'x'``, are different failures.
+
+    An HTTP status line (``STATUS_LINE``), and curl's own line for it (``CURL_STATUS``), is its status and the host of the URL in it or else in ``command`` (the
+    command that printed it), whatever else it says (``HTTP/1.1 404 Not Found`` and ``HTTP/2 404``, an access log's
+    ``9ms`` and ``1234 12ms``): ``HTTP/2 503`` of ``curl https://payments…`` is not the ``HTTP/2 404`` of ``curl
+    https://registry…`` (review53e F2). One whose host neither names is no identity (""): a 404 of one script and of
+    another are different failures.
     """
+    status = status_end(line) or curl_status_end(line)
+    if status:
+        host = url_host(line) or url_host(command)
+        return f"http {line[status - 3 : status]} {host}" if host else ""
     if _pytest_error(line):
         line = line[1:].lstrip(" ")
     message = error_signature(line[printed_by(line) :])
@@ -135,6 +157,8 @@ def shorter_forms(line: str) -> list[str]:
     ``connection to server at "db", port 5432 failed: …`` no bare ``connection to server at "db"``."""
     if _pytest_error(line):
         line = line[1:].lstrip(" ")
+    if status_end(line) or curl_status_end(line):
+        return []  # (its identity is its status and host: a form without the status would be every status's)
     start = printed_by(line)
     quotes = _quote_marks(line, start)
     forms: list[str] = []
@@ -289,7 +313,79 @@ def is_error_line(line: str) -> bool:
         or word_at(lowered, "err!", None)
         or _error_code(line)
         or _pytest_error(line)
+        or ("http" in lowered and bool(status_end(line)))
     )
+
+
+#: The methods an access log's request line opens with (``STATUS_LINE``).
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def status_end(line: str) -> int:
+    """Where the status ``STATUS_LINE`` finds in ``line`` (a stripped line) ends, 0 where it finds none."""
+    lowered = folded(line)
+    if "http" not in lowered:
+        return 0
+    end = _status_after(lowered, 2 if lowered.startswith("< ") else 0, False)
+    for method in _METHODS:
+        for at in found(line, method) if not end else ():
+            target = _blanks_end(line, at + len(method))
+            after = target
+            while after < len(line) and not line[after].isspace():
+                after += 1
+            version = _blanks_end(line, after)
+            if line[at - 1 : at] in ("", " ", "\t") and at + len(method) < target < after < version:
+                end = end or _status_after(lowered, version, True)
+    return end
+
+
+def _status_after(lowered: str, at: int, versioned: bool) -> int:
+    """``HTTP(?:/\\d(?:\\.\\d)?)?[ \\t]+([45]\\d\\d)\\b`` at ``at`` (the version asked where ``versioned``): where the
+    status ends, else 0."""
+    if not lowered.startswith("http", at):
+        return 0
+    end = at + 4
+    if lowered[end : end + 1] == "/" and lowered[end + 1 : end + 2].isdecimal():
+        end += 2
+        if lowered[end : end + 1] == "." and lowered[end + 1 : end + 2].isdecimal():
+            end += 2
+    elif versioned:
+        return 0
+    status = _blanks_end(lowered, end)
+    code = lowered[status : status + 3]
+    good = status > end and len(code) == 3 and code[0] in "45" and code[1:].isdecimal()
+    return status + 3 if good and not is_word(lowered, status + 3) else 0
+
+
+#: What curl ``--fail`` prints before the status it failed on (``curl: (22) The requested URL returned error: 404``).
+CURL_STATUS = "the requested url returned error: "
+
+
+def curl_status_end(line: str) -> int:
+    """Where the status after ``CURL_STATUS`` in ``line`` ends, 0 where there is none: keyed by its words, every
+    ``curl -f`` failure of any status from any host was one error (review53e F2's, older than it)."""
+    at = line.lower().find(CURL_STATUS)
+    end = at + len(CURL_STATUS)
+    code = line[end : end + 3]
+    return end + 3 if at >= 0 and code.isascii() and code.isdecimal() and len(code) == 3 else 0
+
+
+def url_host(text: str) -> str:
+    """The host (and port) of the first ``http://`` or ``https://`` URL in ``text``, in lowercase and without its user
+    or password; "" for none: the server an HTTP status came from (``error_identity``)."""
+    lowered = text.lower()
+    for at in found(lowered, "://"):
+        scheme = lowered[max(0, at - 5) : at]
+        start = at - (5 if scheme == "https" else 4)
+        if not scheme.endswith("http") and scheme != "https" or is_word(lowered, start - 1):
+            continue
+        end = at + 3
+        while end < len(lowered) and not lowered[end].isspace() and lowered[end] not in "/?#\"'`<>\\":
+            end += 1
+        host = lowered[at + 3 : end].rpartition("@")[2]
+        if host:
+            return host
+    return ""
 
 
 def _error_code(line: str) -> bool:

@@ -121,9 +121,12 @@ class ErrorMatch(Record, frozen=True):
             # the line holding most of them, an error line first: "invalid format" is none, and the output's error
             # line of another failure was shown for it (trial23 F7.3)
             return self.holding([*lines, *output.splitlines()])
-        if not all(name in output for name in self.names):
+        if not self.key or not all(name in output for name in self.names):
             return None
-        return next((ln for ln in lines if error_key(ln) == self.key), None)
+        command = call.args.get("command")
+        return next(
+            (ln for ln in lines if error_key(ln, command if isinstance(command, str) else "") == self.key), None
+        )
 
     def holding(self, lines: list[str]) -> str:
         """The line of ``lines`` holding the most of ``words`` (the first of those); of a line longer than an error
@@ -355,10 +358,10 @@ SESSIONS_COUNTED = 20
 
 
 def past_failures(
-    index: Index, window: str, limit: int, exclude: Collection[str] = ()
+    index: Index, window: str, limit: int, exclude: Collection[str] = (), command: str = ""
 ) -> Iterator[tuple[ErrorMatch, list[tuple[Segment, int]]]]:
-    """Per error line of ``window``: which failed calls are that error, and the newest failure of each of the
-    ``limit`` newest past sessions it came up in (segment, doc).
+    """Per error line of ``window`` (printed by ``command``, where known): which failed calls are that error, and the
+    newest failure of each of the ``limit`` newest past sessions it came up in (segment, doc).
 
     A past failure is the same error when it has the same identity (``errors.error_identity``: the message,
     whoever printed it) and printed the names the line quotes (``quoted_names``): ``deja fix`` and the failure hook
@@ -371,19 +374,21 @@ def past_failures(
     excluded = _places(index, exclude)
     lines = error_lines(window)
     for line in lines:
-        yield _failures_of(index, line, limit, excluded)
+        yield _failures_of(index, line, limit, excluded, command)
     for line in lines:  # (after every line's own identity: an exact match comes first)
         for shorter in shorter_forms(line):
-            yield _failures_of(index, shorter, limit, excluded)
+            yield _failures_of(index, shorter, limit, excluded, command)
 
 
 def _failures_of(
-    index: Index, line: str, limit: int, excluded: set[tuple[str, int]]
+    index: Index, line: str, limit: int, excluded: set[tuple[str, int]], command: str
 ) -> tuple[ErrorMatch, list[tuple[Segment, int]]]:
     """Which failed calls are the error of ``line``, and the newest failure of each of the ``limit`` newest past
-    sessions not ``excluded`` it came up in (``past_failures``)."""
-    match = ErrorMatch(key=error_key(line), names=tuple(quoted_names(line)))
+    sessions not ``excluded`` it came up in (``past_failures``); none for a line of no identity."""
+    match = ErrorMatch(key=error_key(line, command), names=tuple(quoted_names(line)))
     failures: dict[tuple[str, int], tuple[Segment, int]] = {}
+    if not match.key:
+        return match, []
     # (a name's UTF-8 bytes: a lone surrogate's, which no decoded text holds, match no record)
     needles = [name.encode("utf-8", "surrogatepass") for name in match.names]
     for _, segment, doc in index.newest(match.key, limit=POSTINGS_READ):

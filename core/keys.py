@@ -802,15 +802,18 @@ def path_key(path: str) -> str:
     return f"{PREFIX}f:{_digest(path.strip())}"
 
 
-def error_key(line: str) -> str:
-    """The key of an error line (``errors.error_lines``): its identity's (``errors.error_identity``: its message,
-    whoever printed it)."""
+def error_key(line: str, command: str = "") -> str:
+    """The key of an error line (``errors.error_lines``) that ``command`` printed: its identity's
+    (``errors.error_identity``: its message, whoever printed it; an HTTP status line's status and host); "" for a line
+    of no identity (a status line naming no host)."""
     from .errors import error_identity  # (here: a hook that asks for no error's key loads none of it)
 
-    return f"{PREFIX}e:{_digest(error_identity(line))}"
+    identity = error_identity(line, command)
+    return f"{PREFIX}e:{_digest(identity)}" if identity else ""
 
 
-def error_keys(output: str) -> list[str]:
+def error_keys(output: str, command: str = "") -> list[str]:
+    """The keys of the error lines of ``output``, which ``command`` printed."""
     from .errors import error_lines
 
-    return [error_key(line) for line in error_lines(output)]
+    return [key for line in error_lines(output) if (key := error_key(line, command))]

@@ -126,6 +126,35 @@ _NOT_PROGRESS = frozenset(
     | {"something", "string", "thing"}
 )
 
+#: Verbs in -ing that open a decision, not progress: "Keeping the current behaviour.", "Sticking with Postgres.",
+#: "Leaving it as is.", "Staying on Node 18." (and "Going with option B.": ``_decided``) say what was chosen
+#: (review53h).
+_DECIDING = frozenset({"keeping", "leaving", "sticking", "staying"})
+
+#: What opens a sentence that names the agent's next step ("Let me look at the logs.", "Now I'll check the config
+#: next.", "I’m going to rerun the tests."), with the verb of that step.
+_STEP_OPENER = Lazy(
+    globals(),
+    "_STEP_OPENER",
+    r"((now|first|next|then|so|finally)\b,?\s*)?(i['’]ll|i will|i['’]m going to|i am going to|let me|let['’]s|let us)\s+"
+    r"(go ahead and\s+)?(?P<verb>[a-z-]+)\b",
+    re.IGNORECASE,
+)
+
+#: What an ASCII answer holds where ``_STEP_OPENER`` can match it.
+_STEP_WORDS = ("let me", "let's", "let us", "i'll", "i will", "going to")
+
+#: Verbs of a step still to take, looking or doing (``only_next_steps``): "I'll keep it as is.", "Let's go with option
+#: B.", "I'll need access to staging." and "I will not change the schema." say a decision or a blocker, and are not
+#: among them.
+_NEXT_STEP_VERBS = frozenset(
+    {"look", "check", "double-check", "run", "rerun", "re-run", "inspect", "examine", "search", "read", "review"}
+    | {"verify", "investigate", "open", "try", "test", "debug", "find", "explore", "dig", "see", "take", "start"}
+    | {"fix", "update", "implement", "add", "create", "write", "apply", "change", "edit", "install", "restart"}
+    | {"build", "grep", "trace", "reproduce", "compare", "confirm", "figure", "modify", "refactor", "continue"}
+    | {"get", "pull", "fetch", "query", "scan", "print", "list", "compile", "deploy", "commit", "push", "make"}
+)
+
 #: Words of a state reached after a verb of progress: "Working now.", "Passing again." say a result.
 _STATE = frozenset({"again", "correctly", "fine", "now", "properly"})
 
@@ -210,6 +239,34 @@ def only_progress(answer: str) -> bool:
         # answer, and most hold none; tests/test_refresh_turn.py)
     lines = _prose(answer)
     return len(lines) == 1 and _narration(lines[0]) and not gives_steps(answer)
+
+
+def only_next_steps(answer: str) -> bool:
+    """Whether every sentence of ``answer``'s prose (sign-offs and words of assent passed over) names a step the agent
+    takes next ("Let me look at the worker's logs.", "I'll check the config next."), and it gives no steps or code:
+    the last answer of a session stopped before the step, which found or did nothing, and the session-start block gave
+    it as what the session concluded (review53h, stop 53's note). A sentence with a colon or a semicolon says more
+    ("Let's go with option B: it avoids the migration.", "I'll keep it as is; the current behaviour is correct.":
+    review53e F1), and a verb not of a step (``_NEXT_STEP_VERBS``: keep, go with, need, not) is a decision or a
+    blocker."""
+    lowered = answer.lower()
+    # (what ``_STEP_OPENER`` needs: a refresh reads each changed session's last answer, and most hold none of it)
+    if answer.isascii() and not any(word in lowered for word in _STEP_WORDS):
+        return False
+    sentences = [
+        _INTERJECTION.sub("", sentence, count=1)
+        for line in _prose(answer)
+        for sentence in _SENTENCE_END.split(line)
+        if not _SIGN_OFF.match(sentence)
+    ]
+    sentences = [sentence for sentence in sentences if sentence.strip(" .!")]
+    return bool(sentences) and all(map(_a_next_step, sentences)) and not gives_steps(answer)
+
+
+def _a_next_step(sentence: str) -> bool:
+    """Whether ``sentence`` only names the agent's next step (``only_next_steps``)."""
+    step = _STEP_OPENER.match(sentence)
+    return bool(step) and step["verb"].lower() in _NEXT_STEP_VERBS and ":" not in sentence and ";" not in sentence
 
 
 def ends_on_a_question(answer: str) -> bool:
@@ -344,9 +401,15 @@ def _narration(answer: str) -> bool:
     words = re.findall(r"[a-z']+", text.lower())
     if words and words[0] in ("now", "next", "first", "then", "still", "also", "and"):
         words = words[1:]
-    if not words or not words[0].endswith("ing") or words[0] in _NOT_PROGRESS:
+    if not words or not words[0].endswith("ing") or words[0] in _NOT_PROGRESS or _decided(words):
         return False
     return not _a_result(words)
+
+
+def _decided(words: list[str]) -> bool:
+    """Whether ``words``, opening with a verb in -ing, say what was chosen ("Keeping the current behaviour.", "Going
+    with option B."), not what is under way ("Going to check the logs.")."""
+    return words[0] in _DECIDING or words[:2] == ["going", "with"]
 
 
 def _a_result(words: list[str]) -> bool:

@@ -126,9 +126,9 @@ def _shell(call: HookCall, raw_command: str) -> str:
         lines.append(DESTRUCTIVE_NOTE)
     failure = _last_failure(runs, command, head)
     if failure is not None:
-        failed_days, segment, doc, errors = failure
+        failed_days, segment, doc, errors, printed_by = failure
         said = f"Last failure ({ago(failed_days * 86400)}): " + " | ".join(errors)
-        worked = _worked_after(segment, doc, head, errors[0], frame_room(BUDGET, *lines, said))
+        worked = _worked_after(segment, doc, head, errors[0], printed_by, frame_room(BUDGET, *lines, said))
         lines += headed(said, worked, frame_room(BUDGET, *lines))  # (its error first)
     call.remember([shown])
     return frame(lines, BUDGET)
@@ -152,19 +152,20 @@ def _where(folder: str, project_dir: str) -> str:
     return "in this project" if within(folder, project_dir) else f"in {folder}"
 
 
-def _last_failure(runs: list[Run], command: str, head: str) -> tuple[float, Segment, int, list[str]] | None:
-    """When the latest failing run of the command was, where (its segment and message), and its error lines."""
+def _last_failure(runs: list[Run], command: str, head: str) -> tuple[float, Segment, int, list[str], str] | None:
+    """When the latest failing run of the command was, where (its segment and message), its error lines and the
+    command that printed them."""
     from ..core.errors import error_lines  # (here: most commands never failed)
 
     for days, segment, doc in runs[:FAILURES_SCANNED]:
         for tool in reversed(_matching_calls(segment.message(doc).tool_calls, command, head)):
             errors = error_lines(tool.result, limit=2) if tool.exit_code and tool.result else []
             if errors:
-                return days, segment, doc, errors
+                return days, segment, doc, errors, tool.args["command"]
     return None
 
 
-def _worked_after(segment: Segment, doc: int, head: str, error: str, room: int) -> list[str]:
+def _worked_after(segment: Segment, doc: int, head: str, error: str, printed_by: str, room: int) -> list[str]:
     """What succeeded after the failure at ``doc`` in its session, as the failure hook says it
     (``describe.followed_line``, ``deja fix``'s "fixed by"): the form of the command that then worked
     (``AWS_PROFILE=acme-dev terraform apply`` after ``terraform apply`` failed, trial21 F9); none when no run like it
@@ -172,7 +173,7 @@ def _worked_after(segment: Segment, doc: int, head: str, error: str, room: int) 
     from ..core.failures import ErrorMatch, what_followed
     from ..core.keys import error_key
 
-    fix = what_followed(segment, doc, head, ErrorMatch(key=error_key(error)), dated=False)
+    fix = what_followed(segment, doc, head, ErrorMatch(key=error_key(error, printed_by)), dated=False)
     return [followed_line(fix, "", room)] if fix.resolved_by else []
 
 

@@ -56,14 +56,15 @@ def after_tool(call: HookCall) -> str:
     if index is None:
         return call.silent("no index to read")
     command = call.tool_input().get("command")
-    head = command_head(command) if isinstance(command, str) else ""
-    return _recall_error(index, call, output, head)
+    command = as_indexed(command) if isinstance(command, str) else ""  # (as the index holds it: an HTTP status's host)
+    return _recall_error(index, call, output, command)
 
 
-def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
+def _recall_error(index: Index, call: HookCall, output: str, command: str) -> str:
     from ..core.failures import SESSIONS_COUNTED, past_failures, what_followed
 
-    for match, rows in past_failures(index, output, SESSIONS_COUNTED, call.conversation_ids):
+    head = command_head(command)
+    for match, rows in past_failures(index, output, SESSIONS_COUNTED, call.conversation_ids, command):
         if not rows:
             continue
         (segment, doc), ours = _in_project(index, call, rows)

@@ -15,7 +15,7 @@ import pytest
 from harness import failure_hook, index_chat, run_deja, session_start_block, store_shell
 
 from deja.core.indexer.records import _conclusion
-from deja.core.settled import only_progress
+from deja.core.settled import only_next_steps, only_progress
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -113,7 +113,6 @@ def test_a_line_of_progress_alone_is_only_progress(answer: str) -> None:
         "I'll go ahead and mark this as resolved: the timeout was the proxy's 30 s limit.",
         "I will not change the schema, since the mobile app reads it.",
         "I'll need access to the staging database to go further.",
-        "Let me look at the worker's logs.",
         "Running the tests again: all 42 pass.",
         "Checking.\n\n```sh\nkubectl logs deploy/worker\n```",
         "It drains once the backoff grows.",
@@ -123,8 +122,32 @@ def test_an_answer_that_says_more_than_progress_keeps_its_conclusion(answer: str
     """A decision or finding led by an opener ("I'll keep it as is; …") was dropped with the opener by the first
     rule, which read every answer ending on a next step as none (review53e F1): the session's conclusion said
     neither the decision nor the finding, and ``deja wip`` showed an earlier answer instead."""
-    assert not only_progress(answer)
+    assert not only_progress(answer) and not only_next_steps(answer)
     assert _conclusion(answer)
+
+
+@pytest.mark.parametrize(
+    "last", ["Let me look at the worker's logs.", "I'll check the config next.", "Sure! Now let me run the tests."]
+)
+def test_a_chat_stopped_on_the_step_it_named_next_is_listed_without_a_conclusion(fake_home: Path, last: str) -> None:
+    """An answer that only names the agent's next step found or did nothing: the block gave it as what the session
+    concluded (review53h); ``deja wip`` gives the earlier answer that settled something."""
+    project = _chat(fake_home, "The worker acks before the job is stored.", last)
+    block = session_start_block(project)
+    assert f"  asked: {ASK}\n" in block and "concluded:" not in block and last not in block, block
+    wip = run_deja("wip", str(project))
+    assert "settled: The worker acks before the job is stored." in wip.stdout, wip.stdout + wip.stderr
+
+
+@pytest.mark.parametrize(
+    "answer", ["Going with option B.", "Sticking with Postgres.", "Keeping the current behaviour."]
+)
+def test_a_one_line_decision_after_a_verb_in_ing_is_the_conclusion(fake_home: Path, answer: str) -> None:
+    """ "Going with option B." says what was chosen: read as a line of progress, it was dropped (review53h)."""
+    project = _chat(fake_home, "Checking the jobs table.", answer)
+    assert f"  concluded: {answer}\n" in session_start_block(project)
+    wip = run_deja("wip", str(project))
+    assert f"settled: {answer}" in wip.stdout, wip.stdout + wip.stderr
 
 
 @pytest.mark.parametrize(
@@ -135,3 +158,15 @@ def test_a_line_that_says_what_fixes_it_in_the_present_tense_is_the_conclusion(f
     """A verb of result in the present tense after a verb in -ing is a finding, not progress (review53h H2)."""
     project = _chat(fake_home, "Checking the jobs table.", answer)
     assert f"  concluded: {answer}\n" in session_start_block(project)
+
+
+@pytest.mark.parametrize(
+    "opener",
+    ["Let me", "Let's", "Let us", "I'll", "I will", "I'm going to", "I am going to", "Now let me", "Next, I'll",
+     "First, let me", "Then I'll", "So let's", "Finally, I'll", "I'll go ahead and", "OK, let me", "LET ME"],
+)  # fmt: skip
+def test_every_opener_of_a_next_step_is_read(opener: str) -> None:
+    """Each opener ``settled._STEP_OPENER`` knows passes the check before it (``_STEP_WORDS``), which spares a refresh
+    the patterns for an answer holding none of them."""
+    assert only_next_steps(f"{opener} check the worker's logs.")
+    assert not only_next_steps(f"{opener} keep the worker's logs.")

@@ -27,6 +27,8 @@ WORDS = [
     "1 error", " passed", " in 0.1s", "collected 3 items", "complete log of this run can be found", "/_logs/", "debug",
     "2 errors", "3 warnings", " deselected", " skipped", "1 failures", " in ", "ms", "s", "==", ",", " in 1.5ms", "2",
     "0x1f", "deadbeef", "C:", "src/a.py", "\\\\", "12.5", "'", "ſ", "K",
+    "HTTP", "http", "HTTP/2 ", "HTTP/1.1 ", "HTTP/", "< ", "GET ", "POST", "DELETE ", " /x ", "403", "5", "4", " 503",
+    "1.",
 ]  # fmt: skip
 
 
@@ -101,6 +103,9 @@ AROUND += [
 ]
 AROUND += ["collected 2 item{0} 1 error", "collected 2 items{0}1 error", "= 1 error in 2s {0}", "found 1 error{0}"]
 AROUND += ["x/_logs/{0}debug", "found {0} errors", "1 skipped{0}in 3s", "{0}collected 1 item 2 passed"]
+AROUND += ["HTTP{0}404", "HTTP/1{0}1 503", "HTTP/{0} 404", "HTTP 40{0}", "HTTP 404{0}", "{0}HTTP 404", "<{0}HTTP/2 403"]
+AROUND += ["GET /x{0}HTTP/1.1 503", "GET{0}/x HTTP/1.1 404", "{0}GET /x HTTP/1.1 404", "GET /{0} HTTP/2 500"]
+AROUND += ["GET /x HTTP/1.{0} 500", "x{0}PUT /x HTTP/1.1 404 9ms", "HT{0}P 500"]
 
 
 @pytest.mark.parametrize("around", AROUND)
@@ -176,7 +181,8 @@ def _error_lines_by_pattern(output: str, limit: int = 3) -> list[str]:
     found = []
     for line in output.splitlines():
         line = line.strip()
-        if len(line) > 8 and re.search(errors.ERROR_LINE, line) and not re.search(errors.SUMMARY_LINE, line):
+        short = len(line) <= 8 and not re.search(errors.STATUS_LINE, line)
+        if not short and re.search(errors.ERROR_LINE, line) and not re.search(errors.SUMMARY_LINE, line):
             found.append(line[:400])
     named = [line for line in found if re.search(errors.NAMED_ERROR, line)]
     rest = [line for line in reversed(found) if line not in named]
@@ -272,3 +278,19 @@ def _same_judgement(commands: list[str]) -> None:
     judged = [destructive.is_destructive(command) for command in commands]
     assert judged == [pattern.search(command) is not None for command in commands]
     assert any(judged) and not all(judged)
+
+
+@pytest.mark.parametrize("around", AROUND)
+def test_every_code_point_ends_an_http_status_where_the_pattern_ends_it(around: str) -> None:
+    _same_status_end(_every_code_point(around))
+
+
+def test_random_lines_end_an_http_status_where_the_pattern_ends_it() -> None:
+    _same_status_end(LINES)
+
+
+def _same_status_end(lines: list[str]) -> None:
+    compiled = re.compile(errors.STATUS_LINE)
+    for line in lines:
+        found = compiled.search(line)
+        assert errors.status_end(line) == (found.end(found.lastindex or 0) if found else 0), repr(line)

@@ -519,7 +519,7 @@ class SegmentWriter:
                     for key in keys.command_keys(command):
                         self._add_key(key, doc, when)
                 if call.exit_code and call.result:
-                    for key in keys.error_keys(call.result):
+                    for key in keys.error_keys(call.result, command if isinstance(command, str) else ""):
                         self._add_key(key, doc, when)
             elif call.name in keys.EDIT_TOOLS:
                 for path in filed_paths(call.args, project_dir):

@@ -17,7 +17,7 @@ from ..keys import EDIT_TOOLS
 from ..lines import chat_began, cut, one_line, own_words
 from ..model import Message, Session, ToolCall, cap_text
 from ..redact import scrub, scrub_value
-from ..settled import only_progress, prose_and_code
+from ..settled import only_next_steps, only_progress, prose_and_code
 from ..text import lend_terms, lent_terms
 from ..topic import summarised_part
 
@@ -157,9 +157,10 @@ def _conclusion(text: str, limit: int = 300) -> str:
     said by its prose after the last block (where it sums up the change; else its prose before the first), after the
     files the code was for: an editor chat's last answer, "I'll help you apply dark mode … Here are the necessary
     changes: ```scss:src/global.scss …", was cut mid-code, its summary after the code never shown (trial21 F5). An
-    answer that is only a line of progress ("Checking.": ``settled.only_progress``) concluded nothing: "" (trial53
-    F2: the session-start block gave it as the outcome of a session stopped mid-work)."""
-    if only_progress(text):
+    answer that is only a line of progress ("Checking.": ``settled.only_progress``) or only names the agent's next
+    step ("Let me look at the worker's logs.": ``settled.only_next_steps``) concluded nothing: "" (trial53 F2,
+    review53h: the session-start block gave it as the outcome of a session stopped mid-work)."""
+    if only_progress(text) or only_next_steps(text):
         return ""
     prose, files = prose_and_code(text.replace("[REDACTED]", " "))
     said = next((part for part in (prose[-1], prose[0]) if part.strip()), "")
