@@ -11,8 +11,6 @@ rest, so a new record becomes current in the same ``os.replace`` as the index
 it describes, and a build killed before that leaves the current record whole.
 """
 
-from __future__ import annotations
-
 import os
 import zlib
 from collections.abc import Callable, Iterator
@@ -114,7 +112,7 @@ class Bookkeeping:
         self.unsynced: list[Path] = []
 
     @classmethod
-    def recorded(cls, directory: Path, state_file: str) -> Bookkeeping:
+    def recorded(cls, directory: Path, state_file: str) -> "Bookkeeping":
         """The bookkeeping a manifest names (its ``state`` file in ``directory``); raises IndexUnreadable."""
         return cls(directory, read_record(directory / state_file, State))
 

@@ -19,14 +19,33 @@ import sys
 
 _TYPING_EXTENSIONS = "typing_extensions"
 
+
+class _ProbedForwardRef:
+    """What ``typing.ForwardRef`` is while msgspec is first imported: its ``_utils`` makes one to learn whether it
+    takes ``is_class`` (every Python deja runs on does), and that ForwardRef's ``compile()``, the process's first, builds
+    the AST's types: about 9 M instructions, 2% of a ``deja search`` after a turn, which otherwise compiles nothing
+    (the Structs it decodes are defined with their annotations evaluated). Only while no other thread runs: one that
+    made a ForwardRef meanwhile would keep this stand-in."""
+
+    def __init__(self, arg: str, is_argument: bool = True, module: object = None, *, is_class: bool = False) -> None:
+        pass
+
+
 if _TYPING_EXTENSIONS not in sys.modules:
+    import _thread
+    import typing
+
+    forward_ref = typing.ForwardRef
     sys.modules[_TYPING_EXTENSIONS] = None  # type: ignore[assignment]  # (an import of it raises ImportError)
+    if _thread._count() == 0:  # (the main thread alone)
+        typing.ForwardRef = _ProbedForwardRef  # type: ignore[misc,assignment]
     try:
         import msgspec as msgspec
     except ImportError:  # (what it imported before it failed is imported again below, with typing_extensions)
         for name in [name for name in sys.modules if name.partition(".")[0] == "msgspec"]:
             del sys.modules[name]
     finally:
+        typing.ForwardRef = forward_ref  # type: ignore[misc]
         del sys.modules[_TYPING_EXTENSIONS]
 import msgspec as msgspec  # noqa: E402  # (imported above, or as usual)
 

@@ -4,8 +4,6 @@ The index, search, hooks and MCP server see only these types; they know nothing
 about where a session came from beyond its ``source``.
 """
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Any, Literal
 

@@ -69,6 +69,59 @@ def test_a_refresh_of_a_turn_loads_no_typing_extensions_and_it_imports_as_usual_
     ]
 
 
+#: A refresh of one turn and a search in a fresh process, each ``compile()`` of a text counted (a module imported
+#: without its bytecode compiles bytes): a ForwardRef compiles one, and a process's first compile builds the AST's
+#: types, about 9 M instructions of a search after a turn.
+COMPILES = """
+import builtins, sys
+compiled = []
+compile_ = builtins.compile
+def counted(source, *args, **kwargs):
+    if isinstance(source, str):
+        compiled.append(source)
+    return compile_(source, *args, **kwargs)
+builtins.compile = counted
+from pathlib import Path
+from deja.core.index import Index
+from deja.core.indexer import refresh
+from deja.core.search import search
+home = Path(sys.argv[1])
+print(refresh(home, only_chat_ids={sys.argv[2]}).updated, len(search(Index.open(home), "zeppelin drains").hits))
+print(compiled)
+"""
+
+
+def test_a_refresh_of_a_turn_compiles_no_annotation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Structs and NamedTuples a refresh of a turn reads and writes are defined with their annotations evaluated
+    (their modules postpone none), and msgspec's own probe of ``typing.ForwardRef`` at import compiles nothing
+    (``lean_msgspec._ProbedForwardRef``): a Struct module that postpones its annotations again compiles each field's
+    type the first time the refresh decodes it."""
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    turn = [user_turn("And the zeppelin queue?", stamp=STAMP), assistant_turn("It drains.", tool_use("Shell", {}))]
+    write_transcript(transcript_path(tmp_path / "cli", "/work/shop", CHAT), [user_turn(FIRST[0]), *turn])
+    run = [sys.executable, "-c", COMPILES, str(tmp_path / "deja"), CHAT]
+    assert subprocess.run(run, capture_output=True, text=True, check=True).stdout.splitlines() == ["1 1", "[]"]
+
+
+def test_while_another_thread_runs_msgspec_probes_the_real_forward_ref() -> None:
+    """A thread that made a ForwardRef while msgspec was first imported would keep the stand-in: with one running, the
+    stand-in is not put in place (msgspec's probe compiles its text), and ``typing.ForwardRef`` is never changed."""
+    code = (
+        "import builtins, threading, typing\n"
+        "compiled = []\n"
+        "compile_ = builtins.compile\n"
+        "builtins.compile = lambda source, *a, **k: (compiled.append(source), compile_(source, *a, **k))[1]\n"
+        "real = typing.ForwardRef\n"
+        "done = threading.Event()\n"
+        "threading.Thread(target=done.wait).start()\n"
+        "from deja.core.lean_msgspec import msgspec\n"
+        "done.set()\n"
+        "print(typing.ForwardRef is real, 'Foo' in compiled)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True"]
+
+
 def test_a_typing_extensions_already_imported_is_left_in_place() -> None:
     """A process that imported ``typing_extensions`` first (the MCP server's pydantic) keeps that very module."""
     code = (

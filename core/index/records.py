@@ -8,8 +8,6 @@ order, the trailing ones that hold their default left out. Field names were a te
 the metas before deflate, and 2% of both after it (format 17).
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from datetime import datetime
 from functools import partial

@@ -1,7 +1,5 @@
 """Writing one immutable segment: records, docs, sessions, terms and impact-ordered postings."""
 
-from __future__ import annotations
-
 import collections
 import contextlib
 import heapq

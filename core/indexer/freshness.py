@@ -22,8 +22,6 @@ without msgspec; what it compares against is the ``freshness`` record in the
 index folder, which this module writes under the writer lock on every refresh.
 """
 
-from __future__ import annotations
-
 import heapq
 import os
 from collections.abc import Iterable

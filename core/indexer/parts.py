@@ -7,8 +7,6 @@ its own and sends back only what the refresh records. A small refresh stays in
 one process, where forking would cost more than it saves.
 """
 
-from __future__ import annotations
-
 import contextlib
 import gc
 import os

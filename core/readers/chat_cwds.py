@@ -17,8 +17,6 @@ any chat's entry; decoding the 30,000 entries and going through them was about 4
 refresh that files a chat by its project's slug.
 """
 
-from __future__ import annotations
-
 import os
 import time
 from pathlib import Path

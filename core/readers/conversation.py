@@ -8,8 +8,6 @@ messages holding each call's ``tool-result``. A chat with no transcript is read
 from here alone, into the same shape a transcript gives.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable
 from datetime import datetime

@@ -12,8 +12,6 @@ One reader serves a full build and a refresh: reading a transcript from where
 the last read stopped is its ``resume`` parameter.
 """
 
-from __future__ import annotations
-
 import os
 from collections import Counter
 from collections.abc import Hashable

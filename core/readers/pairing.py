@@ -8,8 +8,6 @@ is known on both sides by its role and text (:func:`text_key`): a transcript's t
 chat's (``history.merge_transcript_into_ide``) and the store's beyond a transcript's (``cursor_agent``).
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, NamedTuple
 
