@@ -60,21 +60,21 @@ def block_first(call: HookCall, own: list[str], budget: int) -> tuple[list[str],
     answer is left when the block was rendered first (None: ``own`` stands as it is) and the note for hooks.log.
 
     The block goes in the room ``own`` leaves, as for any event. Where that is too little for a readable block, it is
-    rendered first, in half the frame (the answer keeps room for its sessions too), or in the whole frame when half
-    is too little; the answer is then made again in the room the block measurably left. A conversation whose prompts
-    each filled the recall never got the block (trial53 F3); sizing a room for the block before rendering it sized
-    it for a session the block then skipped (review53d F2).
+    rendered first in half the frame (the answer keeps room for its sessions too), and the answer is made again in
+    the room the block measurably left. A conversation whose prompts each filled the recall never got the block
+    (trial53 F3); sizing a room for the block before rendering it sized it for a session the block then skipped
+    (review53d F2). A block that needs more than half the frame waits again: given the whole frame, it left the
+    recall no room, and the session the prompt asked about was in neither (review54a A1).
     """
     shown = "\n".join(own)
     lines, why = recent_lines(call, frame_room(budget, *own), shown)
     if lines or why != WAITING:
         return lines, None, GIVEN if lines else f"no session-start block: {why}"
-    for room in (frame_room(budget) // 2, frame_room(budget)):
-        lines, why = recent_lines(call, room, shown)
-        if lines:
-            left = frame_room(budget, *lines)
-            return lines, left, f"{GIVEN}, which had no room after the recall: rendered first, it left {left} bytes"
-    return [], None, f"no session-start block: {why}"
+    lines, why = recent_lines(call, frame_room(budget) // 2, shown)
+    if not lines:
+        return [], None, f"no session-start block: {why}"
+    left = frame_room(budget, *lines)
+    return lines, left, f"{GIVEN}, which had no room after the recall: rendered first, it left {left} bytes"
 
 
 def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str], str]:

@@ -38,9 +38,7 @@ BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
 SHOWN_ALREADY = "what matched best was shown in this conversation already"
 #: What a recalled turn is instead of its question and answer when the session-start block printed them as they are.
-SAID_BY_BLOCK = (
-    "  its question and answer here are the asked: and concluded: of this conversation's session-start block"
-)
+SAID_BY_BLOCK = '  what matched is its asked:/concluded: as listed under "Recent sessions" in this conversation'
 #: How the lines of a recalled turn begin.
 USER_LINE, ASSISTANT_LINE = "  user: ", "  assistant: "
 #: Why a prompt's recall is left out: the block the conversation was owed came first (``before_prompt``).
@@ -758,6 +756,11 @@ def _block(
     turn = best_turn(index, hit, wanted, room)
     if finding:  # the question the heading's title already says leaves its room to what was found
         turn = [side for side in turn if side.role != "user" or not says_the_same(side.text, hit.title)]
+    title = heading(hit.title, where, hit.updated, hit.session_id)
+    if not finding and f"s:{hit.session_id}" in seen:  # (before ``shown``: a turn pointed at shows no text to refer to)
+        plain = headed(title, [f"  {side.role}: {side.text}" for side in turn], room)
+        if _said_by_block(hit.session_id, plain[1:], seen):
+            return [plain[0], SAID_BY_BLOCK]
     if same := same_turn_as([side.text for side in turn], shown):
         lines = [same]
     else:
@@ -768,10 +771,7 @@ def _block(
         shown.setdefault(side.text, hit.session_id[:8])
     if finding:
         lines += _finding(index, hit, [side.text for side in turn if side.role == "assistant"])
-    block = headed(heading(hit.title, where, hit.updated, hit.session_id), lines, room)
-    if not finding and f"s:{hit.session_id}" in seen and _said_by_block(hit.session_id, block[1:], seen):
-        return [block[0], SAID_BY_BLOCK]
-    return block
+    return headed(title, lines, room)
 
 
 def _said_by_block(session_id: str, lines: list[str], seen: set[str]) -> bool:

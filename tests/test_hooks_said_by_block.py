@@ -120,3 +120,30 @@ def _resume_now(machine: Machine, turns: list[tuple[str, str]]) -> None:
         at = when - timedelta(days=3) + timedelta(minutes=i) if i < len(turns) - 1 else when
         records += [user_turn(asked, at), assistant_turn(answered)]
     machine.write_chat(machine.api, DEPLOY, records, [], name="Sweeper")
+
+
+def test_the_pointer_names_the_block_by_its_heading(indexed: Machine) -> None:
+    """The pointer named "this conversation's session-start block", words nothing the agent was given uses: the
+    block is headed "Recent sessions in this project" (review54a W1). It names that heading now."""
+    asked, answered = "why does the deploy fail?", "The token lacks scope."
+    _chat(indexed, "dddd0001-0000-4000-8000-000000000001", [(asked, answered)], "Deploy token", timedelta(hours=2))
+    indexed.index()
+    block = _start(indexed, "c-w1")
+    assert f"asked: {asked}" in block and f"concluded: {answered}" in block
+    here = _prompt(indexed, "c-w1", "why does the deploy fail, the token lacks scope?")
+    assert SAID_BY_BLOCK in here
+    assert '"Recent sessions"' in SAID_BY_BLOCK and "Recent sessions" in block, block
+
+
+def test_a_turn_the_same_as_a_pointed_at_one_is_given_whole(indexed: Machine) -> None:
+    """Two chats holding the same turn, both listed by the block with their ask and answer whole: each is pointed at
+    the block, and neither is "the same turn as" the other's, whose entry shows no turn (review54a W2)."""
+    asked, answered = "why does the nightly cron skip Sundays?", "Its schedule says 1-6; Sunday is 0."
+    for i, ago in enumerate((timedelta(hours=2), timedelta(hours=3))):
+        _chat(indexed, f"dddd0002-0000-4000-8000-00000000000{i}", [(asked, answered)], "Nightly cron", ago)
+    indexed.index()
+    block = _start(indexed, "c-w2")
+    assert block.count(f"asked: {asked}") == 2 and block.count(f"concluded: {answered}") == 2
+    here = framed(_prompt(indexed, "c-w2", "why does the nightly cron skip Sundays?"), 1536)
+    assert SAID_BY_BLOCK in here
+    assert "'s above)" not in here, here
