@@ -11,22 +11,22 @@ from __future__ import annotations
 #: What makes a line an error line (``(?i)``, but for the two forms in ``(?-i:…)``). The forms of common tools count:
 #: npm <= 8's ``npm ERR!``, pnpm's ``ERR_PNPM_…`` codes (and Node's ``ERR_…``), pytest's ``E   `` lines, Go's
 #: ``FAIL``, pip's ``ERROR:``, yarn's ``error``, cargo's ``error[E…]``, tsc's ``error TS…``.
-#: And an HTTP status line of 4xx or 5xx (``STATUS_LINE``).
 ERROR_LINE = (
     r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such"
-    r"|no module named|denied|undefined|segmentation|\bERR!|(?-i:\bERR_[A-Z0-9_]+|^E {2,}[^\s+-])"
+    r"|no module named|denied|undefined|segmentation|\bERR!|(?-i:\bERR_[A-Z0-9_]+|^E {2,}[^\s+-]))"
 )
 #: An HTTP status line of 4xx or 5xx (``(?i)``; a stripped line, the status its group): curl's head (``HTTP/2 403``,
 #: ``HTTP/1.1 404 Not Found``, ``< HTTP/1.1 429 …`` of ``-v``), ``curl -w 'HTTP %{http_code}'``'s ``HTTP 404``, an
 #: access log's request (``GET /x HTTP/1.1 503 9ms``: a method in capitals, its target, the version). A line that only
 #: names a status further on (``(expect HTTP 404)``, ``Retries on HTTP 503: enabled``, ``{"message": "HTTP 404"}``,
 #: ``/HTTP/404``) or a served request's quoted log line (``"GET /x HTTP/1.1" 404``) is none (review53e F2). Its
-#: identity is its status and the host its line or command named (``error_identity``), not its words alone.
+#: identity is its status and the host its line or command named (``error_identity``), not its words alone. It is an
+#: error line of a failed command's output only (``error_lines``), not of a log pasted into a prompt, where an access
+#: log's 404 for a favicon is no error asked about (review54b F6).
 STATUS_LINE = (
     r"(?i)^(?:< )?HTTP(?:/\d(?:\.\d)?)?[ \t]+([45]\d\d)\b"
     r"|(?:^|[ \t])(?-i:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)[ \t]+\S+[ \t]+HTTP/\d(?:\.\d)?[ \t]+([45]\d\d)\b"
 )
-ERROR_LINE += "|" + STATUS_LINE[4:] + ")"
 #: Summary lines ("=== 1 error in 0.1s ===", "2 failed, 3 passed", tsc's "Found 2 errors") say nothing about which
 #: error it was, nor do npm's last lines, the same for every failure ("A complete log of this run can be found in:"
 #: and the log's path).
@@ -92,11 +92,13 @@ LINE_CHARS = 400
 
 def error_lines(output: str, limit: int = 3) -> list[str]:
     """The lines of ``output`` that best identify its error: named errors first, then the last others; each once,
-    where it last came (a retry loop prints the same line again and again)."""
+    where it last came (a retry loop prints the same line again and again). An HTTP status line of 4xx or 5xx
+    (``STATUS_LINE``) is one here, in a failed command's output, though not to ``is_error_line``."""
     found: dict[str, None] = {}
+    statuses = "http" in folded(output)  # (once, where most outputs hold no HTTP status line)
     for line in output.splitlines():
         line = line.strip()
-        if (len(line) > 8 or status_end(line)) and is_error_line(line) and not is_summary(line):
+        if (len(line) > 8 and is_error_line(line) or statuses and status_end(line)) and not is_summary(line):
             found.pop(line[:LINE_CHARS], None)
             found[line[:LINE_CHARS]] = None
     named = [line for line in found if names_error(line)]
@@ -129,7 +131,7 @@ def error_identity(line: str, command: str = "") -> str:
     """
     status = status_end(line) or curl_status_end(line)
     if status:
-        host = url_host(line) or url_host(command)
+        host = url_host(line) or url_host(command, command=True)
         return f"http {line[status - 3 : status]} {host}" if host else ""
     if _pytest_error(line):
         line = line[1:].lstrip(" ")
@@ -313,7 +315,6 @@ def is_error_line(line: str) -> bool:
         or word_at(lowered, "err!", None)
         or _error_code(line)
         or _pytest_error(line)
-        or ("http" in lowered and bool(status_end(line)))
     )
 
 
@@ -370,22 +371,46 @@ def curl_status_end(line: str) -> int:
     return end + 3 if at >= 0 and code.isascii() and code.isdecimal() and len(code) == 3 else 0
 
 
-def url_host(text: str) -> str:
-    """The host (and port) of the first ``http://`` or ``https://`` URL in ``text``, in lowercase and without its user
-    or password; "" for none: the server an HTTP status came from (``error_identity``)."""
+#: Options whose value is a URL other than the one a command fetches: a proxy, a referer (curl's ``-x``/``--proxy``,
+#: ``--preproxy``, ``-e``/``--referer``; wget's ``--referer``).
+_OTHER_URL_OPTIONS = frozenset({"-x", "--proxy", "--preproxy", "-e", "--referer"})
+#: The ports a URL's scheme goes to unless it names another: ``https://host:443`` is ``https://host``.
+_DEFAULT_PORTS = {"http": ":80", "https": ":443"}
+
+
+def url_host(text: str, command: bool = False) -> str:
+    """The host (and port, but a scheme's default) of the first ``http://`` or ``https://`` URL in ``text``, in
+    lowercase and without its user or password; "" for none: the server an HTTP status came from
+    (``error_identity``). In a ``command``, the URL it fetches: not one assigned (``HTTPS_PROXY=http://…``,
+    ``--proxy=…``), given to an option of another URL (``-x http://proxy:3128``), or in a header (``-H 'Origin:
+    https://…'``): a 403 of another site through the same proxy was this one's (review54b F1)."""
     lowered = text.lower()
     for at in found(lowered, "://"):
         scheme = lowered[max(0, at - 5) : at]
         start = at - (5 if scheme == "https" else 4)
         if not scheme.endswith("http") and scheme != "https" or is_word(lowered, start - 1):
             continue
+        if command and not _fetched(lowered, start):
+            continue
         end = at + 3
-        while end < len(lowered) and not lowered[end].isspace() and lowered[end] not in "/?#\"'`<>\\":
+        while end < len(lowered) and not lowered[end].isspace() and lowered[end] not in "/?#\"'`<>\\),;":
             end += 1
         host = lowered[at + 3 : end].rpartition("@")[2]
+        host = host.removesuffix("]") if host.count("]") > host.count("[") else host  # (a URL in brackets: "[…]")
+        host = host.removesuffix(_DEFAULT_PORTS["https" if scheme == "https" else "http"])
         if host:
             return host
     return ""
+
+
+def _fetched(command: str, start: int) -> bool:
+    """Whether the URL at ``start`` of ``command`` (lowercased) is what the command fetches (``url_host``): a word of
+    its own (or quoted), not after an option of another URL nor a header's name."""
+    before = command[:start].rstrip("'\"")
+    if before and not before[-1].isspace():
+        return before.endswith("--url=")  # (``VAR=…``, ``--proxy=…``, ``Origin:…``)
+    words = before.split()
+    return not words or words[-1].lstrip("'\"") not in _OTHER_URL_OPTIONS and not words[-1].endswith(":")
 
 
 def _error_code(line: str) -> bool:

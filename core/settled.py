@@ -126,10 +126,21 @@ _NOT_PROGRESS = frozenset(
     | {"something", "string", "thing"}
 )
 
-#: Verbs in -ing that open a decision, not progress: "Keeping the current behaviour.", "Sticking with Postgres.",
-#: "Leaving it as is.", "Staying on Node 18." (and "Going with option B.": ``_decided``) say what was chosen
-#: (review53h).
-_DECIDING = frozenset({"keeping", "leaving", "sticking", "staying"})
+#: Verbs in -ing that open a decision, not progress, with the word after them that makes one: "Keeping the current
+#: behaviour.", "Sticking with Postgres.", "Leaving it as is.", "Staying on Node 18." (and "Going with option B.":
+#: ``_decided``) say what was chosen (review53h); "Keeping an eye on the build." and "Leaving now to check the CI."
+#: are progress (review54b F4).
+_DECIDING = {
+    "keeping": frozenset({"the", "it", "this", "that", "them", "these", "those", "both", "as"}),
+    "leaving": frozenset({"the", "it", "this", "that", "them", "these", "those", "both", "as"}),
+    "sticking": frozenset({"with", "to"}),
+    "staying": frozenset({"with", "on", "at"}),
+    "going": frozenset({"with"}),
+}
+#: What, in a sentence that opens on a next step, leads to a clause saying more: what was found or decided ("Let me
+#: check the config — the port is wrong.", "I'll fix the port, it was 8080.", "… because it no longer exists",
+#: "… (`prot` → `port`)": review54b F3), as a colon or a semicolon does.
+_SAYS_MORE = (":", ";", ",", "—", "–", " - ", "(", " because ", " since ", " now that ", " as ", " so ")
 
 #: What opens a sentence that names the agent's next step ("Let me look at the logs.", "Now I'll check the config
 #: next.", "I’m going to rerun the tests."), with the verb of that step.
@@ -245,9 +256,9 @@ def only_next_steps(answer: str) -> bool:
     """Whether every sentence of ``answer``'s prose (sign-offs and words of assent passed over) names a step the agent
     takes next ("Let me look at the worker's logs.", "I'll check the config next."), and it gives no steps or code:
     the last answer of a session stopped before the step, which found or did nothing, and the session-start block gave
-    it as what the session concluded (review53h, stop 53's note). A sentence with a colon or a semicolon says more
-    ("Let's go with option B: it avoids the migration.", "I'll keep it as is; the current behaviour is correct.":
-    review53e F1), and a verb not of a step (``_NEXT_STEP_VERBS``: keep, go with, need, not) is a decision or a
+    it as what the session concluded (review53h, stop 53's note). A sentence with a colon, a semicolon, a comma, a
+    dash, a bracket or a "because" says more (``_SAYS_MORE``: "Let's go with option B: it avoids the migration.",
+    "I'll keep it as is; the current behaviour is correct.": review53e F1, review54b F3), and a verb not of a step (``_NEXT_STEP_VERBS``: keep, go with, need, not) is a decision or a
     blocker."""
     lowered = answer.lower()
     # (what ``_STEP_OPENER`` needs: a refresh reads each changed session's last answer, and most hold none of it)
@@ -266,7 +277,10 @@ def only_next_steps(answer: str) -> bool:
 def _a_next_step(sentence: str) -> bool:
     """Whether ``sentence`` only names the agent's next step (``only_next_steps``)."""
     step = _STEP_OPENER.match(sentence)
-    return bool(step) and step["verb"].lower() in _NEXT_STEP_VERBS and ":" not in sentence and ";" not in sentence
+    if not step or step["verb"].lower() not in _NEXT_STEP_VERBS:
+        return False
+    rest = sentence[step.end() :]  # (after the opener, whose "Next, I'll" has a comma of its own)
+    return not any(map(rest.__contains__, _SAYS_MORE))
 
 
 def ends_on_a_question(answer: str) -> bool:
@@ -409,7 +423,7 @@ def _narration(answer: str) -> bool:
 def _decided(words: list[str]) -> bool:
     """Whether ``words``, opening with a verb in -ing, say what was chosen ("Keeping the current behaviour.", "Going
     with option B."), not what is under way ("Going to check the logs.")."""
-    return words[0] in _DECIDING or words[:2] == ["going", "with"]
+    return len(words) > 1 and words[1] in _DECIDING.get(words[0], ())
 
 
 def _a_result(words: list[str]) -> bool:

@@ -170,3 +170,31 @@ def test_every_opener_of_a_next_step_is_read(opener: str) -> None:
     the patterns for an answer holding none of them."""
     assert only_next_steps(f"{opener} check the worker's logs.")
     assert not only_next_steps(f"{opener} keep the worker's logs.")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Let me check the config — the port is wrong.",
+        "I'll fix the port in config.yaml, it was 8080 instead of 8000.",
+        "Let me make the change now that we know the cause is the stale cache.",
+        "I'll start by removing the deprecated API because it no longer exists in v5.",
+        "Let's try option B instead, since A needs a migration.",
+        "Let me fix the typo in `config.yaml` (`prot` → `port`).",
+    ],
+)
+def test_a_finding_in_a_clause_after_the_next_step_is_the_conclusion(fake_home: Path, answer: str) -> None:
+    """A step followed by what was found or decided, after a dash, a comma, a bracket, ``because``, ``since`` or
+    ``now that``, says more than the step (review54b F3): it is the session's conclusion, as on main before."""
+    project = _chat(fake_home, "Checking the jobs table.", answer)
+    block = session_start_block(project)
+    assert f"  asked: {ASK}\n" in block and f"  concluded: {answer}\n" in block, block
+
+
+@pytest.mark.parametrize("answer", ["Keeping an eye on the build.", "Leaving now to check the CI."])
+def test_a_line_of_progress_opened_by_a_verb_of_deciding_concludes_nothing(fake_home: Path, answer: str) -> None:
+    """ "Keeping" or "leaving" open a decision only before what is kept or left ("Keeping the current behaviour."):
+    before "an eye" or "now" they are progress (review54b F4)."""
+    project = _chat(fake_home, "Checking the jobs table.", answer)
+    block = session_start_block(project)
+    assert f"  asked: {ASK}\n" in block and answer not in block, block

@@ -181,8 +181,8 @@ def _error_lines_by_pattern(output: str, limit: int = 3) -> list[str]:
     found = []
     for line in output.splitlines():
         line = line.strip()
-        short = len(line) <= 8 and not re.search(errors.STATUS_LINE, line)
-        if not short and re.search(errors.ERROR_LINE, line) and not re.search(errors.SUMMARY_LINE, line):
+        error = len(line) > 8 and re.search(errors.ERROR_LINE, line) or re.search(errors.STATUS_LINE, line)
+        if error and not re.search(errors.SUMMARY_LINE, line):
             found.append(line[:400])
     named = [line for line in found if re.search(errors.NAMED_ERROR, line)]
     rest = [line for line in reversed(found) if line not in named]

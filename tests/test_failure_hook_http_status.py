@@ -10,9 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from harness import failure_hook, run_deja, store_shell
+from harness import as_format_wrote_it, failure_hook, run_deja, store_shell
 
+from deja.core import keys
 from deja.core.errors import error_lines
+from deja.core.index.format import FORMAT_VERSION
+from deja.core.indexer.driver import refresh
+from deja.core.paths import deja_home
 from deja.core.writers.cursor_agent import (
     chat_dir_for,
     store_assistant_message,
@@ -152,3 +156,67 @@ def test_a_status_whose_command_names_no_host_is_no_error_recalled(fake_home: Pa
 def test_a_line_that_only_names_a_status_further_on_is_no_error_line(line: str) -> None:
     """The shapes review53e F2 listed stay as they were: none is an error line."""
     assert error_lines(line) == []
+
+
+PAYMENTS = "https://payments.example.com/v1/charges"
+SANDBOX_FIX = "The payments sandbox key had expired: rotated it in .env."
+
+
+def _payments_403(home: Path, command: str) -> Path:
+    """A project whose past chat's ``command`` failed with ``HTTP/2 403`` and a key rotation fixed it, indexed."""
+    project = home / "code" / "shop"
+    project.mkdir(parents=True)
+    fix = ("./scripts/rotate-sandbox-key.sh",)
+    _failed_curl_chat(home, project, "c-payments", command, "HTTP/2 403", SANDBOX_FIX, fix=fix)
+    assert run_deja("index").returncode == 0
+    return project
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "curl -x http://proxy.corp.example:3128 -fsS {url}",
+        "HTTPS_PROXY=http://proxy.corp.example:3128 curl -fsS {url}",
+        "curl -fsS -H 'Origin: https://shop.example.com' {url}",
+    ],
+)
+def test_a_403_from_another_site_through_the_same_proxy_is_another_error(fake_home: Path, form: str) -> None:
+    """The host is the URL the command fetches, not a proxy's, nor a header's (review54b F1: the first URL of the
+    command keyed both sites' 403s by the proxy, and the payments fix was given for the registry)."""
+    project = _payments_403(fake_home, form.format(url=PAYMENTS))
+    said = failure_hook(project, form.format(url="https://registry.example.org/left-pad/1.3.0"), "HTTP/2 403")
+    assert "This error came up before" not in said and "rotate" not in said.split("Recent sessions")[0], said
+    again = failure_hook(project, form.format(url=PAYMENTS.replace("charges", "refunds")), "HTTP/2 403")
+    assert "This error came up before, in 1 past session" in again and "rotate" in again, again
+
+
+@pytest.mark.parametrize(
+    "now", ["curl -fsS https://payments.example.com:443/v1/refunds", 'curl -fsS "$(echo https://payments.example.com)"']
+)
+def test_the_same_server_named_with_its_default_port_or_in_brackets_is_the_same_host(fake_home: Path, now: str) -> None:
+    """``host:443`` of https is ``host``; a URL closed by a bracket ends before it (review54b F8)."""
+    project = _payments_403(fake_home, f"curl -fsS {PAYMENTS}")
+    said = failure_hook(project, now, "HTTP/2 403")
+    assert "This error came up before, in 1 past session" in said, said
+
+
+def test_an_index_of_the_format_before_is_rebuilt_with_the_status_keys(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index of format 24 held git's ``The requested URL returned error: 403`` by its words, a key the failure hook
+    no longer looks up (review54b F2): format 25 rebuilds it at the first refresh, and the failure is recalled."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    command, output = (
+        "git push origin main",
+        ("fatal: unable to access 'https://github.com/acme/shop.git/': The requested URL returned error: 403"),
+    )
+    fix = ("gh auth refresh -h github.com",)
+    _failed_curl_chat(fake_home, project, "c-before", command, output, "The token had expired.", fix=fix)
+    with monkeypatch.context() as patched:  # (the index as format 24 wrote it: the line keyed by its words)
+        patched.setattr(keys, "error_keys", lambda output, command="": [f"{keys.PREFIX}e:{keys._digest('old')}"])
+        refresh(deja_home())
+    as_format_wrote_it(deja_home(), FORMAT_VERSION - 1)
+    assert run_deja("index").returncode == 0
+    said = failure_hook(project, command, output)
+    assert "This error came up before, in 1 past session" in said and "gh auth refresh" in said, said

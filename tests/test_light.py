@@ -86,6 +86,7 @@ _WRITTEN_ORDER = {
     22: _ORDER_21,
     23: _ORDER_21,
     24: _ORDER_21,
+    25: _ORDER_21,
 }
 
 

@@ -256,3 +256,26 @@ def test_a_pasted_log_whose_error_no_session_met_recalls_nothing(infra: dict[str
     log[6:8] = ["2026-12-04T10:25:00.000Z ERROR Error: ENOSPC: no space left on device, write", "npm ERR! code ENOSPC"]
     assert _prompt(infra, "\n".join(log)) == ""
     assert str(last_hook_decision(infra)["why"]).startswith("no match was strong enough for recall=safe")
+
+
+#: A pasted server log whose only line in 4xx is a browser's favicon request, served as it should be: the stall is in
+#: its WARN lines, which hold no error word.
+SERVER_LOG = [
+    "INFO  GET /favicon.ico HTTP/1.1 404",
+    "WARN  jobs get requeued with an ack timeout after 30s",
+    "WARN  the redis queue length keeps growing",
+    "WARN  jobs get requeued with an ack timeout after 30s",
+]
+
+
+def test_a_pasted_log_whose_only_4xx_is_a_served_request_is_asked_by_its_other_lines(tmp_path: Path) -> None:
+    """An HTTP status line is an error line of a failed command's output only: read as a pasted log's error, the
+    favicon's 404 was asked alone and the session that met the WARN lines' stall was not recalled (review54b F6)."""
+    ack = (
+        "c-ack-timeout",
+        "jobs get requeued with an ack timeout after 30s and the redis queue length keeps growing",
+        "ACK_TIMEOUT was 30s while the export jobs take 45s: raised it to 120s in worker/config.py; the queue drained.",
+    )
+    env = index_asked_chats(tmp_path, PROJECT, [*CHATS, ack])
+    given = hook_prompt(env, "\n".join(["the worker stalls again after the deploy, log:", *SERVER_LOG]), PROJECT)
+    assert "deja show c-ack-timeout" in given, given

@@ -145,7 +145,11 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     project or day with no error, so ``deja sessions --since`` said there were none (review52c F2).
 #:     And a session whose last answer is one short line of progress ("Checking.") has no ``concluded``
 #:     (``settled.only_progress``): the session-start block gave it as the outcome (trial53 F2).
-FORMAT_VERSION = 24
+#: 25: an HTTP status line of a failed command's output (``errors.STATUS_LINE``) is keyed by its status and host, as
+#:     is curl's ``The requested URL returned error: NNN`` (errs54): its key changed, and a format 24 index kept the
+#:     old one, which the failure hook no longer looks up (review54b F2). And a last answer that only names the next
+#:     step concludes nothing (``settled.only_next_steps``).
+FORMAT_VERSION = 25
 #: How many formats past this one a newer deja's index may plausibly be (some twenty were made in fifty stops): a
 #: number further on is a damaged manifest, which a rebuild mends, not a newer deja's index, which is left alone.
 NEWER_FORMATS = 16
