@@ -94,10 +94,10 @@ def withheld(built_with: str) -> str:
 #: after it (``NETRC_GATE``), a ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
 #: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``, ``gh secret set X -b …``:
-#: ``redact._PASSWORD_ARGUMENTS``).
+#: ``redact._PASSWORD_ARGUMENTS``; HTTPie's ``-A bearer -a TOKEN``, ``redact._BEARER_TYPE``).
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
                   "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "lftp", "mosquitto_", "net rpc",
-                  "net ads", "net -u", "rpcclient", "secret set")  # fmt: skip
+                  "net ads", "net -u", "rpcclient", "secret set", "-a bearer")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -614,7 +614,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "mosquitto_", "Value=", "value=", 'value"',
                  "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ",
-                 "--with-token", "--password-stdin", "curl", "http")  # fmt: skip
+                 "--with-token", "--password-stdin", "curl", "http", "xh")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -1012,7 +1012,7 @@ def _a_curl_user_may_match(text: str, lowered: str) -> bool:
 def _an_httpie_auth_may_match(text: str, lowered: str) -> bool:
     """What the rule ``http`` calls on needs around it: ``-a`` or ``--auth`` after a blank, and a user and a ``:``
     after it (``http -a deploy:… example.org``). A URL, ``HTTP/1.1 401``, ``http -a deploy`` hold none of them."""
-    return _an_option_then_a_user(text, ("a", "-auth"), "")
+    return "bearer" in lowered or _an_option_then_a_user(text, ("a", "-auth"), "a")
 
 
 def _an_option_then_a_user(text: str, names: tuple[str, ...], letters: str) -> bool:
@@ -1097,6 +1097,7 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "login": _a_login_rule_may_match,
     "curl": _a_curl_user_may_match,
     "http": _an_httpie_auth_may_match,
+    "xh": _an_httpie_auth_may_match,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.
