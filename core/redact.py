@@ -630,6 +630,19 @@ def _argument(match: re.Match[str]) -> str:
     return _option_value(match, "cli-credentials")
 
 
+#: What may come before a curl config file's ``user`` on its line: its long option's dashes, ``proxy-``.
+_CONFIG_USER_LEADS = ("", "--", "proxy-", "--proxy-")
+
+
+def _a_config_line(match: re.Match[str]) -> bool:
+    """Whether the match's ``user`` starts its line, after blanks and ``_CONFIG_USER_LEADS``, as a curl config file
+    gives it: "the user deploy:…" in a sentence is none. Reads back 24 characters at most, so a line of many
+    ``user a:b`` costs linear time."""
+    start = match.start()
+    before, newline, head = match.string[max(0, start - 24) : start].rpartition("\n")
+    return (bool(newline) or start <= 24) and head.lstrip(" \t") in _CONFIG_USER_LEADS
+
+
 def _a_closing_quote(match: re.Match[str]) -> bool:
     """Whether the match's quote, right after the option, closes quoted text holding the tool's name instead of
     opening its value: the tool and its option are quoted text (``grep -rn "mysql -p" scripts/ | grep -v "test"``,
@@ -1434,6 +1447,16 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             retry=True,
         )
         for needles, option in ((("curl",), _CURL_USER), (("http", "xh"), _HTTPIE_AUTH))
+    ),
+    # A curl config file's (``curl -K``) ``user = "deploy:…"`` line (``user deploy:…``, ``proxy-user``, ``--user``):
+    # the line's first word (``_a_config_line``).
+    Rule(
+        "cli-credentials",
+        r"user(?:[ \t]*=[ \t]*|[ \t]+)" + _USER_AND_PASSWORD,
+        ("user",),
+        replace=lambda m: _option_value(m, "cli-credentials") if _a_config_line(m) else m.group(0),
+        again=True,
+        retry=True,
     ),
     # HTTPie's bearer token (``_BEARER_TYPE``), its ``-a`` after ``-A bearer`` or before it.
     Rule(

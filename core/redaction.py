@@ -614,7 +614,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "mosquitto_", "Value=", "value=", 'value"',
                  "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ",
-                 "--with-token", "--password-stdin", "curl", "http", "xh")  # fmt: skip
+                 "--with-token", "--password-stdin", "curl", "http", "xh", "user")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -1015,6 +1015,19 @@ def _an_httpie_auth_may_match(text: str, lowered: str) -> bool:
     return "bearer" in lowered or _an_option_then_a_user(text, ("a", "-auth"), "a")
 
 
+def _a_config_user_may_match(text: str, lowered: str) -> bool:
+    """What the rule ``user`` calls on needs around it: a line of a curl config file, ``user`` first on it (after
+    blanks, ``--``, ``proxy-``), a blank or a ``=`` after it, and a user and a ``:`` (``user = "deploy:…"``).
+    "permission denied for user deploy" and pip's "Defaulting to user installation" hold none."""
+    for line in lowered.split("\n"):
+        rest = line.lstrip(" \t").removeprefix("--").removeprefix("proxy-")
+        if rest.startswith("user") and rest[4:5] in (" ", "\t", "="):
+            value = rest[4:].lstrip(" \t").removeprefix("=").lstrip(" \t")
+            if _a_user_then_a_colon(value, 0):
+                return True
+    return False
+
+
 def _an_option_then_a_user(text: str, names: tuple[str, ...], letters: str) -> bool:
     """Whether ``text`` holds an option after a blank (``str.isspace``, as ``\\s``), a ``-`` and then one of
     ``names`` or ASCII letters and digits holding one of ``letters`` (where a cluster of options ends), with a user
@@ -1046,12 +1059,12 @@ def _a_user_after_an_option(text: str, start: int, names: tuple[str, ...], lette
 
 def _a_user_then_a_colon(text: str, at: int) -> bool:
     """Whether an option's value at ``at`` may be ``user:password`` as ``redact._USER_AND_PASSWORD`` reads it: after
-    blanks or tabs, a ``=``, and quotes or backslashes, a user (no blank, ``'``, ``"`` nor ``:``), quotes or
+    blanks or tabs, a ``=``, and quotes, backslashes or bash's ``$'`` (``$'deploy:…'``), a user (no blank, ``'``, ``"`` nor ``:``), quotes or
     backslashes again (``"deploy":"…"``), then a ``:``."""
     while text[at : at + 1] in (" ", "\t"):
         at += 1
     at += text.startswith("=", at)
-    while text[at : at + 1] in ("\\", "'", '"'):
+    while text[at : at + 1] in ("\\", "'", '"', "$"):
         at += 1
     while at < len(text) and not text[at].isspace() and text[at] not in ":'\"":
         at += 1
@@ -1098,6 +1111,7 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "curl": _a_curl_user_may_match,
     "http": _an_httpie_auth_may_match,
     "xh": _an_httpie_auth_may_match,
+    "user": _a_config_user_may_match,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.
