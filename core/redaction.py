@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (29: curl's ``-u`` glued to its value or last in a cluster (``-udeploy:…``, ``-sSfu deploy:…``), its proxy's ``-U``
+#: (30: bash's ``$'…'`` and an escaped ``\"`` in a curl/HTTPie password, HTTPie's ``-va`` cluster, xh, its
+#: bearer token (``-A bearer -a …``), the names in capitals, a user holding ``[``/``<``, a single-quoted password
+#: starting with ``$``, ``az login -p =…``, a curl config file's ``user = "…:…"`` line: red54;
+#: 29: curl's ``-u`` glued to its value or last in a cluster (``-udeploy:…``, ``-sSfu deploy:…``), its proxy's ``-U``
 #: and ``--proxy-user``, a quoted ``user:password`` with a blank in it whole, HTTPie's ``-a``/``--auth``, ``az login
 #: -p…`` glued or after a ``=``: review52e's rule gaps, red53;
 #: 28: a glued token after a prefix no English word ends in (``MYTOKEN_glpat-…``) though its value reads as words, a
@@ -46,7 +49,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 29
+RULES_VERSION = 30
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
