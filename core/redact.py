@@ -636,11 +636,13 @@ _CONFIG_USER_LEADS = ("", "--", "proxy-", "--proxy-")
 
 def _a_config_line(match: re.Match[str]) -> bool:
     """Whether the match's ``user`` starts its line, after blanks and ``_CONFIG_USER_LEADS``, as a curl config file
-    gives it: "the user deploy:…" in a sentence is none. Reads back 24 characters at most, so a line of many
-    ``user a:b`` costs linear time."""
+    gives it, the line's end before it written as an escape too (``printf 'url = …\\nuser = "…"' > .curlrc``, a JSON
+    string): "the user deploy:…" in a sentence is none. Reads back 24 characters at most, so a line of many ``user
+    a:b`` costs linear time."""
     start = match.start()
-    before, newline, head = match.string[max(0, start - 24) : start].rpartition("\n")
-    return (bool(newline) or start <= 24) and head.lstrip(" \t") in _CONFIG_USER_LEADS
+    window = match.string[max(0, start - 24) : start]
+    head = window.rpartition("\n")[2].rpartition("\\n")[2]
+    return (len(head) < len(window) or start <= 24) and head.lstrip(" \t") in _CONFIG_USER_LEADS
 
 
 def _a_closing_quote(match: re.Match[str]) -> bool:
