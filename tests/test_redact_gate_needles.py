@@ -77,6 +77,7 @@ Error response from daemon: Get "https://registry.internal/v2/": unauthorized: a
 Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?
 """
 PIP_AND_NPM = """$ pip install -U reqests --user
+Defaulting to user installation because normal site-packages is not writeable
 ERROR: Could not find a version that satisfies the requirement reqests (from versions: none)
 ERROR: No matching distribution found for reqests
 npm ERR! code E401
@@ -89,6 +90,9 @@ $ http -a deploy POST https://api.internal/v1/jobs
 http: error: ConnectionError: HTTPSConnectionPool(host='api.internal', port=443): Max retries exceeded
 HTTP/1.1 401 Unauthorized
 $ grep -a -n "deploy:" build.log
+$ xh -va deploy api.internal/v1/jobs
+xh: error: 401 Unauthorized
+$ CURL -u deploy https://api.internal/v1/health
 """
 OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER, PIP_AND_NPM, CURL_AND_HTTP]
 
