@@ -630,6 +630,30 @@ def _argument(match: re.Match[str]) -> str:
     return _option_value(match, "cli-credentials")
 
 
+def _httpie_argument(match: re.Match[str]) -> str:
+    """``_argument`` of an HTTPie rule's match, but where a ``:`` and a blank outside quotes stand between the name
+    and the option: a sentence's colon, after which another command runs ("copy the http conf: docker cp -a
+    web:/etc/nginx", "for the http root: rsync -a web1:/srv/www/": review53a D3). HTTPie's own words hold a blank
+    after a ``:`` only in quotes (``'Accept: text/html'``)."""
+    group = "quoted" if match.group("quoted") is not None else "bare"
+    if _a_colon_then_a_blank(match.string[match.start() : match.start(group)]):
+        return match.group(0)
+    return _argument(match)
+
+
+def _a_colon_then_a_blank(text: str) -> bool:
+    """Whether ``text`` holds a ``:`` and a blank after it outside single or double quotes."""
+    quote = ""
+    for at, character in enumerate(text):
+        if quote:
+            quote = "" if character == quote else quote
+        elif character in "'\"":
+            quote = character
+        elif character == ":" and text[at + 1 : at + 2] in (" ", "\t"):
+            return True
+    return False
+
+
 #: What may come before a curl config file's ``user`` on its line: its long option's dashes, ``proxy-``.
 _CONFIG_USER_LEADS = ("", "--", "proxy-", "--proxy-")
 
@@ -1444,11 +1468,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             "cli-credentials",
             _option_of(*option) + _USER_AND_PASSWORD,
             needles,
-            replace=_argument,
+            replace=replace,
             again=True,
             retry=True,
         )
-        for needles, option in ((("curl",), _CURL_USER), (("http", "xh"), _HTTPIE_AUTH))
+        for needles, option, replace in (
+            (("curl",), _CURL_USER, _argument),
+            (("http", "xh"), _HTTPIE_AUTH, _httpie_argument),
+        )
     ),
     # A curl config file's (``curl -K``) ``user = "deploy:…"`` line (``user deploy:…``, ``proxy-user``, ``--user``):
     # the line's first word (``_a_config_line``).
@@ -1467,14 +1494,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         + _NOT_REDACTED
         + _OPTION_VALUE,
         ("http", "xh"),
-        replace=_argument,
+        replace=_httpie_argument,
         retry=True,
     ),
     Rule(
         "cli-credentials",
         _option_of(*_HTTPIE_AUTH) + _NOT_REDACTED + _OPTION_VALUE + _BEARER_AFTER,
         ("http", "xh"),
-        replace=_argument,
+        replace=_httpie_argument,
         retry=True,
     ),
     Rule(

@@ -316,6 +316,11 @@ def test_a_password_given_with_its_user_to_curl_httpie_or_az_is_redacted(written
         (f"user deploy:{P}", f"user deploy:{R}"),
         (f"printf 'url = x\\nuser = \"deploy:{P}\"' > .curlrc", f"printf 'url = x\\nuser = \"deploy:{R}\"' > .curlrc"),
         (f"curl -u deploy:'${P}' https://x", f"curl -u deploy:'{R}' https://x"),
+        # HTTPie's header with a blank after its `:` is quoted: no sentence's colon (review53a D3's rule).
+        (
+            f"http api.example.com 'Accept: text/html' -a deploy:{P}",
+            f"http api.example.com 'Accept: text/html' -a deploy:{R}",
+        ),
     ],
 )
 def test_rarer_spellings_of_a_curl_httpie_or_az_password_are_redacted(written: str, shown: str) -> None:
@@ -456,6 +461,10 @@ KEPT = [
     "Defaulting to user installation because normal site-packages is not writeable",
     "the user deploy:staging can read it",
     "az login -u ci@example.com -p =$AZ_PASSWORD",
+    # Another tool's -a after a sentence's colon that follows the word http (review53a D3), -va too.
+    "copy the http conf: docker cp -a web:/etc/nginx ./nginx",
+    "For the http root: rsync -a web1:/srv/www/ ./backup/",
+    "For the http root: rsync -va web1:/srv/www/ ./backup/",
 ]
 
 
