@@ -654,21 +654,6 @@ def _a_colon_then_a_blank(text: str) -> bool:
     return False
 
 
-#: What may come before a curl config file's ``user`` on its line: its long option's dashes, ``proxy-``.
-_CONFIG_USER_LEADS = ("", "--", "proxy-", "--proxy-")
-
-
-def _a_config_line(match: re.Match[str]) -> bool:
-    """Whether the match's ``user`` starts its line, after blanks and ``_CONFIG_USER_LEADS``, as a curl config file
-    gives it, the line's end before it written as an escape too (``printf 'url = …\\nuser = "…"' > .curlrc``, a JSON
-    string): "the user deploy:…" in a sentence is none. Reads back 24 characters at most, so a line of many ``user
-    a:b`` costs linear time."""
-    start = match.start()
-    window = match.string[max(0, start - 24) : start]
-    head = window.rpartition("\n")[2].rpartition("\\n")[2]
-    return (len(head) < len(window) or start <= 24) and head.lstrip(" \t") in _CONFIG_USER_LEADS
-
-
 def _a_closing_quote(match: re.Match[str]) -> bool:
     """Whether the match's quote, right after the option, closes quoted text holding the tool's name instead of
     opening its value: the tool and its option are quoted text (``grep -rn "mysql -p" scripts/ | grep -v "test"``,
@@ -1478,14 +1463,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         )
     ),
     # A curl config file's (``curl -K``) ``user = "deploy:…"`` line (``user deploy:…``, ``proxy-user``, ``--user``):
-    # the line's first word (``_a_config_line``).
+    # the line's first word, after blanks. From a line's start, not ``user`` anywhere: a value runs to a blank, so each
+    # line is read once (``user=user=…`` read from each ``user`` took time quadratic in the line).
     Rule(
         "cli-credentials",
-        r"user(?:[ \t]*=[ \t]*|[ \t]+)" + _USER_AND_PASSWORD,
+        r"(?m:^)[ \t]*(?:--)?(?:proxy-)?user(?:[ \t]*=[ \t]*|[ \t]+)" + _USER_AND_PASSWORD,
         ("user",),
-        replace=lambda m: _option_value(m, "cli-credentials") if _a_config_line(m) else m.group(0),
+        replace=lambda m: _option_value(m, "cli-credentials"),
         again=True,
-        retry=True,
     ),
     # HTTPie's bearer token (``_BEARER_TYPE``), its ``-a`` after ``-A bearer`` or before it.
     Rule(

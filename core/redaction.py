@@ -1021,14 +1021,12 @@ def _an_httpie_auth_may_match(text: str, lowered: str) -> bool:
 def _a_config_user_may_match(text: str, lowered: str) -> bool:
     """What the rule ``user`` calls on needs around it: a line of a curl config file, ``user`` first on it (after
     blanks, ``--``, ``proxy-``), a blank or a ``=`` after it, and a user and a ``:`` (``user = "deploy:…"``).
-    "permission denied for user deploy" and pip's "Defaulting to user installation" hold none. A line's end written as
-    an escape (``\\n``) ends a line too (``redact._a_config_line``)."""
-    for line in lowered.replace("\\n", "\n").split("\n"):
+    "permission denied for user deploy" and pip's "Defaulting to user installation" hold none."""
+    for line in lowered.split("\n"):
         rest = line.lstrip(" \t").removeprefix("--").removeprefix("proxy-")
-        if rest.startswith("user") and rest[4:5] in (" ", "\t", "="):
-            value = rest[4:].lstrip(" \t").removeprefix("=").lstrip(" \t")
-            if _a_user_then_a_colon(value, 0):
-                return True
+        value = rest[4:].lstrip(" \t").removeprefix("=").lstrip(" \t")
+        if rest.startswith("user") and rest[4:5] in (" ", "\t", "=") and _a_user_then_a_colon(value, 0):
+            return True
     return False
 
 

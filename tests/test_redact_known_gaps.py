@@ -43,6 +43,15 @@ def test_a_curl_config_user_after_a_colon_is_redacted() -> None:
 
 @pytest.mark.xfail(
     strict=True,
+    reason="red54: a curl config file's user line after an escaped line end (printf 'url = x\\nuser = …' > .curlrc) "
+    "is not read: the rule reads from a line's start only, so a line of many users costs linear time",
+)
+def test_a_curl_config_user_after_an_escaped_line_end_is_redacted() -> None:
+    assert SECRET not in redact(f"printf 'url = x\\nuser = \"deploy:{SECRET}\"' > .curlrc")
+
+
+@pytest.mark.xfail(
+    strict=True,
     reason="review53a D3, what red54 left: the word http as sudo's user (no colon between it and another tool's -a) "
     "is still read as HTTPie",
 )

@@ -314,7 +314,6 @@ def test_a_password_given_with_its_user_to_curl_httpie_or_az_is_redacted(written
         (f'url = "https://x"\nuser = "deploy:{P}"\n', f'url = "https://x"\nuser = "deploy:{R}"\n'),
         (f"  --proxy-user ops:{P}\n", f"  --proxy-user ops:{R}\n"),
         (f"user deploy:{P}", f"user deploy:{R}"),
-        (f"printf 'url = x\\nuser = \"deploy:{P}\"' > .curlrc", f"printf 'url = x\\nuser = \"deploy:{R}\"' > .curlrc"),
         (f"curl -u deploy:'${P}' https://x", f"curl -u deploy:'{R}' https://x"),
         # HTTPie's header with a blank after its `:` is quoted: no sentence's colon (review53a D3's rule).
         (
