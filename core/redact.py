@@ -1472,20 +1472,21 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         replace=lambda m: _option_value(m, "cli-credentials"),
         again=True,
     ),
-    # HTTPie's bearer token (``_BEARER_TYPE``), its ``-a`` after ``-A bearer`` or before it.
+    # HTTPie's bearer token (``_BEARER_TYPE``), its ``-a`` after ``-A bearer`` or before it: asked of a text holding
+    # ``bearer`` alone (asked of every text holding ``http``, they were compiled for any URL's).
     Rule(
         "cli-credentials",
         _option_of(_HTTPIE_PROGRAM, rf"{_BEARER_TYPE}['\"]?[^\n|;&]{{0,200}}?\s(?:{_HTTPIE_AUTH[1]})")
         + _NOT_REDACTED
         + _OPTION_VALUE,
-        ("http", "xh"),
+        ("bearer",),
         replace=_httpie_argument,
         retry=True,
     ),
     Rule(
         "cli-credentials",
         _option_of(*_HTTPIE_AUTH) + _NOT_REDACTED + _OPTION_VALUE + _BEARER_AFTER,
-        ("http", "xh"),
+        ("bearer",),
         replace=_httpie_argument,
         retry=True,
     ),

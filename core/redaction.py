@@ -617,7 +617,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "mosquitto_", "Value=", "value=", 'value"',
                  "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ",
-                 "--with-token", "--password-stdin", "curl", "http", "xh", "user")  # fmt: skip
+                 "--with-token", "--password-stdin", "curl", "http", "xh", "user", "bearer")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -1015,7 +1015,13 @@ def _a_curl_user_may_match(text: str, lowered: str) -> bool:
 def _an_httpie_auth_may_match(text: str, lowered: str) -> bool:
     """What the rule ``http`` calls on needs around it: ``-a`` or ``--auth`` after a blank, and a user and a ``:``
     after it (``http -a deploy:… example.org``). A URL, ``HTTP/1.1 401``, ``http -a deploy`` hold none of them."""
-    return "bearer" in lowered or _an_option_then_a_user(text, ("a", "-auth"), "a")
+    return _an_option_then_a_user(text, ("a", "-auth"), "a")
+
+
+def _a_bearer_token_may_match(text: str, lowered: str) -> bool:
+    """What the rules ``bearer`` calls on need around it: HTTPie's name (``http``, ``xh``; ``http -A bearer -a
+    TOKEN``). ``Authorization: Bearer …`` alone, with no URL, holds none."""
+    return "http" in lowered or "xh" in lowered
 
 
 def _a_config_user_may_match(text: str, lowered: str) -> bool:
@@ -1114,6 +1120,7 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "http": _an_httpie_auth_may_match,
     "xh": _an_httpie_auth_may_match,
     "user": _a_config_user_may_match,
+    "bearer": _a_bearer_token_may_match,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.
