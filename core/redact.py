@@ -278,9 +278,19 @@ def _marked(match: re.Match[str], group: int | str, replacement: str) -> str:
 def _option_value(match: re.Match[str], kind: str) -> str:
     """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal."""
     group = "quoted" if match.group("quoted") is not None else "bare"
-    if not _is_literal(match.group(group)):
+    value = match.group(group)
+    if _single_quoted_alone(match):
+        value = value.removeprefix("$")
+    if not _is_literal(value):
         return match.group(0)
     return _marked(match, group, f"[redacted:{kind}]")
+
+
+def _single_quoted_alone(match: re.Match[str]) -> bool:
+    """Whether the match is a password in single quotes of its own after its user (``deploy:'$ecret'``,
+    ``_USER_AND_PASSWORD``): a shell reads it as written, so a ``$`` that starts it is the password's, not a
+    variable's (review53g; ``"deploy:$PW"`` and ``deploy:$PW`` stay variables)."""
+    return match.groupdict().get("user") is not None and match.group("quote") == "'"
 
 
 #: Up to four lines a ``\\`` at their end continues (PowerShell's backtick, cmd's ``^``), each up to 200 characters,
@@ -336,7 +346,8 @@ _HTPASSWD = (
 #: way only.
 _ENV_VARIABLE = r"(?i:\$env:)\w+(?!\w)"
 _QUOTED_USER = rf"""(?:{_ENV_VARIABLE}|(?!(?i:\$env:))[^\s:'"])*"""
-_BARE_USER = rf"""(?:{_ENV_VARIABLE}|(?!(?i:\$env:))[^\s:'"`<\[])*"""
+_BARE_USER_CHARACTER = rf"""(?:{_ENV_VARIABLE}|(?!(?i:\$env:))[^\s:'"`<\[])"""
+_BARE_USER = rf"""(?:{_BARE_USER_CHARACTER}(?:{_BARE_USER_CHARACTER}|[<\[](?!:))*)?"""
 
 
 def _user_alone(quote: str) -> str:
@@ -355,19 +366,27 @@ def _user_alone(quote: str) -> str:
 #: inside the quotes (``(?(user)…)``).
 _USER_AND_PASSWORD = (
     rf"""(?:(?P<user>{_user_alone("user_quote")}:)?"""
-    rf"""(?P<quote>{_QUOTE})(?(user)|{_QUOTED_USER}:)(?!\[redacted:|\$)(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
+    rf"""\$?(?P<quote>(?P<plain>")|{_QUOTE})(?(user)|{_QUOTED_USER}:)(?!\[redacted:)(?!(?<!')\$)"""
+    rf"""(?P<quoted>(?:(?(plain)\\[^\n]|(?!))|(?(plain)[^\n\\"]|(?!(?P=quote))[^\n]))+)(?P=quote)"""
     rf"""|{_user_alone("bare_user_quote")}:(?!\[redacted:)(?P<bare>[^\s"'`$;&|](?:[^\s"'`]*[^\s"'`;&|])?))"""
 )
 #: curl's user option (``-u``) and its proxy's (``-U``), glued to their value too (``-udeploy:…``), last in a cluster
 #: of curl's options that take no value (``-sSfu deploy:…``), and their long names (``--user``, ``--proxy-user``).
 _CURL_USER = (
-    r"curl(?:\.exe)?",
+    r"(?i:curl(?:\.exe)?)",
     r"-[0-46aBfgGiIjJklLMnNOpqRsSvVZ]*[uU](?:=|[ \t]*)|--(?:proxy-)?user(?:=|[ \t]+)",
 )
 #: HTTPie's ``-a``/``--auth`` (``http -a deploy:… example.org``; ``https``, its other command, ``http.exe``, and
-#: ``python -m httpie``: review53a L3), glued to its value too (argparse reads ``-adeploy:…`` as ``-a deploy:…``);
-#: not a URL's ``http:``.
-_HTTPIE_AUTH = (r"(?:https?|httpie)(?:\.exe)?(?!:)", r"-a[ \t]*|--auth(?:=|[ \t]+)")
+#: ``python -m httpie``: review53a L3; xh and xhs, its twins), its name in any case (``CURL``'s too), glued to its
+#: value too (argparse reads ``-adeploy:…`` as ``-a deploy:…``), last in a cluster of its options that take no value
+#: (``-va deploy:…``: review53a L3); not a URL's ``http:``.
+_HTTPIE_PROGRAM = r"(?i:(?:https?|httpie|xhs?)(?:\.exe)?)(?!:)"
+_HTTPIE_AUTH = (_HTTPIE_PROGRAM, r"-[bcdfhijqvxFIS46]*a[ \t]*|--auth(?:=|[ \t]+)")
+#: HTTPie's bearer auth (``-A bearer``, ``--auth-type=bearer``), after which ``-a``'s value is a token, no
+#: ``user:password`` (``http -A bearer -a TOKEN example.org``); with the ``-a`` after it within 200 characters of its
+#: line, or before it (``_BEARER_AFTER``).
+_BEARER_TYPE = r"""(?:-A[ \t]*|--auth-type(?:=|[ \t]+))['"]?(?i:bearer)(?![\w-])"""
+_BEARER_AFTER = rf"(?=['\"]?[^\n|;&]{{0,200}}?\s{_BEARER_TYPE})"
 
 #: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
 _SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
@@ -421,7 +440,7 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("htpasswd",), _HTPASSWD),
     # (Windows runs the Azure CLI as ``az.cmd``.) Its ``-p`` glued to its value too, or after a ``=``: argparse reads
     # ``-pS3cret`` and ``-p=S3cret`` as ``-p S3cret`` (review52e).
-    (("login",), _option_of(r"az(?:\.cmd|\.exe)? login", "-p|--password") + r"(?:=|[ \t]*(?!=))"),
+    (("login",), _option_of(r"az(?:\.cmd|\.exe)? login", "-p|--password") + r"[ \t]*(?:=|(?!=))"),
     # OpenLDAP's ``-w`` (``-W`` asks for it), ldappasswd's old and new ones too (``-a``, ``-s``).
     (("ldap",), _option_of("ldap(?:search|modify|add|delete|modrdn|compare|whoami|exop)", "-w") + r"[ \t]*"),
     (("ldappasswd",), _option_of("ldappasswd", "-[was]") + r"[ \t]*"),
@@ -609,6 +628,30 @@ def _argument(match: re.Match[str]) -> str:
     if option.endswith(("-p", "-P")) and _a_port(value, again=_flag_before(option)):
         return match.group(0)
     return _option_value(match, "cli-credentials")
+
+
+def _httpie_argument(match: re.Match[str]) -> str:
+    """``_argument`` of an HTTPie rule's match, but where a ``:`` and a blank outside quotes stand between the name
+    and the option: a sentence's colon, after which another command runs ("copy the http conf: docker cp -a
+    web:/etc/nginx", "for the http root: rsync -a web1:/srv/www/": review53a D3). HTTPie's own words hold a blank
+    after a ``:`` only in quotes (``'Accept: text/html'``)."""
+    group = "quoted" if match.group("quoted") is not None else "bare"
+    if _a_colon_then_a_blank(match.string[match.start() : match.start(group)]):
+        return match.group(0)
+    return _argument(match)
+
+
+def _a_colon_then_a_blank(text: str) -> bool:
+    """Whether ``text`` holds a ``:`` and a blank after it outside single or double quotes."""
+    quote = ""
+    for at, character in enumerate(text):
+        if quote:
+            quote = "" if character == quote else quote
+        elif character in "'\"":
+            quote = character
+        elif character == ":" and text[at + 1 : at + 2] in (" ", "\t"):
+            return True
+    return False
 
 
 def _a_closing_quote(match: re.Match[str]) -> bool:
@@ -1409,12 +1452,43 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         Rule(
             "cli-credentials",
             _option_of(*option) + _USER_AND_PASSWORD,
-            (needle,),
-            replace=_argument,
+            needles,
+            replace=replace,
             again=True,
             retry=True,
         )
-        for needle, option in (("curl", _CURL_USER), ("http", _HTTPIE_AUTH))
+        for needles, option, replace in (
+            (("curl",), _CURL_USER, _argument),
+            (("http", "xh"), _HTTPIE_AUTH, _httpie_argument),
+        )
+    ),
+    # A curl config file's (``curl -K``) ``user = "deploy:…"`` line (``user deploy:…``, ``proxy-user``, ``--user``):
+    # the line's first word, after blanks. From a line's start, not ``user`` anywhere: a value runs to a blank, so each
+    # line is read once (``user=user=…`` read from each ``user`` took time quadratic in the line).
+    Rule(
+        "cli-credentials",
+        r"(?m:^)[ \t]*(?:--)?(?:proxy-)?user(?:[ \t]*=[ \t]*|[ \t]+)" + _USER_AND_PASSWORD,
+        ("user",),
+        replace=lambda m: _option_value(m, "cli-credentials"),
+        again=True,
+    ),
+    # HTTPie's bearer token (``_BEARER_TYPE``), its ``-a`` after ``-A bearer`` or before it: asked of a text holding
+    # ``bearer`` alone (asked of every text holding ``http``, they were compiled for any URL's).
+    Rule(
+        "cli-credentials",
+        _option_of(_HTTPIE_PROGRAM, rf"{_BEARER_TYPE}['\"]?[^\n|;&]{{0,200}}?\s(?:{_HTTPIE_AUTH[1]})")
+        + _NOT_REDACTED
+        + _OPTION_VALUE,
+        ("bearer",),
+        replace=_httpie_argument,
+        retry=True,
+    ),
+    Rule(
+        "cli-credentials",
+        _option_of(*_HTTPIE_AUTH) + _NOT_REDACTED + _OPTION_VALUE + _BEARER_AFTER,
+        ("bearer",),
+        replace=_httpie_argument,
+        retry=True,
     ),
     Rule(
         "cli-credentials",

@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (29: curl's ``-u`` glued to its value or last in a cluster (``-udeploy:…``, ``-sSfu deploy:…``), its proxy's ``-U``
+#: (30: bash's ``$'…'`` and an escaped ``\"`` in a curl/HTTPie password, HTTPie's ``-va`` cluster, xh, its
+#: bearer token (``-A bearer -a …``), the names in capitals, a user holding ``[``/``<``, a single-quoted password
+#: starting with ``$``, ``az login -p =…``, a curl config file's ``user = "…:…"`` line: red54;
+#: 29: curl's ``-u`` glued to its value or last in a cluster (``-udeploy:…``, ``-sSfu deploy:…``), its proxy's ``-U``
 #: and ``--proxy-user``, a quoted ``user:password`` with a blank in it whole, HTTPie's ``-a``/``--auth``, ``az login
 #: -p…`` glued or after a ``=``: review52e's rule gaps, red53;
 #: 28: a glued token after a prefix no English word ends in (``MYTOKEN_glpat-…``) though its value reads as words, a
@@ -46,7 +49,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 29
+RULES_VERSION = 30
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
@@ -94,10 +97,10 @@ def withheld(built_with: str) -> str:
 #: after it (``NETRC_GATE``), a ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
 #: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``, ``gh secret set X -b …``:
-#: ``redact._PASSWORD_ARGUMENTS``).
+#: ``redact._PASSWORD_ARGUMENTS``; HTTPie's ``-A bearer -a TOKEN``, ``redact._BEARER_TYPE``).
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
                   "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "lftp", "mosquitto_", "net rpc",
-                  "net ads", "net -u", "rpcclient", "secret set")  # fmt: skip
+                  "net ads", "net -u", "rpcclient", "secret set", "-a bearer")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -614,7 +617,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "mosquitto_", "Value=", "value=", 'value"',
                  "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ",
-                 "--with-token", "--password-stdin", "curl", "http")  # fmt: skip
+                 "--with-token", "--password-stdin", "curl", "http", "xh", "user", "bearer")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -1012,7 +1015,25 @@ def _a_curl_user_may_match(text: str, lowered: str) -> bool:
 def _an_httpie_auth_may_match(text: str, lowered: str) -> bool:
     """What the rule ``http`` calls on needs around it: ``-a`` or ``--auth`` after a blank, and a user and a ``:``
     after it (``http -a deploy:… example.org``). A URL, ``HTTP/1.1 401``, ``http -a deploy`` hold none of them."""
-    return _an_option_then_a_user(text, ("a", "-auth"), "")
+    return _an_option_then_a_user(text, ("a", "-auth"), "a")
+
+
+def _a_bearer_token_may_match(text: str, lowered: str) -> bool:
+    """What the rules ``bearer`` calls on need around it: HTTPie's name (``http``, ``xh``; ``http -A bearer -a
+    TOKEN``). ``Authorization: Bearer …`` alone, with no URL, holds none."""
+    return "http" in lowered or "xh" in lowered
+
+
+def _a_config_user_may_match(text: str, lowered: str) -> bool:
+    """What the rule ``user`` calls on needs around it: a line of a curl config file, ``user`` first on it (after
+    blanks, ``--``, ``proxy-``), a blank or a ``=`` after it, and a user and a ``:`` (``user = "deploy:…"``).
+    "permission denied for user deploy" and pip's "Defaulting to user installation" hold none."""
+    for line in lowered.split("\n"):
+        rest = line.lstrip(" \t").removeprefix("--").removeprefix("proxy-")
+        value = rest[4:].lstrip(" \t").removeprefix("=").lstrip(" \t")
+        if rest.startswith("user") and rest[4:5] in (" ", "\t", "=") and _a_user_then_a_colon(value, 0):
+            return True
+    return False
 
 
 def _an_option_then_a_user(text: str, names: tuple[str, ...], letters: str) -> bool:
@@ -1046,12 +1067,12 @@ def _a_user_after_an_option(text: str, start: int, names: tuple[str, ...], lette
 
 def _a_user_then_a_colon(text: str, at: int) -> bool:
     """Whether an option's value at ``at`` may be ``user:password`` as ``redact._USER_AND_PASSWORD`` reads it: after
-    blanks or tabs, a ``=``, and quotes or backslashes, a user (no blank, ``'``, ``"`` nor ``:``), quotes or
+    blanks or tabs, a ``=``, and quotes, backslashes or bash's ``$'`` (``$'deploy:…'``), a user (no blank, ``'``, ``"`` nor ``:``), quotes or
     backslashes again (``"deploy":"…"``), then a ``:``."""
     while text[at : at + 1] in (" ", "\t"):
         at += 1
     at += text.startswith("=", at)
-    while text[at : at + 1] in ("\\", "'", '"'):
+    while text[at : at + 1] in ("\\", "'", '"', "$"):
         at += 1
     while at < len(text) and not text[at].isspace() and text[at] not in ":'\"":
         at += 1
@@ -1097,6 +1118,9 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "login": _a_login_rule_may_match,
     "curl": _a_curl_user_may_match,
     "http": _an_httpie_auth_may_match,
+    "xh": _an_httpie_auth_may_match,
+    "user": _a_config_user_may_match,
+    "bearer": _a_bearer_token_may_match,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.

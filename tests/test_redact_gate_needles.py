@@ -77,6 +77,7 @@ Error response from daemon: Get "https://registry.internal/v2/": unauthorized: a
 Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?
 """
 PIP_AND_NPM = """$ pip install -U reqests --user
+Defaulting to user installation because normal site-packages is not writeable
 ERROR: Could not find a version that satisfies the requirement reqests (from versions: none)
 ERROR: No matching distribution found for reqests
 npm ERR! code E401
@@ -89,6 +90,9 @@ $ http -a deploy POST https://api.internal/v1/jobs
 http: error: ConnectionError: HTTPSConnectionPool(host='api.internal', port=443): Max retries exceeded
 HTTP/1.1 401 Unauthorized
 $ grep -a -n "deploy:" build.log
+$ xh -va deploy api.internal/v1/jobs
+xh: error: 401 Unauthorized
+$ CURL -u deploy https://api.internal/v1/health
 """
 OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER, PIP_AND_NPM, CURL_AND_HTTP]
 
@@ -194,8 +198,10 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
             "keyed:(?<![\\w-])login[ \\t]",
             *listed,
         ],
-        "curl": ["keyed:(?:curl(?:\\.exe)?)(?", *listed],
-        "http": ["keyed:(?:(?:https?|httpie)"],
+        "curl": ["keyed:(?:(?i:curl(?:\\.exe)", *listed],
+        **dict.fromkeys(("http", "xh"), ["keyed:(?:(?i:(?:https?|htt"]),
+        "bearer": ["keyed:(?:(?i:(?:https?|htt"] * 2,
+        "user": ["keyed:(?m:^)[ \\t]*(?:--)?("],
         "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
         ".": ["token:[MNO][A-Za-z\\d_-]{23"],
     }
@@ -277,6 +283,9 @@ AROUND = [
     "curl", "curl ", "curl.exe ", "-udeploy:", "-Udeploy", "-sSfu", "-4u", "-Fu", "--proxy-user", "--proxy-user=",
     "http", "http ", "https ", "http.exe", "http:", "-a", "-a ", "-adeploy:", "--auth", "--auth=", "-A", "-p", "-pX",
     '"deploy":', "'deploy':", "deploy:'", 'CORP\\deploy:', "$env:", "$env:U:", "<user:", "USER[:", "httpie ", "-uuu",
+    "$'", "$'deploy:", 'a\\"', "-va", "-va ", "-bqa", "xh ", "xhs ", "CURL ", "HTTP ", "[1]", "dep<loy", "=", " =",
+    "-A bearer ", "--auth-type=bearer ", "-A", "bearer", "user", "user = ", "user ", "proxy-user = ", "\nuser = ",
+    "'$",
 ]  # fmt: skip
 
 
@@ -358,6 +367,18 @@ SEEDS = [
     "curl -u 'deploy':" + "Xk9mPq2Lw7 https://api.internal/v1",
     "http -a deploy:'" + "Xk9mPq2Lw7' api.internal/v1",
     "python -m httpie -a deploy:" + "Xk9mPq2Lw7 api.internal/v1",
+    "curl -u $'deploy:" + "Xk9mPq2Lw7' https://api.internal/v1",
+    'curl -u "deploy:a\\"' + 'Xk9mPq2Lw7" https://api.internal/v1',
+    "http -va deploy:" + "Xk9mPq2Lw7 api.internal/v1",
+    "xh -a deploy:" + "Xk9mPq2Lw7 api.internal/v1",
+    "CURL -sSfu deploy:" + "Xk9mPq2Lw7 https://api.internal/v1",
+    "curl -u deploy[1]:" + "Xk9mPq2Lw7 https://api.internal/v1",
+    "curl -u dep<loy:" + "Xk9mPq2Lw7 https://api.internal/v1",
+    "az login -u deploy -p =" + "Xk9mPq2Lw7",
+    "http -A bearer -a " + "Xk9mPq2Lw7 api.internal/v1",
+    "http -a " + "Xk9mPq2Lw7 -A bearer api.internal/v1",
+    'url = "https://api.internal/v1"\nuser = "deploy:' + 'Xk9mPq2Lw7"\n',
+    "curl -u deploy:'$" + "Xk9mPq2Lw7' https://api.internal/v1",
     "curl.exe -u $env:JIRA_USER:" + "Xk9mPq2Lw7 https://jira.internal",
 ]
 
@@ -473,17 +494,17 @@ _SHAPES = (
         ("-u", "-U", "-sSfu", "-4U", "-Fu", "--user", "--proxy-user", "--proxy-userx", "-x", "- u"),
         ("", " ", "=", "\t", "  "),
         _QUOTES,
-        ("deploy", "", "a@b.c", "de ploy", "CORP\\deploy", "$env:U", "$ENV:U", "<user", "USER["),
-        _QUOTES,
+        ("deploy", "", "a@b.c", "de ploy", "CORP\\deploy", "$env:U", "$ENV:U", "<user", "USER[", "dep<loy", "u[1]"),
+        (*_QUOTES, "$'", "$"),
         (":", "::", " ", ""),
         _VALUES,
         _QUOTES,
     ),
     (
-        ("http", "https", "http.exe", "HTTP", "http:", "httpx", "httpie", "python -m httpie", "see https://x"),
+        ("http", "https", "http.exe", "HTTP", "http:", "httpx", "httpie", "python -m httpie", "see https://x", "xh"),
         _BLANKS,
-        ("", "-v ", "POST "),
-        ("-a", "--auth", "-A", "--auth-type", "-au", "- a"),
+        ("", "-v ", "POST ", "-A bearer ", "--auth-type=bearer "),
+        ("-a", "--auth", "-A", "--auth-type", "-au", "- a", "-va", "-bqa", "-Va"),
         ("", " ", "=", "\t"),
         _QUOTES,
         ("deploy", "", "a@b.c", "CORP\\deploy", "$env:U"),
@@ -499,6 +520,29 @@ _SHAPES = (
         (" -u deploy ", " -method=token ", " "),
         ("-p ", "--password ", "token=", "", '"', "-p", "-p=", "-p\t", "--password=", "-p=="),
         ("Xk9mPq2Lw7", "s.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq", "s.Rk9mPq2Lw7", "S.Rk9mPq2Lw7Tz4Vb8Nc3Xd5Fq", "$AZ_PW", "=$AZ_PW"),
+        ("", " =", "=", "  ="),
+        _VALUES,
+    ),
+    (
+        ("http ", "xh ", "HTTPS ", "httpx ", "see http "),
+        ("-A bearer ", "-A  bearer ", "--auth-type=bearer ", "--auth-type bearer ", "-A basic ", "-A bearerx ", ""),
+        ("-a", "--auth", "-va", "--auth=", "-A"),
+        ("", " ", "\t"),
+        _QUOTES,
+        _VALUES,
+        _QUOTES,
+        ("", " -A bearer", " --auth-type=bearer", " -A digest", " | -A bearer"),
+    ),
+    (
+        ("", "\n", "  ", "x ", "\\n", "--", "proxy-", "--proxy-"),
+        ("user", "USER", "users", "User"),
+        (" = ", "=", " ", "\t", ": ", "", "  =  "),
+        _QUOTES,
+        ("deploy", "", "$env:U", "de ploy"),
+        _QUOTES,
+        (":", " ", ""),
+        _VALUES,
+        _QUOTES,
     ),
 )
 

@@ -288,6 +288,45 @@ def test_a_password_given_with_its_user_to_curl_httpie_or_az_is_redacted(written
     assert as_indexed(written) == shown
 
 
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        # review53a L3 (strict xfails until stop 54): bash's $'…', an escaped quote inside a double-quoted password,
+        # an argparse cluster ending in HTTPie's -a.
+        (f"curl -u $'deploy:{P}' https://x", f"curl -u $'deploy:{R}' https://x"),
+        (f'curl -u "deploy:a\\"{P}" https://x', f'curl -u "deploy:{R}" https://x'),
+        (f"http -va deploy:{P} api.example.com", f"http -va deploy:{R} api.example.com"),
+        (f"https -bqadeploy:{P} api.example.com", f"https -bqadeploy:{R} api.example.com"),
+        # review53g and stop 53's leftovers: a user holding `[` or `<` (not before its `:`, as help text's
+        # USER[:PASS]), az's `-p =…`, the names in capitals, xh (HTTPie's twin), HTTPie's bearer token, a curl config
+        # file's user line (`curl -K`), a password in single quotes of its own that starts with `$`.
+        (f"curl -u deploy[1]:{P} https://x", f"curl -u deploy[1]:{R} https://x"),
+        (f"curl -u dep<loy:{P} https://x", f"curl -u dep<loy:{R} https://x"),
+        (f"az login -u ci@example.com -p ={P}", f"az login -u ci@example.com -p ={R}"),
+        (f"CURL -sSfu deploy:{P} https://x", f"CURL -sSfu deploy:{R} https://x"),
+        (f"Curl.exe --proxy-user deploy:{P} https://x", f"Curl.exe --proxy-user deploy:{R} https://x"),
+        (f"HTTP -a deploy:{P} api.example.com", f"HTTP -a deploy:{R} api.example.com"),
+        (f"xh -a deploy:{P} api.example.com", f"xh -a deploy:{R} api.example.com"),
+        (f"xhs --auth=deploy:{P} api.example.com", f"xhs --auth=deploy:{R} api.example.com"),
+        (f"http -A bearer -a {P} api.example.com", f"http -A bearer -a {R} api.example.com"),
+        (f"xh --auth-type=bearer --auth {P} x", f"xh --auth-type=bearer --auth {R} x"),
+        (f"http -a {P} -A bearer api.example.com", f"http -a {R} -A bearer api.example.com"),
+        (f'url = "https://x"\nuser = "deploy:{P}"\n', f'url = "https://x"\nuser = "deploy:{R}"\n'),
+        (f"  --proxy-user ops:{P}\n", f"  --proxy-user ops:{R}\n"),
+        (f"user deploy:{P}", f"user deploy:{R}"),
+        (f"curl -u deploy:'${P}' https://x", f"curl -u deploy:'{R}' https://x"),
+        # HTTPie's header with a blank after its `:` is quoted: no sentence's colon (review53a D3's rule).
+        (
+            f"http api.example.com 'Accept: text/html' -a deploy:{P}",
+            f"http api.example.com 'Accept: text/html' -a deploy:{R}",
+        ),
+    ],
+)
+def test_rarer_spellings_of_a_curl_httpie_or_az_password_are_redacted(written: str, shown: str) -> None:
+    assert redact(written) == shown
+    assert as_indexed(written) == shown
+
+
 KEPT = [
     "docker run -p 8080:80 nginx",
     "ssh -p 22 deploy@build-01",
@@ -407,6 +446,24 @@ KEPT = [
     "http  -a, --auth USER[:PASS]  credentials",
     'curl -u deploy:"$DEPLOY_PW" https://x',
     'curl -u "deploy":"$DEPLOY_PW" https://x',
+    # Stop 54's forms' neighbours: help text in brackets, a variable in single quotes' braces, HTTPie's -a with a
+    # user alone, another auth type, a compose file's `user: "1000:1000"`, php-fpm's `user = www-data`, a user
+    # named in a sentence, az's `= $VAR`.
+    "curl -u [user:password] https://x",
+    "curl -u USER[:PASSWORD] https://x",
+    "curl -u deploy:'${DEPLOY_PW}' https://x",
+    "xh -a deploy example.org",
+    "http -A digest -a deploy example.org",
+    "http -A bearer example.org",
+    'user: "1000:1000"',
+    "user = www-data",
+    "Defaulting to user installation because normal site-packages is not writeable",
+    "the user deploy:staging can read it",
+    "az login -u ci@example.com -p =$AZ_PASSWORD",
+    # Another tool's -a after a sentence's colon that follows the word http (review53a D3), -va too.
+    "copy the http conf: docker cp -a web:/etc/nginx ./nginx",
+    "For the http root: rsync -a web1:/srv/www/ ./backup/",
+    "For the http root: rsync -va web1:/srv/www/ ./backup/",
 ]
 
 

@@ -155,6 +155,12 @@ def test_a_long_line_of_many_b_options_is_redacted_in_time_linear_in_its_size(tm
         "curl -u a:b ",  # (curl's and HTTPie's user:password, read again for the command's next one: red53)
         "curl -sSfU 'a:",
         "http -a x:y ",
+        "user=",  # (a curl config file's user line, read from each ``user`` took quadratic time: red54)
+        "-user=a:{x}",
+        "\\nuser=",
+        "curl -u $'a:",
+        'curl -u "a:\\"',
+        "http -A bearer -a T ",
         "vault login s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Z",
         "name: pw, value: '",
         "- name: DB_PASSWORD\n-  value: a\n+  value: b\n",
