@@ -20,15 +20,39 @@ import sys
 _TYPING_EXTENSIONS = "typing_extensions"
 
 
-class _ProbedForwardRef:
+class _AsForwardRef(type):
+    """Outside msgspec's first import the stand-in is ``typing.ForwardRef`` to ``isinstance`` and ``issubclass`` too."""
+
+    def __instancecheck__(cls, instance: object) -> bool:
+        import typing
+
+        return isinstance(instance, typing.ForwardRef)
+
+    def __subclasscheck__(cls, subclass: type) -> bool:
+        import typing
+
+        return issubclass(subclass, typing.ForwardRef)
+
+
+class _ProbedForwardRef(metaclass=_AsForwardRef):
     """What ``typing.ForwardRef`` is while msgspec is first imported: its ``_utils`` makes one to learn whether it
     takes ``is_class`` (every Python deja runs on does), and that ForwardRef's ``compile()``, the process's first, builds
     the AST's types: about 9 M instructions, 2% of a ``deja search`` after a turn, which otherwise compiles nothing
     (the Structs it decodes are defined with their annotations evaluated). Only while no other thread runs: one that
-    made a ForwardRef meanwhile would keep this stand-in."""
+    made a ForwardRef meanwhile would keep this stand-in. Made after that import (by a msgspec that kept the name it
+    found then: none from 0.18 to 0.23 does), it is the real one (review54c L1)."""
 
-    def __init__(self, arg: str, is_argument: bool = True, module: object = None, *, is_class: bool = False) -> None:
-        pass
+    #: Whether msgspec's first import is under way (the stand-in then compiles nothing).
+    probing = False
+
+    def __new__(
+        cls, arg: str, is_argument: bool = True, module: object = None, *, is_class: bool = False
+    ) -> _ProbedForwardRef:
+        import typing
+
+        if cls.probing:
+            return super().__new__(cls)
+        return typing.ForwardRef(arg, is_argument, module, is_class=is_class)  # type: ignore[return-value]
 
 
 if _TYPING_EXTENSIONS not in sys.modules:
@@ -39,6 +63,7 @@ if _TYPING_EXTENSIONS not in sys.modules:
     sys.modules[_TYPING_EXTENSIONS] = None  # type: ignore[assignment]  # (an import of it raises ImportError)
     if _thread._count() == 0:  # (the main thread alone)
         typing.ForwardRef = _ProbedForwardRef  # type: ignore[misc,assignment]
+        _ProbedForwardRef.probing = True
     try:
         import msgspec as msgspec
     except ImportError:  # (what it imported before it failed is imported again below, with typing_extensions)
@@ -46,6 +71,7 @@ if _TYPING_EXTENSIONS not in sys.modules:
             del sys.modules[name]
     finally:
         typing.ForwardRef = forward_ref  # type: ignore[misc]
+        _ProbedForwardRef.probing = False
         del sys.modules[_TYPING_EXTENSIONS]
 import msgspec as msgspec  # noqa: E402  # (imported above, or as usual)
 

@@ -165,3 +165,81 @@ def test_a_msgspec_that_cannot_do_without_typing_extensions_is_imported_as_usual
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "False", "True"]
+
+
+BOUND_CHAT = "00000000-0000-4000-8000-0000000000c5"
+OTHER = "00000000-0000-4000-8000-0000000000c6"
+QUESTION = ["Why does the uploader retry forever?", "Its backoff never grows."]
+
+#: A msgspec whose ``_utils`` took ``ForwardRef`` by name when it was imported (``from typing import ForwardRef``),
+#: made from the installed one: its ``_forward_ref`` builds whatever ``typing.ForwardRef`` was while ``_utils`` ran.
+BINDS_FORWARD_REF = """
+import importlib.abc, importlib.machinery, sys, typing
+class BindsForwardRef(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "msgspec._utils":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        run = spec.loader.exec_module
+        def exec_module(module):
+            run(module)
+            bound = typing.ForwardRef
+            module._forward_ref = lambda value: bound(value, is_argument=False, is_class=True)
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, BindsForwardRef())
+"""
+
+#: Two chats are written by parts in parallel, as 400 are (``parts.PARALLEL_MIN_CHATS``, which tests/test_build.py
+#: lowers the same way).
+PARALLEL = """
+import deja.core.indexer.parts
+deja.core.indexer.parts.PARALLEL_MIN_CHATS = 2
+"""
+
+#: The command line, as the ``deja`` script runs it.
+DEJA = """
+import runpy
+sys.argv = ["deja", *sys.argv[1:]]
+runpy.run_module("deja.interfaces.entry", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_a_msgspec_that_binds_forward_ref_at_import_still_builds_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A msgspec that kept the name ``ForwardRef`` it found when imported (none from 0.18 to 0.23 does) keeps the
+    stand-in; made after the import, it is the real one, and a parallel ``deja index --full`` builds (review54c L1:
+    it died of "Type '<…_ProbedForwardRef object>' is not supported")."""
+    index_chats(tmp_path, monkeypatch, {BOUND_CHAT: QUESTION, OTHER: QUESTION})
+    run = [sys.executable, "-c", BINDS_FORWARD_REF + PARALLEL + DEJA, "index", "--full"]
+    ran = subprocess.run(run, capture_output=True, text=True)
+    assert (ran.returncode, ran.stderr) == (0, ""), ran.stderr
+
+
+#: Ctrl-C while msgspec is first imported (raised when its ``_core`` imports ``decimal``, after ``_utils`` probed
+#: the stand-in), caught; then what the process has in ``typing.ForwardRef`` and ``sys.modules``, and a Struct with a
+#: string annotation decoded after a second import.
+INTERRUPTED = """
+import sys, typing
+real = typing.ForwardRef
+class Interrupts:
+    def find_spec(self, name, path=None, target=None):
+        if name == "decimal":
+            sys.meta_path.remove(self)
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, Interrupts())
+try:
+    import deja.core.lean_msgspec
+except KeyboardInterrupt:
+    print(typing.ForwardRef is real, sys.modules.get("typing_extensions", "absent"))
+from deja.core.lean_msgspec import msgspec
+class Later(msgspec.Struct):
+    counts: "list[int]"
+print(msgspec.json.decode(b'{"counts": [1, 2]}', type=Later).counts, typing.ForwardRef is real)
+"""
+
+
+def test_an_interrupt_while_msgspec_is_first_imported_leaves_the_real_forward_ref() -> None:
+    out = subprocess.run([sys.executable, "-c", INTERRUPTED], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["True absent", "[1, 2] True"]
