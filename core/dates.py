@@ -412,8 +412,10 @@ _DAYS_BACK = {"today": 0, "yesterday": 1}
 
 def _local_moment(naive: datetime) -> datetime:
     """``naive`` read as this machine's local time; one the clocks skipped (a day whose 00:00 a change to summer
-    time jumps over, as in Chile or Lebanon) is the first moment after it, not an hour of the day before."""
+    time jumps over, as in Chile or Lebanon) is the first moment after it, not an hour of the day before: the later
+    of its two readings, whichever ``fold`` gives it (Python 3.12 swapped them: 3.11's ``fold=1`` reading of a
+    skipped time is 3.12's ``fold=0``, and ``--since`` took the hour before on 3.12)."""
     local = naive.astimezone()
     if local.replace(tzinfo=None) != naive:
-        local = naive.replace(fold=1).astimezone()
+        local = max(local, naive.replace(fold=1 - naive.fold).astimezone())
     return local
