@@ -147,10 +147,15 @@ _SAYS_MORE = (":", ";", ",", "—", "–", " - ", "(", " because ", " since ", "
 _STEP_OPENER = Lazy(
     globals(),
     "_STEP_OPENER",
-    r"((now|first|next|then|so|finally)\b,?\s*)?(i['’]ll|i will|i['’]m going to|i am going to|let me|let['’]s|let us)\s+"
-    r"(go ahead and\s+)?(?P<verb>[a-z-]+)\b",
+    r"((now|first|next|then|so|finally|hmm+|ah|oh|well|right)\b,?\s*)?"
+    r"(i['’]ll|i will|i['’]m going to|i am going to|let me|let['’]s|let us)\s+"
+    r"((also|just|quickly|now|first|then|briefly|actually)\s+)?(go ahead and\s+)?(?P<verb>[a-z-]+)\b",
     re.IGNORECASE,
 )
+
+#: A sentence of acknowledgement alone before a next step ("I see. Let me look at the worker."): it says nothing
+#: found (review54b F7).
+_ACKNOWLEDGEMENTS = frozenset({"i see", "got it", "understood", "interesting", "hmm", "hmmm", "right", "ah", "oh"})
 
 #: What an ASCII answer holds where ``_STEP_OPENER`` can match it.
 _STEP_WORDS = ("let me", "let's", "let us", "i'll", "i will", "going to")
@@ -258,8 +263,9 @@ def only_next_steps(answer: str) -> bool:
     the last answer of a session stopped before the step, which found or did nothing, and the session-start block gave
     it as what the session concluded (review53h, stop 53's note). A sentence with a colon, a semicolon, a comma, a
     dash, a bracket or a "because" says more (``_SAYS_MORE``: "Let's go with option B: it avoids the migration.",
-    "I'll keep it as is; the current behaviour is correct.": review53e F1, review54b F3), and a verb not of a step (``_NEXT_STEP_VERBS``: keep, go with, need, not) is a decision or a
-    blocker."""
+    "I'll keep it as is; the current behaviour is correct.": review53e F1, review54b F3), but a colon that ends it
+    leads to the tool call it announces ("Now let me check the remaining files:", F7); a verb not of a step
+    (``_NEXT_STEP_VERBS``: keep, go with, need, not) is a decision or a blocker."""
     lowered = answer.lower()
     # (what ``_STEP_OPENER`` needs: a refresh reads each changed session's last answer, and most hold none of it)
     if answer.isascii() and not any(word in lowered for word in _STEP_WORDS):
@@ -270,7 +276,7 @@ def only_next_steps(answer: str) -> bool:
         for sentence in _SENTENCE_END.split(line)
         if not _SIGN_OFF.match(sentence)
     ]
-    sentences = [sentence for sentence in sentences if sentence.strip(" .!")]
+    sentences = [sentence for sentence in sentences if sentence.strip(" .!").lower() not in ("", *_ACKNOWLEDGEMENTS)]
     return bool(sentences) and all(map(_a_next_step, sentences)) and not gives_steps(answer)
 
 
@@ -279,7 +285,8 @@ def _a_next_step(sentence: str) -> bool:
     step = _STEP_OPENER.match(sentence)
     if not step or step["verb"].lower() not in _NEXT_STEP_VERBS:
         return False
-    rest = sentence[step.end() :]  # (after the opener, whose "Next, I'll" has a comma of its own)
+    # (after the opener, whose "Next, I'll" has a comma of its own; a colon that ends it leads to a tool call)
+    rest = sentence[step.end() :].rstrip().removesuffix(":")
     return not any(map(rest.__contains__, _SAYS_MORE))
 
 

@@ -198,3 +198,20 @@ def test_a_line_of_progress_opened_by_a_verb_of_deciding_concludes_nothing(fake_
     project = _chat(fake_home, "Checking the jobs table.", answer)
     block = session_start_block(project)
     assert f"  asked: {ASK}\n" in block and answer not in block, block
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "Now let me check the remaining files:",
+        "Let me also check the config.",
+        "Hmm, let me check the logs.",
+        "I see. Let me look at the worker.",
+    ],
+)
+def test_common_forms_of_a_next_step_conclude_nothing(fake_home: Path, last: str) -> None:
+    """The colon an agent ends its text with before a tool call, an adverb after the opener, an interjection or an
+    acknowledgement before it: each still only names the next step (review54b F7)."""
+    project = _chat(fake_home, "The worker acks before the job is stored.", last)
+    block = session_start_block(project)
+    assert f"  asked: {ASK}\n" in block and "concluded:" not in block and last not in block, block
