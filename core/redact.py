@@ -370,6 +370,11 @@ _USER_AND_PASSWORD = (
     rf"""(?P<quoted>(?:(?(plain)\\[^\n]|(?!))|(?(plain)[^\n\\"]|(?!(?P=quote))[^\n]))+)(?P=quote)"""
     rf"""|{_user_alone("bare_user_quote")}:(?!\[redacted:)(?P<bare>[^\s"'`$;&|](?:[^\s"'`]*[^\s"'`;&|])?))"""
 )
+#: What shows a config file's line before it, where the line is not first on its own (``cli-credentials``' ``user``
+#: line): a diff's ``+`` or a quote's ``>``, a list's ``-``, a grep hit's ``path:2:``, or whatever runs to the line's
+#: first quote or backtick (``echo 'user = …' >> ~/.curlrc``, ``Add `user = …` to it``). ``redaction``'s gate reads the
+#: same (``_config_line_starts``).
+CONFIG_LINE_SHOWN = r"""(?:[+>]|-[ \t]+|[^\s:`'"]+:\d+:|[^\n`'"]*[`'"])"""
 #: curl's user option (``-u``) and its proxy's (``-U``), glued to their value too (``-udeploy:…``), last in a cluster
 #: of curl's options that take no value (``-sSfu deploy:…``), and their long names (``--user``, ``--proxy-user``).
 _CURL_USER = (
@@ -1463,11 +1468,15 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         )
     ),
     # A curl config file's (``curl -K``) ``user = "deploy:…"`` line (``user deploy:…``, ``proxy-user``, ``--user``):
-    # the line's first word, after blanks. From a line's start, not ``user`` anywhere: a value runs to a blank, so each
-    # line is read once (``user=user=…`` read from each ``user`` took time quadratic in the line).
+    # the line's first word, after blanks, or after what shows such a line (``CONFIG_LINE_SHOWN``: a diff's ``+``, a
+    # list's ``-``, a grep hit's ``path:2:``, the first quote of ``echo '…' >> ~/.curlrc`` or of a Markdown span:
+    # review54d F1). From a line's start, not ``user`` anywhere: a value runs to a blank, so each line is read once
+    # (``user=user=…`` read from each ``user`` took time quadratic in the line). Not a uid and gid (Terraform's
+    # ``user = "1000:1000"``) nor a sudoers line (``user ALL=(ALL:ALL) ALL``: review54d D1).
     Rule(
         "cli-credentials",
-        r"(?m:^)[ \t]*(?:--)?(?:proxy-)?user(?:[ \t]*=[ \t]*|[ \t]+)" + _USER_AND_PASSWORD,
+        rf"(?m:^)[ \t]*{CONFIG_LINE_SHOWN}?[ \t]*(?:--)?(?:proxy-)?user(?:[ \t]*=[ \t]*|[ \t]+)"
+        r"(?![\"']?\d+:\d+[\"']?(?:\s|$)|ALL=)" + _USER_AND_PASSWORD,
         ("user",),
         replace=lambda m: _option_value(m, "cli-credentials"),
         again=True,

@@ -1029,11 +1029,34 @@ def _a_config_user_may_match(text: str, lowered: str) -> bool:
     blanks, ``--``, ``proxy-``), a blank or a ``=`` after it, and a user and a ``:`` (``user = "deploy:…"``).
     "permission denied for user deploy" and pip's "Defaulting to user installation" hold none."""
     for line in lowered.split("\n"):
-        rest = line.lstrip(" \t").removeprefix("--").removeprefix("proxy-")
-        value = rest[4:].lstrip(" \t").removeprefix("=").lstrip(" \t")
-        if rest.startswith("user") and rest[4:5] in (" ", "\t", "=") and _a_user_then_a_colon(value, 0):
-            return True
+        for start in _config_line_starts(line.lstrip(" \t")):
+            rest = start.lstrip(" \t").removeprefix("--").removeprefix("proxy-")
+            value = rest[4:].lstrip(" \t").removeprefix("=").lstrip(" \t")
+            if rest.startswith("user") and rest[4:5] in (" ", "\t", "=") and _a_user_then_a_colon(value, 0):
+                return True
     return False
+
+
+def _config_line_starts(line: str) -> list[str]:
+    """Where a config file's line may begin in ``line`` (blanks taken off its start), as ``redact.CONFIG_LINE_SHOWN``
+    reads it: at its start, after a diff's ``+`` or a quote's ``>``, a list's ``-`` and blanks, a grep hit's
+    ``path:2:``, or its first quote or backtick."""
+    starts = [line]
+    if line[:1] in ("+", ">"):
+        starts.append(line[1:])
+    if line[:1] == "-" and line[1:2] in (" ", "\t"):
+        starts.append(line[1:].lstrip(" \t"))
+    colon = line.find(":")
+    if colon > 0 and not any(char.isspace() or char in "`'\"" for char in line[:colon]):
+        digits = colon + 1
+        while digits < len(line) and line[digits] in "0123456789":
+            digits += 1
+        if digits > colon + 1 and line[digits : digits + 1] == ":":
+            starts.append(line[digits + 1 :])
+    quote = min((at for at in map(line.find, ("`", "'", '"')) if at >= 0), default=-1)
+    if quote >= 0:
+        starts.append(line[quote + 1 :])
+    return starts
 
 
 def _an_option_then_a_user(text: str, names: tuple[str, ...], letters: str) -> bool:

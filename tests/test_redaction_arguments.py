@@ -676,3 +676,34 @@ def test_a_literal_password_after_a_powershell_user_that_goes_on_is_redacted(wri
     user to the rules, so the literal password after it stayed as written (review53g G1)."""
     assert P not in redact(written)
     assert P not in as_indexed(written, whatever_the_setting=True)
+
+
+CONFIG_SECRET = "Xk9mPq2Lw7Zq"
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        f"echo 'user = \"deploy:{CONFIG_SECRET}\"' >> ~/.curlrc",
+        f'echo "user deploy:{CONFIG_SECRET}" >> ~/.curlrc',
+        f'@@ -1 +1,2 @@\n url = "https://api.example.com"\n+user = "deploy:{CONFIG_SECRET}"\n',
+        f'~/.curlrc:2:user = "deploy:{CONFIG_SECRET}"',
+        f'Add `user = "deploy:{CONFIG_SECRET}"` to your ~/.curlrc.',
+        f'- user = "deploy:{CONFIG_SECRET}"',
+    ],
+)
+def test_a_curl_config_user_line_not_at_a_line_start_is_redacted(written: str) -> None:
+    """Written by a shell command, shown in a diff, a grep hit, a Markdown span or a list (review54d F1)."""
+    assert CONFIG_SECRET not in redact(written)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        'resource "docker_container" "web" {\n  user = "1000:1000"\n}',
+        "user ALL=(ALL:ALL) ALL",
+    ],
+)
+def test_a_user_and_group_setting_outside_a_curl_config_is_kept(written: str) -> None:
+    """Terraform's uid and gid, a sudoers line: no password (review54d D1)."""
+    assert redact(written) == written
