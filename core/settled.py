@@ -126,21 +126,24 @@ _NOT_PROGRESS = frozenset(
     | {"something", "string", "thing"}
 )
 
-#: Verbs in -ing that open a decision, not progress, with the word after them that makes one: "Keeping the current
-#: behaviour.", "Sticking with Postgres.", "Leaving it as is.", "Staying on Node 18." (and "Going with option B.":
-#: ``_decided``) say what was chosen (review53h); "Keeping an eye on the build." and "Leaving now to check the CI."
-#: are progress (review54b F4).
+#: Verbs in -ing that open a decision, not progress: "Keeping Postgres.", "Sticking with Postgres.", "Leaving it as
+#: is.", "Staying put." (and "Going with option B.": ``_decided``) say what was chosen (review53h, review54e F1);
+#: with the word after them that makes one progress instead, "Keeping an eye on the build.", "Leaving now to check
+#: the CI." (review54b F4), or for "going", the one that makes it a decision.
 _DECIDING = {
-    "keeping": frozenset({"the", "it", "this", "that", "them", "these", "those", "both", "as"}),
-    "leaving": frozenset({"the", "it", "this", "that", "them", "these", "those", "both", "as"}),
-    "sticking": frozenset({"with", "to"}),
-    "staying": frozenset({"with", "on", "at"}),
-    "going": frozenset({"with"}),
+    "keeping": frozenset({"an", "a", "track", "watch", "going", "busy", "up", "on", "now"}),
+    "leaving": frozenset({"now", "for", "soon"}),
+    "sticking": frozenset(),
+    "staying": frozenset({"tuned", "on", "up"}),
 }
 #: What, in a sentence that opens on a next step, leads to a clause saying more: what was found or decided ("Let me
 #: check the config — the port is wrong.", "I'll fix the port, it was 8080.", "… because it no longer exists",
-#: "… (`prot` → `port`)": review54b F3), as a colon or a semicolon does.
-_SAYS_MORE = (":", ";", ",", "—", "–", " - ", "(", " because ", " since ", " now that ", " as ", " so ")
+#: "… (`prot` → `port`)": review54b F3), as a colon or a semicolon does; a comma before "then", "and", "too" or
+#: "as well" leads to another step ("Let me check the logs, then the config.": review54e F2).
+_SAYS_MORE = (":", ";", "—", "–", " - ", " because ", " since ", " now that ")
+#: What may follow a comma or open a bracket and still name a step (``_SAYS_MORE``): "…, then the config", "(and the
+#: worker)", "…, one by one".
+_ANOTHER_STEP = ("then ", "and ", "too", "as well", "also ", "one by one")
 
 #: What opens a sentence that names the agent's next step ("Let me look at the logs.", "Now I'll check the config
 #: next.", "I’m going to rerun the tests."), with the verb of that step.
@@ -287,7 +290,14 @@ def _a_next_step(sentence: str) -> bool:
         return False
     # (after the opener, whose "Next, I'll" has a comma of its own; a colon that ends it leads to a tool call)
     rest = sentence[step.end() :].rstrip().removesuffix(":")
-    return not any(map(rest.__contains__, _SAYS_MORE))
+    clauses = [*rest.split(", ")[1:], *rest.split("(")[1:]]
+    return not any(map(rest.__contains__, _SAYS_MORE)) and all(map(_another_step, clauses))
+
+
+def _another_step(clause: str) -> bool:
+    """Whether ``clause``, after a comma or a bracket of a sentence naming a next step, names another ("then the
+    config", "and the worker)")."""
+    return clause.lower().startswith(_ANOTHER_STEP)
 
 
 def ends_on_a_question(answer: str) -> bool:
@@ -430,7 +440,9 @@ def _narration(answer: str) -> bool:
 def _decided(words: list[str]) -> bool:
     """Whether ``words``, opening with a verb in -ing, say what was chosen ("Keeping the current behaviour.", "Going
     with option B."), not what is under way ("Going to check the logs.")."""
-    return len(words) > 1 and words[1] in _DECIDING.get(words[0], ())
+    if words[0] == "going":
+        return words[1:2] == ["with"]
+    return words[0] in _DECIDING and len(words) > 1 and words[1] not in _DECIDING[words[0]]
 
 
 def _a_result(words: list[str]) -> bool:

@@ -215,3 +215,33 @@ def test_common_forms_of_a_next_step_conclude_nothing(fake_home: Path, last: str
     project = _chat(fake_home, "The worker acks before the job is stored.", last)
     block = session_start_block(project)
     assert f"  asked: {ASK}\n" in block and "concluded:" not in block and last not in block, block
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Keeping Postgres.", "Keeping option A.", "Keeping current behavior.", "Keeping your version.", "Staying put."],
+)
+def test_a_one_line_decision_without_an_article_is_still_the_conclusion(fake_home: Path, answer: str) -> None:
+    """A decision in -ing is one whatever word follows, but the few that make it progress ("Keeping an eye on…"):
+    read as a decision only before "the", "it" and the like, "Keeping Postgres." was dropped (review54e F1)."""
+    project = _chat(fake_home, "Checking the jobs table.", answer)
+    block = session_start_block(project)
+    assert f"  asked: {ASK}\n" in block and f"  concluded: {answer}\n" in block, block
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "Let me check the worker's logs, then the config.",
+        "Let me check the worker's logs as well.",
+        "Now let me look at the remaining files, one by one.",
+        "I'll run the tests so we know.",
+        "Let me check the queue (and the worker).",
+    ],
+)
+def test_a_next_step_with_a_comma_or_as_well_concludes_nothing(fake_home: Path, last: str) -> None:
+    """Another step after a comma or in a bracket, "as well", "so we know": still only next steps (review54e F2: any
+    comma, bracket, " as " or " so " was read as a clause saying what was found)."""
+    project = _chat(fake_home, "The worker acks before the job is stored.", last)
+    block = session_start_block(project)
+    assert f"  asked: {ASK}\n" in block and "concluded:" not in block and last not in block, block

@@ -252,3 +252,34 @@ def test_only_a_hook_that_searches_loads_math(indexed_sample: Sample, launcher: 
     command, payload, _ = events["a prompt that recalls"]
     sent = json.dumps({**payload, "conversation_id": "math-prompt"}).encode()
     assert "math" in _imports_without_site([str(launcher), command], sent, indexed_sample.env)[0]
+
+
+def test_a_failed_command_holding_a_token_is_recalled_without_its_redaction_rules(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """The failure hook read its command ``as_indexed`` (redacted as the index holds it) for the host of an HTTP
+    status line (errs54): so a failed ``git push`` whose remote URL holds a token compiles the
+    redaction rules (``re`` and a dozen patterns) though its output holds no status line and no credential, and the
+    command's host is never asked. Callgrind (/tmp/review54e/cg, 1k index, no past failure): 55.0 M instructions
+    before errs54, 115.6-118.2 M after (2.1x); 53.6 M for the same push without the token. The host of a status line
+    drops a URL's user and password anyway (``errors.url_host``)."""
+    project = indexed_sample.history.projects["api"]
+    payload = {
+        "cursor_version": "2.4.21",
+        "workspace_roots": [str(project)],
+        "conversation_id": "review54e-token",
+        "hook_event_name": "postToolUseFailure",
+        "tool_name": "Shell",
+        "tool_input": {
+            "command": "git push https://x-access-token:ghp_0123456789abcdefABCDEF0123456789abcd@github.com/o/r"
+        },
+        "error_message": "remote: Permission to o/r.git denied to bot.\nfatal: Authentication failed for 'https://github.com/o/r/'",
+    }
+    launcher = _installed_as_pip_does(tmp_path / "site-packages")
+    loaded, _ = _imports_without_site(
+        [str(launcher), "hook-tool-after"], json.dumps(payload).encode(), indexed_sample.env
+    )
+    assert "deja.hooks.run" in loaded  # (the hook ran)
+    assert (loaded | {name.split(".")[0] for name in loaded}) & NO_PATTERN_OR_TIME == set(), sorted(
+        loaded & NO_PATTERN_OR_TIME
+    )

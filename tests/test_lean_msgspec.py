@@ -240,6 +240,11 @@ print(msgspec.json.decode(b'{"counts": [1, 2]}', type=Later).counts, typing.Forw
 """
 
 
+@pytest.mark.skipif(
+    sys.version_info >= (3, 12),
+    reason="msgspec 0.23 itself crashes (SIGSEGV) when imported again after an interrupted import on Python 3.12+, "
+    "deja or not (review54e F4)",
+)
 def test_an_interrupt_while_msgspec_is_first_imported_leaves_the_real_forward_ref() -> None:
     out = subprocess.run([sys.executable, "-c", INTERRUPTED], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["True absent", "[1, 2] True"]
