@@ -371,10 +371,12 @@ _USER_AND_PASSWORD = (
     rf"""|{_user_alone("bare_user_quote")}:(?!\[redacted:)(?P<bare>[^\s"'`$;&|](?:[^\s"'`]*[^\s"'`;&|])?))"""
 )
 #: What shows a config file's line before it, where the line is not first on its own (``cli-credentials``' ``user``
-#: line): a diff's ``+`` or a quote's ``>``, a list's ``-``, a grep hit's ``path:2:``, or whatever runs to the line's
-#: first quote or backtick (``echo 'user = …' >> ~/.curlrc``, ``Add `user = …` to it``). ``redaction``'s gate reads the
-#: same (``_config_line_starts``).
-CONFIG_LINE_SHOWN = r"""(?:[+>]|-[ \t]+|[^\s:`'"]+:\d+:|[^\n`'"]*[`'"])"""
+#: line), read once from the line's start: a diff's ``+`` or ``-``, a quote's ``>``, ``cat -n``'s number and tab, a
+#: grep hit's ``path:`` or ``path:2:`` (``2:`` of one file), or whatever runs to the line's first quote or backtick
+#: (``echo 'user = …' >> ~/.curlrc``, ``Add `user = …` to it``) (review54d F1, review54f F1-F3). Not each quote of
+#: the line: read from each, a line of ``-user=`` repeated took time quadratic in its length. ``redaction``'s gate
+#: reads the same (``_config_line_starts``).
+CONFIG_LINE_SHOWN = r"""(?:[+>-]|\d+\t|[^\s:`'"]+:(?:\d+:)?|[^\n`'"]*[`'"])"""
 #: curl's user option (``-u``) and its proxy's (``-U``), glued to their value too (``-udeploy:…``), last in a cluster
 #: of curl's options that take no value (``-sSfu deploy:…``), and their long names (``--user``, ``--proxy-user``).
 _CURL_USER = (

@@ -1032,27 +1032,41 @@ def _a_config_user_may_match(text: str, lowered: str) -> bool:
         for start in _config_line_starts(line.lstrip(" \t")):
             rest = start.lstrip(" \t").removeprefix("--").removeprefix("proxy-")
             value = rest[4:].lstrip(" \t").removeprefix("=").lstrip(" \t")
-            if rest.startswith("user") and rest[4:5] in (" ", "\t", "=") and _a_user_then_a_colon(value, 0):
+            starts_a_user = rest.startswith("user") and rest[4:5] in (" ", "\t", "=")
+            if starts_a_user and _a_user_then_a_colon(value, 0) and not _uid_and_gid(value):
                 return True
     return False
 
 
+def _uid_and_gid(value: str) -> bool:
+    """Whether a config line's ``value`` is one the ``user`` rule keeps: a uid and gid (``"1000:1000"``, quoted or
+    not, then a blank or the end) or a sudoers line's ``ALL=``: the gate loads no rules for them (review54f F10)."""
+    if value.startswith("all="):
+        return True
+    bare = value[1:] if value[:1] in ("'", '"') else value
+    uid, colon, rest = bare.partition(":")
+    gid = rest[: len(rest) - len(rest.lstrip("0123456789"))]
+    after = rest[len(gid) :]
+    after = after[1:] if after[:1] in ("'", '"') else after
+    return bool(colon and uid.isdecimal() and uid.isascii() and gid) and (not after or after[0].isspace())
+
+
 def _config_line_starts(line: str) -> list[str]:
     """Where a config file's line may begin in ``line`` (blanks taken off its start), as ``redact.CONFIG_LINE_SHOWN``
-    reads it: at its start, after a diff's ``+`` or a quote's ``>``, a list's ``-`` and blanks, a grep hit's
-    ``path:2:``, or its first quote or backtick."""
+    reads it: at its start, after a diff's ``+``/``-`` or a quote's ``>``, ``cat -n``'s number and tab, a grep hit's
+    ``path:`` or ``path:2:``, or its first quote or backtick."""
     starts = [line]
-    if line[:1] in ("+", ">"):
+    if line[:1] in ("+", ">", "-"):
         starts.append(line[1:])
-    if line[:1] == "-" and line[1:2] in (" ", "\t"):
-        starts.append(line[1:].lstrip(" \t"))
+    digits = len(line) - len(line.lstrip("0123456789"))
+    if digits and line[digits : digits + 1] == "\t":
+        starts.append(line[digits + 1 :])
     colon = line.find(":")
     if colon > 0 and not any(char.isspace() or char in "`'\"" for char in line[:colon]):
-        digits = colon + 1
-        while digits < len(line) and line[digits] in "0123456789":
-            digits += 1
-        if digits > colon + 1 and line[digits : digits + 1] == ":":
-            starts.append(line[digits + 1 :])
+        starts.append(line[colon + 1 :])
+        number = colon + 1 + len(line[colon + 1 :]) - len(line[colon + 1 :].lstrip("0123456789"))
+        if number > colon + 1 and line[number : number + 1] == ":":
+            starts.append(line[number + 1 :])
     quote = min((at for at in map(line.find, ("`", "'", '"')) if at >= 0), default=-1)
     if quote >= 0:
         starts.append(line[quote + 1 :])

@@ -131,19 +131,21 @@ _NOT_PROGRESS = frozenset(
 #: with the word after them that makes one progress instead, "Keeping an eye on the build.", "Leaving now to check
 #: the CI." (review54b F4), or for "going", the one that makes it a decision.
 _DECIDING = {
-    "keeping": frozenset({"an", "a", "track", "watch", "going", "busy", "up", "on", "now"}),
-    "leaving": frozenset({"now", "for", "soon"}),
-    "sticking": frozenset(),
-    "staying": frozenset({"tuned", "on", "up"}),
+    "keeping": frozenset({"an", "a", "track", "watch", "going", "busy", "up", "on", "now", "at"}),
+    "leaving": frozenset({"now", "for", "soon", "a", "an"}),
+    "sticking": frozenset({"with", "to"}),
+    "staying": frozenset({"with", "on", "put", "at"}),
 }
+#: The verbs of ``_DECIDING`` that decide only before one of their words ("Sticking with Postgres.", "Staying put."),
+#: where the others decide but before theirs ("Sticking a breakpoint in the handler." is progress: review54f F13).
+_DECIDING_BEFORE = frozenset({"sticking", "staying"})
 #: What, in a sentence that opens on a next step, leads to a clause saying more: what was found or decided ("Let me
 #: check the config — the port is wrong.", "I'll fix the port, it was 8080.", "… because it no longer exists",
 #: "… (`prot` → `port`)": review54b F3), as a colon or a semicolon does; a comma before "then", "and", "too" or
 #: "as well" leads to another step ("Let me check the logs, then the config.": review54e F2).
-_SAYS_MORE = (":", ";", "—", "–", " - ", " because ", " since ", " now that ")
-#: What may follow a comma or open a bracket and still name a step (``_SAYS_MORE``): "…, then the config", "(and the
-#: worker)", "…, one by one".
-_ANOTHER_STEP = ("then ", "and ", "too", "as well", "also ", "one by one")
+_SAYS_MORE = (":", ";", "—", "–", " - ", " because ", " since ", " now that ", " as ")
+#: Words of a clause that says what is, not a step: "…, and the port was 8080 all along" (``_another_step``).
+_BEING = frozenset({"was", "were", "is", "are", "had", "has", "isn't", "wasn't"})
 
 #: What opens a sentence that names the agent's next step ("Let me look at the logs.", "Now I'll check the config
 #: next.", "I’m going to rerun the tests."), with the verb of that step.
@@ -289,7 +291,7 @@ def _a_next_step(sentence: str) -> bool:
     if not step or step["verb"].lower() not in _NEXT_STEP_VERBS:
         return False
     # (after the opener, whose "Next, I'll" has a comma of its own; a colon that ends it leads to a tool call)
-    rest = sentence[step.end() :].rstrip().removesuffix(":")
+    rest = sentence[step.end() :].rstrip().removesuffix(":").replace(" as well", "")
     clauses = [*rest.split(", ")[1:], *rest.split("(")[1:]]
     return not any(map(rest.__contains__, _SAYS_MORE)) and all(map(_another_step, clauses))
 
@@ -297,7 +299,10 @@ def _a_next_step(sentence: str) -> bool:
 def _another_step(clause: str) -> bool:
     """Whether ``clause``, after a comma or a bracket of a sentence naming a next step, names another ("then the
     config", "and the worker)")."""
-    return clause.lower().startswith(_ANOTHER_STEP)
+    words = clause.lower().rstrip(" .!)").split()
+    if any(word in _BEING for word in words):  # ("…, and the port was 8080 all along": what was found, review54f F7)
+        return False
+    return bool(words) and (words[0] in ("then", "and", "also", "too") or words[:3] == ["one", "by", "one"])
 
 
 def ends_on_a_question(answer: str) -> bool:
@@ -442,7 +447,9 @@ def _decided(words: list[str]) -> bool:
     with option B."), not what is under way ("Going to check the logs.")."""
     if words[0] == "going":
         return words[1:2] == ["with"]
-    return words[0] in _DECIDING and len(words) > 1 and words[1] not in _DECIDING[words[0]]
+    if words[0] not in _DECIDING or len(words) < 2:
+        return False
+    return (words[1] in _DECIDING[words[0]]) == (words[0] in _DECIDING_BEFORE)
 
 
 def _a_result(words: list[str]) -> bool:

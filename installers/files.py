@@ -124,9 +124,10 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
                 problem,
                 "deja changed nothing; remove the comments, then run the command again",
             ) from None
-        if (comma := _trailing_comma(text, error.pos)) is not None:
+        if (found := _trailing_comma(text, error.pos)) is not None:
+            comma, closing = found
             line, column = text.count("\n", 0, comma) + 1, comma - text.rfind("\n", 0, comma)
-            problem = f"has a trailing comma (column {column}) before {text[error.pos]!r}, which JSON does not allow"
+            problem = f"has a trailing comma (column {column}) before {text[closing]!r}, which JSON does not allow"
             todo = "deja changed nothing; remove that comma, then run the command again"
             raise InstallError(f"{path}:{line}", problem, todo) from None
         raise InstallError(f"{path}:{error.lineno}", f"{error.msg} (column {error.colno})") from None
@@ -157,14 +158,18 @@ def refuse_lone_surrogate(path: Path, text: str | None) -> None:
     raise InstallError(f"{path}:{line}", problem, todo)
 
 
-def _trailing_comma(text: str, pos: int) -> int | None:
-    """Where the comma is, when the parser stopped at a closing ``}`` or ``]`` that follows one (blanks between):
-    the other habit, with comments, of JSON edited by hand as editors allow (JSONC). json names the closing bracket,
-    often a line below the comma."""
+def _trailing_comma(text: str, pos: int) -> tuple[int, int] | None:
+    """Where the comma is and the closing ``}`` or ``]`` after it (blanks between), when the parser stopped at either:
+    the other habit, with comments, of JSON edited by hand as editors allow (JSONC). json before Python 3.13 names
+    the closing bracket, often a line below the comma; 3.13's names the comma ("Illegal trailing comma before end
+    of object")."""
+    if text.startswith(",", pos):
+        after = len(text) - len(text[pos + 1 :].lstrip())
+        return (pos, after) if text.startswith(("}", "]"), after) else None
     if not text.startswith(("}", "]"), pos):
         return None
     before = len(text[:pos].rstrip())
-    return before - 1 if before and text[before - 1] == "," else None
+    return (before - 1, pos) if before and text[before - 1] == "," else None
 
 
 def _integer(literal: str) -> int | float:

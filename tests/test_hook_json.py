@@ -120,10 +120,10 @@ def test_malformed_json_is_refused_in_a_process_that_never_loaded_json() -> None
         "    try:\n        load_json(text)\n    except ValueError as error:\n        print(str(error).split(':')[0])\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
-    said = [
-        "Unterminated string starting at",
-        "Expecting ',' delimiter",
-        "Expecting value",
-        "Invalid control character at",
-    ]
+    said = []  # (json's own words, which differ by version: 3.13 says "Illegal trailing comma before end of array")
+    for text in ['{"prompt": "half a payl', '{"a": 1', "[1,]", '{"a": "\x01"}']:
+        with pytest.raises(json.JSONDecodeError) as error:
+            json.loads(text)
+        said.append(str(error.value).split(":")[0])
+    assert said[0] == "Unterminated string starting at" and len(set(said)) == 4
     assert done.stdout.decode().splitlines() == said, done.stderr.decode()[-2000:]

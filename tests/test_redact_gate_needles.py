@@ -201,7 +201,7 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "curl": ["keyed:(?:(?i:curl(?:\\.exe)", *listed],
         **dict.fromkeys(("http", "xh"), ["keyed:(?:(?i:(?:https?|htt"]),
         "bearer": ["keyed:(?:(?i:(?:https?|htt"] * 2,
-        "user": ["keyed:(?m:^)[ \\t]*(?:[+>]|"],
+        "user": ["keyed:(?m:^)[ \\t]*(?:[+>-]"],
         "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
         ".": ["token:[MNO][A-Za-z\\d_-]{23"],
     }

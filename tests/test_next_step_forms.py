@@ -1,0 +1,109 @@
+"""Which last answers only name the next step (no conclusion) and which one-line sentences in -ing are decisions: the
+forms review54f found after review54b F7 and review54e F1/F2 (what is still open, a strict xfail)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from harness import index_chat, run_deja, session_start_block
+
+from deja.core.writers.cursor_agent import assistant_turn, user_turn
+
+ASK = "the worker drops jobs after a deploy, why?"
+NOW = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
+
+
+def _chat_ending_on(home: Path, answer: str) -> Path:
+    """A chat in ``~/code/api``: the ask, then ``answer``, its turn never ended."""
+    project = home / "code" / "api"
+    project.mkdir(parents=True)
+    chat = "c0c1c054-0000-4000-8000-00000000054f"
+    index_chat(home, project, chat, [user_turn(ASK, NOW), assistant_turn(answer)])
+    return project
+
+
+def _block_and_wip(project: Path) -> tuple[str, str]:
+    wip = run_deja("wip", str(project))
+    assert wip.returncode == 0, wip.stderr
+    return session_start_block(project), wip.stdout
+
+
+def test_a_next_step_with_the_reason_found_after_as_is_the_conclusion(fake_home: Path) -> None:
+    answer = "Let me check the config as the port was wrong."
+    block = session_start_block(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+
+
+def test_a_next_step_then_and_what_was_found_is_the_conclusion(fake_home: Path) -> None:
+    answer = "Let me rerun the tests, and the port was 8080 all along."
+    block = session_start_block(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+
+
+def test_a_next_step_then_a_clause_on_tooling_is_the_conclusion(fake_home: Path) -> None:
+    answer = "Let me rerun the tests, tooling was the issue."
+    block = session_start_block(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+
+
+@pytest.mark.xfail(strict=True, reason="review54f F8: 'Keeping a …' is read as progress, not a decision")
+def test_keeping_a_single_worker_is_a_decision(fake_home: Path) -> None:
+    answer = "Keeping a single worker."
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block
+    assert "settled:" in wip, wip
+
+
+@pytest.mark.xfail(strict=True, reason="review54f F9: 'Good.' before a step, or ', this time with -v', keeps a step")
+@pytest.mark.parametrize("answer", ["Good. Now let me update the README.", "Let me check again, this time with -v."])
+def test_a_next_step_after_good_or_with_how_it_is_run_concludes_nothing(fake_home: Path, answer: str) -> None:
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert "concluded:" not in block, block
+    assert "settled:" not in wip, wip
+
+
+@pytest.mark.xfail(
+    strict=True, reason="review54f F11: deja wip gives 'settled: I see.' where the block concludes nothing"
+)
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Hmm, let me look at the worker.",
+        "I see. Let me look at the worker.",
+        "Got it. Let me check the worker.",
+        "Well, let me check the config.",
+    ],
+)
+def test_wip_settles_nothing_where_the_block_concludes_nothing(fake_home: Path, answer: str) -> None:
+    """d2e5caf taught the index's conclusion (``only_next_steps``) an interjection or an acknowledgement before a next
+    step; ``deja wip`` reads the same answer with ``core/work.py``'s own rules and prints ``settled: I see.``,
+    ``settled: Got it.`` or the whole next step as what the session settled."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert "concluded:" not in block, block
+    assert "settled:" not in wip, wip
+
+
+@pytest.mark.xfail(strict=True, reason="review54f F12: 'Ah, I see.' is no acknowledgement alone: the step concludes")
+def test_ah_i_see_then_a_next_step_concludes_nothing(fake_home: Path) -> None:
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, "Ah, I see. Let me check the worker."))
+    assert "concluded:" not in block, block
+    assert "settled:" not in wip, wip
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Leaving a comment on the PR.",
+        "Sticking a breakpoint in the handler.",
+        "Staying in the container to debug.",
+        "Keeping at it.",
+    ],
+)
+def test_a_progress_line_in_ing_is_no_decision(fake_home: Path, answer: str) -> None:
+    """2302257 (review54e F1) made each of these verbs a decision whatever word follows, but a short list: before it,
+    each of these was progress (``only_progress``), so a chat stopped on it concluded nothing."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert "concluded:" not in block, block
+    assert "settled:" not in wip, wip
