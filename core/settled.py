@@ -130,9 +130,9 @@ _NOT_PROGRESS = frozenset(
 
 #: Verbs in -ing that open a decision or progress by the word after them (``_decided``): for "keeping" and "leaving"
 #: the words that make it progress, any other a decision ("Keeping Postgres.", "Leaving it as is." decide; "Keeping
-#: track of the retries.", "Leaving now to check the CI." are under way: review53h, review54b F4, review54e F1); for
-#: those of ``_DECIDING_BEFORE`` the words that make it a decision, any other progress. ("Going with option B."
-#: decides, "Going to check the logs." does not: ``_decided``.)
+#: track of the retries.", "Leaving now to check the CI." are under way: review53h, review54b F4, review54e F1; after
+#: "keeping a", the noun decides: ``_KEPT_WATCH``); for those of ``_DECIDING_BEFORE`` the words that make it a
+#: decision, any other progress. ("Going with option B." decides, "Going to check the logs." does not: ``_decided``.)
 _DECIDING = {
     "keeping": frozenset({"track", "watch", "going", "busy", "up", "on", "now", "at"}),
     "leaving": frozenset({"now", "for", "soon", "a", "an"}),
@@ -148,8 +148,9 @@ _DECIDING_BEFORE = frozenset({"sticking", "staying"})
 _KEPT_WATCH = frozenset({"eye", "watch", "lookout", "note", "log", "record", "count", "tally"})
 #: What, in a sentence that opens on a next step, leads to a clause saying more: what was found or decided ("Let me
 #: check the config — the port is wrong.", "I'll fix the port, it was 8080.", "… because it no longer exists",
-#: "… (`prot` → `port`)": review54b F3), as a colon or a semicolon does; a comma before "then", "and", "too" or
-#: "as well" leads to another step ("Let me check the logs, then the config.": review54e F2).
+#: "… (`prot` → `port`)": review54b F3), as a colon or a semicolon does; " as well" is another step, and so is a
+#: clause after a comma or a bracket that adds one or says how it is taken ("Let me check the logs, then the
+#: config.", "…, this time with -v": ``_another_step``, review54e F2, review54f F9).
 _SAYS_MORE = (":", ";", "—", "–", " - ", " because ", " since ", " now that ", " as ")
 #: Words of a clause that says what is, not a step: "…, and the port was 8080 all along" (``_another_step``).
 _BEING = frozenset({"was", "were", "is", "are", "had", "has", "isn't", "wasn't"})
@@ -218,10 +219,11 @@ _NARRATION_CHARS = 60
 
 
 def settled_line(answer: str, limit: int = 240) -> str:
-    """The line of ``answer`` that says what it settled, cut to ``limit`` characters; "" when it says nothing so: as
-    when the index's conclusion is none (``only_progress``, ``only_next_steps``), or ``deja wip`` said ``settled: I
-    see.`` where the session-start block concluded nothing (review54f F11: ``_said`` dropped a sentence opening on
-    "Let me", not one on "Hmm, let me", nor an acknowledgement). ``_narration`` is ``only_progress``'s own test."""
+    """The line of ``answer`` that says what it settled, cut to ``limit`` characters; "" when it says nothing so, as
+    for an answer the index concludes nothing of: a line of progress (``_narration``, ``only_progress``'s test) or
+    next steps alone (``only_next_steps``). ``_said``'s own rules drop a sentence opening on "Let me" but not on "Hmm,
+    let me", so ``deja wip`` gave ``settled: Hmm, let me look at the worker.`` where the session-start block concluded
+    nothing (review54f F11)."""
     if _narration(answer) or only_next_steps(answer):
         return ""
     said: list[str] = []
