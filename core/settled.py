@@ -74,11 +74,13 @@ _NO_CORRECTION = Lazy(
 _BUT = Lazy(globals(), "_BUT", r"but\s+", re.IGNORECASE)
 
 #: A word of assent before what is said, with its punctuation: it alone goes ("OK: the key lost its newline." →
-#: "The key lost…"; "Great catch: the pool…" keeps its "Great").
+#: "The key lost…"; "Great catch: the pool…" keeps its "Great"; "Good. Now let me update the README." names a next
+#: step alone: review54f F9).
 _INTERJECTION = Lazy(
     globals(),
     "_INTERJECTION",
-    r"(sure|certainly|of course|great|okay|ok|alright|absolutely|good question|great question|perfect|excellent)\b"
+    r"(sure|certainly|of course|great|okay|ok|alright|absolutely|good question|great question|perfect|excellent|"
+    r"good)\b"
     r"[!.,:;]+\s*",
     re.IGNORECASE,
 )
@@ -126,12 +128,13 @@ _NOT_PROGRESS = frozenset(
     | {"something", "string", "thing"}
 )
 
-#: Verbs in -ing that open a decision, not progress: "Keeping Postgres.", "Sticking with Postgres.", "Leaving it as
-#: is.", "Staying put." (and "Going with option B.": ``_decided``) say what was chosen (review53h, review54e F1);
-#: with the word after them that makes one progress instead, "Keeping an eye on the build.", "Leaving now to check
-#: the CI." (review54b F4), or for "going", the one that makes it a decision.
+#: Verbs in -ing that open a decision or progress by the word after them (``_decided``): for "keeping" and "leaving"
+#: the words that make it progress, any other a decision ("Keeping Postgres.", "Leaving it as is." decide; "Keeping
+#: track of the retries.", "Leaving now to check the CI." are under way: review53h, review54b F4, review54e F1; after
+#: "keeping a", the noun decides: ``_KEPT_WATCH``); for those of ``_DECIDING_BEFORE`` the words that make it a
+#: decision, any other progress. ("Going with option B." decides, "Going to check the logs." does not: ``_decided``.)
 _DECIDING = {
-    "keeping": frozenset({"an", "a", "track", "watch", "going", "busy", "up", "on", "now", "at"}),
+    "keeping": frozenset({"track", "watch", "going", "busy", "up", "on", "now", "at"}),
     "leaving": frozenset({"now", "for", "soon", "a", "an"}),
     "sticking": frozenset({"with", "to"}),
     "staying": frozenset({"with", "on", "put", "at"}),
@@ -139,28 +142,44 @@ _DECIDING = {
 #: The verbs of ``_DECIDING`` that decide only before one of their words ("Sticking with Postgres.", "Staying put."),
 #: where the others decide but before theirs ("Sticking a breakpoint in the handler." is progress: review54f F13).
 _DECIDING_BEFORE = frozenset({"sticking", "staying"})
+#: Nouns that make "Keeping a …" or "Keeping an …" progress among the two words after the article ("Keeping an eye on
+#: the build.", "Keeping a close watch on it."), where any other keeps a thing chosen ("Keeping a single worker.":
+#: review54f F8).
+_KEPT_WATCH = frozenset({"eye", "watch", "lookout", "note", "log", "record", "count", "tally"})
 #: What, in a sentence that opens on a next step, leads to a clause saying more: what was found or decided ("Let me
 #: check the config — the port is wrong.", "I'll fix the port, it was 8080.", "… because it no longer exists",
-#: "… (`prot` → `port`)": review54b F3), as a colon or a semicolon does; a comma before "then", "and", "too" or
-#: "as well" leads to another step ("Let me check the logs, then the config.": review54e F2).
+#: "… (`prot` → `port`)": review54b F3), as a colon or a semicolon does; " as well" is another step, and so is a
+#: clause after a comma or a bracket that adds one or says how it is taken ("Let me check the logs, then the
+#: config.", "…, this time with -v": ``_another_step``, review54e F2, review54f F9).
 _SAYS_MORE = (":", ";", "—", "–", " - ", " because ", " since ", " now that ", " as ")
 #: Words of a clause that says what is, not a step: "…, and the port was 8080 all along" (``_another_step``).
 _BEING = frozenset({"was", "were", "is", "are", "had", "has", "isn't", "wasn't"})
+#: Words that open a clause saying how a step is taken ("…, this time with -v", "(using the debug build)"): no more
+#: than the step (review54f F9).
+_HOW_TAKEN = frozenset({"with", "without", "using", "via"})
+
+#: Sounds of thinking aloud before a next step ("Hmm, let me…", "Well, let me…") or an acknowledgement ("Ah, I see.").
+_MUSING = r"hmm+|ah|oh|well|right"
 
 #: What opens a sentence that names the agent's next step ("Let me look at the logs.", "Now I'll check the config
 #: next.", "I’m going to rerun the tests."), with the verb of that step.
 _STEP_OPENER = Lazy(
     globals(),
     "_STEP_OPENER",
-    r"((now|first|next|then|so|finally|hmm+|ah|oh|well|right)\b,?\s*)?"
+    rf"((now|first|next|then|so|finally|{_MUSING})\b,?\s*)?"
     r"(i['’]ll|i will|i['’]m going to|i am going to|let me|let['’]s|let us)\s+"
     r"((also|just|quickly|now|first|then|briefly|actually)\s+)?(go ahead and\s+)?(?P<verb>[a-z-]+)\b",
     re.IGNORECASE,
 )
 
-#: A sentence of acknowledgement alone before a next step ("I see. Let me look at the worker."): it says nothing
-#: found (review54b F7).
-_ACKNOWLEDGEMENTS = frozenset({"i see", "got it", "understood", "interesting", "hmm", "hmmm", "right", "ah", "oh"})
+#: A sentence of acknowledgement alone ("I see.", "Got it!", "Ah, I see."), without its closing stop: before a next
+#: step it says nothing found (review54b F7, review54f F12), nor as what an answer settled ("settled: I see.": F11).
+_ACKNOWLEDGEMENT = Lazy(
+    globals(),
+    "_ACKNOWLEDGEMENT",
+    rf"(({_MUSING})\b[,!]?\s*)?(i see|got it|understood|interesting|hmm+|right|ah|oh)",
+    re.IGNORECASE,
+)
 
 #: What an ASCII answer holds where ``_STEP_OPENER`` can match it.
 _STEP_WORDS = ("let me", "let's", "let us", "i'll", "i will", "going to")
@@ -200,8 +219,12 @@ _NARRATION_CHARS = 60
 
 
 def settled_line(answer: str, limit: int = 240) -> str:
-    """The line of ``answer`` that says what it settled, cut to ``limit`` characters; "" when it says nothing so."""
-    if _narration(answer):
+    """The line of ``answer`` that says what it settled, cut to ``limit`` characters; "" when it says nothing so, as
+    for an answer the index concludes nothing of: a line of progress (``_narration``, ``only_progress``'s test) or
+    next steps alone (``only_next_steps``). ``_said``'s own rules drop a sentence opening on "Let me" but not on "Hmm,
+    let me", so ``deja wip`` gave ``settled: Hmm, let me look at the worker.`` where the session-start block concluded
+    nothing (review54f F11)."""
+    if _narration(answer) or only_next_steps(answer):
         return ""
     said: list[str] = []
     done: list[str] = []
@@ -263,14 +286,19 @@ def only_progress(answer: str) -> bool:
 
 
 def only_next_steps(answer: str) -> bool:
-    """Whether every sentence of ``answer``'s prose (sign-offs and words of assent passed over) names a step the agent
-    takes next ("Let me look at the worker's logs.", "I'll check the config next."), and it gives no steps or code:
-    the last answer of a session stopped before the step, which found or did nothing, and the session-start block gave
-    it as what the session concluded (review53h, stop 53's note). A sentence with a colon, a semicolon, a comma, a
-    dash, a bracket or a "because" says more (``_SAYS_MORE``: "Let's go with option B: it avoids the migration.",
-    "I'll keep it as is; the current behaviour is correct.": review53e F1, review54b F3), but a colon that ends it
-    leads to the tool call it announces ("Now let me check the remaining files:", F7); a verb not of a step
-    (``_NEXT_STEP_VERBS``: keep, go with, need, not) is a decision or a blocker."""
+    """Whether every sentence of ``answer``'s prose names a step the agent takes next ("Let me look at the worker's
+    logs.", "I'll check the config next."), and it gives no steps or code: the last answer of a session stopped before
+    the step, which found or did nothing, and the session-start block gave it as what the session concluded
+    (review53h, stop 53's note). Sign-offs, words of assent ("Good.") and acknowledgements alone ("I see.", "Ah, got
+    it.") are passed over, and a step may open on a word of order or of thinking aloud ("Now let me…", "Hmm, let
+    me…": ``_STEP_OPENER``; review54b F7, review54f F9, F12). A verb not of a step (``_NEXT_STEP_VERBS``: keep, go
+    with, need, not) is a decision or a blocker. A sentence says more where a colon, a semicolon, a dash, "because",
+    "since", "now that" or "as" leads to what was found or decided (``_SAYS_MORE``: "Let's go with option B: it avoids
+    the migration.", "I'll keep it as is; the current behaviour is correct.": review53e F1, review54b F3), but a colon
+    that ends it leads to the tool call it announces ("Now let me check the remaining files:", F7) and "as well" is
+    another step; and where a clause after a comma or a bracket says anything but another step or how it is taken
+    ("…, then the config", "(and the worker)", "…, this time with -v": ``_another_step``; "…, and the port was 8080
+    all along" says what was: review54e F2, review54f F7, F9)."""
     lowered = answer.lower()
     # (what ``_STEP_OPENER`` needs: a refresh reads each changed session's last answer, and most hold none of it)
     if answer.isascii() and not any(word in lowered for word in _STEP_WORDS):
@@ -281,8 +309,14 @@ def only_next_steps(answer: str) -> bool:
         for sentence in _SENTENCE_END.split(line)
         if not _SIGN_OFF.match(sentence)
     ]
-    sentences = [sentence for sentence in sentences if sentence.strip(" .!").lower() not in ("", *_ACKNOWLEDGEMENTS)]
+    sentences = [sentence for sentence in sentences if not _says_nothing(sentence)]
     return bool(sentences) and all(map(_a_next_step, sentences)) and not gives_steps(answer)
+
+
+def _says_nothing(sentence: str) -> bool:
+    """Whether ``sentence`` is empty or an acknowledgement alone ("I see.", "Ah, got it!": ``_ACKNOWLEDGEMENT``)."""
+    bare = sentence.strip(" .!")
+    return not bare or bool(_ACKNOWLEDGEMENT.fullmatch(bare))
 
 
 def _a_next_step(sentence: str) -> bool:
@@ -298,11 +332,15 @@ def _a_next_step(sentence: str) -> bool:
 
 def _another_step(clause: str) -> bool:
     """Whether ``clause``, after a comma or a bracket of a sentence naming a next step, names another ("then the
-    config", "and the worker)")."""
+    config", "and the worker)") or how the step is taken ("this time with -v": ``_HOW_TAKEN``)."""
     words = clause.lower().rstrip(" .!)").split()
     if any(word in _BEING for word in words):  # ("…, and the port was 8080 all along": what was found, review54f F7)
         return False
-    return bool(words) and (words[0] in ("then", "and", "also", "too") or words[:3] == ["one", "by", "one"])
+    if words[:2] == ["this", "time"]:
+        words = words[2:]
+    return bool(words) and (
+        words[0] in ("then", "and", "also", "too", *_HOW_TAKEN) or words[:3] == ["one", "by", "one"]
+    )
 
 
 def ends_on_a_question(answer: str) -> bool:
@@ -409,6 +447,8 @@ def _said(line: str) -> str:
     for sentence in _SENTENCE_END.split(line):
         if assent := _INTERJECTION.match(sentence):
             sentence = _capitalised(sentence[assent.end() :])
+        if _says_nothing(sentence):
+            continue
         apologised = False
         while admitted := _ADMISSION.match(sentence):
             sentence, apologised = _capitalised(sentence[admitted.end() :]), True
@@ -449,6 +489,8 @@ def _decided(words: list[str]) -> bool:
         return words[1:2] == ["with"]
     if words[0] not in _DECIDING or len(words) < 2:
         return False
+    if words[0] == "keeping" and words[1] in ("a", "an"):
+        return not _KEPT_WATCH.intersection(words[2:4])
     return (words[1] in _DECIDING[words[0]]) == (words[0] in _DECIDING_BEFORE)
 
 

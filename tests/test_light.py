@@ -75,7 +75,8 @@ _ORDER_17 = {
 #: (18 changed what is filed under a Windows folder's tree keys, 19 and 20 what a session's ``asked`` says, 20 kept
 #: a common word's tail of postings too, not the records' order; 21 what a long chat's ``asked`` and ``concluded``
 #: say, and the meta's ``untimed_lead`` and ``after_part`` after its ``files``; 22 how a session's meta and records
-#: are deflated, not their order; 23 the checksums a session's row holds and how a hashed key is spelt)
+#: are deflated, not their order; 23 the checksums a session's row holds and how a hashed key is spelt; 24 to 26 what
+#: ``concluded`` says, and 25 how an HTTP status line is keyed)
 _ORDER_21 = {**_ORDER_17, "SessionMeta": (*_ORDER_17["SessionMeta"], "untimed_lead", "after_part")}
 _WRITTEN_ORDER = {
     17: _ORDER_17,
@@ -87,6 +88,7 @@ _WRITTEN_ORDER = {
     23: _ORDER_21,
     24: _ORDER_21,
     25: _ORDER_21,
+    26: _ORDER_21,
 }
 
 

@@ -1,5 +1,6 @@
 """Which last answers only name the next step (no conclusion) and which one-line sentences in -ing are decisions: the
-forms review54f found after review54b F7 and review54e F1/F2 (what is still open, a strict xfail)."""
+forms review54f found after review54b F7 and review54e F1/F2; the session-start block's ``concluded:`` and ``deja
+wip``'s ``settled:`` agree on them."""
 
 from __future__ import annotations
 
@@ -48,25 +49,41 @@ def test_a_next_step_then_a_clause_on_tooling_is_the_conclusion(fake_home: Path)
     assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
 
 
-@pytest.mark.xfail(strict=True, reason="review54f F8: 'Keeping a …' is read as progress, not a decision")
-def test_keeping_a_single_worker_is_a_decision(fake_home: Path) -> None:
-    answer = "Keeping a single worker."
+@pytest.mark.parametrize("answer", ["Keeping a single worker.", "Keeping an in-memory queue."])
+def test_keeping_a_thing_is_a_decision(fake_home: Path, answer: str) -> None:
+    """Review54f F8: "Keeping a …" was read as progress, as "Keeping an eye on the build." is."""
     block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
     assert f"  concluded: {answer}\n" in block, block
     assert "settled:" in wip, wip
 
 
-@pytest.mark.xfail(strict=True, reason="review54f F9: 'Good.' before a step, or ', this time with -v', keeps a step")
-@pytest.mark.parametrize("answer", ["Good. Now let me update the README.", "Let me check again, this time with -v."])
+@pytest.mark.parametrize("answer", ["Keeping a close eye on the build.", "Keeping an eye on it."])
+def test_keeping_an_eye_is_progress(fake_home: Path, answer: str) -> None:
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert "concluded:" not in block, block
+    assert "settled:" not in wip, wip
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Good. Now let me update the README.",
+        "Let me check again, this time with -v.",
+        "Let me rerun the tests (using the debug build).",
+    ],
+)
 def test_a_next_step_after_good_or_with_how_it_is_run_concludes_nothing(fake_home: Path, answer: str) -> None:
     block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
     assert "concluded:" not in block, block
     assert "settled:" not in wip, wip
 
 
-@pytest.mark.xfail(
-    strict=True, reason="review54f F11: deja wip gives 'settled: I see.' where the block concludes nothing"
-)
+def test_a_clause_after_this_time_that_says_what_came_of_it_is_the_conclusion(fake_home: Path) -> None:
+    answer = "Let me rerun the tests, this time it passes."
+    block = session_start_block(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block
+
+
 @pytest.mark.parametrize(
     "answer",
     [
@@ -77,17 +94,18 @@ def test_a_next_step_after_good_or_with_how_it_is_run_concludes_nothing(fake_hom
     ],
 )
 def test_wip_settles_nothing_where_the_block_concludes_nothing(fake_home: Path, answer: str) -> None:
-    """d2e5caf taught the index's conclusion (``only_next_steps``) an interjection or an acknowledgement before a next
-    step; ``deja wip`` reads the same answer with ``core/work.py``'s own rules and prints ``settled: I see.``,
-    ``settled: Got it.`` or the whole next step as what the session settled."""
+    """Review54f F11: d2e5caf taught the index's conclusion (``only_next_steps``) an interjection or an
+    acknowledgement before a next step, and ``deja wip``, reading the answer with ``settled_line``'s own rules, printed
+    ``settled: I see.``, ``settled: Got it.`` or the whole next step as what the session settled."""
     block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
     assert "concluded:" not in block, block
     assert "settled:" not in wip, wip
 
 
-@pytest.mark.xfail(strict=True, reason="review54f F12: 'Ah, I see.' is no acknowledgement alone: the step concludes")
-def test_ah_i_see_then_a_next_step_concludes_nothing(fake_home: Path) -> None:
-    block, wip = _block_and_wip(_chat_ending_on(fake_home, "Ah, I see. Let me check the worker."))
+@pytest.mark.parametrize("answer", ["Ah, I see. Let me check the worker.", "Oh, got it! I'll rerun the tests."])
+def test_ah_i_see_then_a_next_step_concludes_nothing(fake_home: Path, answer: str) -> None:
+    """Review54f F12: "Ah, I see." was no acknowledgement alone, so the step was the conclusion."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
     assert "concluded:" not in block, block
     assert "settled:" not in wip, wip
 
@@ -107,3 +125,14 @@ def test_a_progress_line_in_ing_is_no_decision(fake_home: Path, answer: str) -> 
     block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
     assert "concluded:" not in block, block
     assert "settled:" not in wip, wip
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["I see. The worker acks before the job is stored.", "Ah, got it. The worker acks before the job is stored."],
+)
+def test_wip_settles_the_finding_after_an_acknowledgement(fake_home: Path, answer: str) -> None:
+    """An acknowledgement alone says nothing settled: ``settled:`` gives what follows it, as the block concludes all."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block
+    assert "settled: The worker acks before the job is stored.\n" in wip, wip
