@@ -11,9 +11,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from test_hooks import Machine, cursor, cursor_tool, framed
 
 from deja.core.writers.cursor_agent import assistant_turn, user_turn
+from deja.hooks.call import HookCall
 
 PROMPT_BUDGET = 1536
 BLOCK = "Recent sessions in this project"
@@ -121,3 +123,23 @@ def test_a_tool_event_still_passes_the_block_on(machine: Machine) -> None:
     machine.run("hook-tool", shell, opened=False)
     assert BLOCK not in machine.log()
     assert BLOCK in _prompt(machine, "c-tool", "zephyr capacitor drift?", machine.api)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the block reads a folder's newest sessions, as many as it lists and 4 more, and none was left when the "
+    "conversation had been shown them all: it said 'no other session in this project' and counted as started",
+)
+def test_a_conversation_shown_the_newest_sessions_is_given_the_ones_before_them(machine: Machine) -> None:
+    """A conversation whose first events recalled the project's seven newest sessions (each filling its budget, so
+    the block waited) is owed the block still: it lists the sessions before those, not that there is none."""
+    when = datetime.now(UTC)
+    chats = [f"dddd0000-0000-4000-8000-00000000000{i}" for i in range(9)]
+    for i, chat in enumerate(chats):
+        records = [user_turn(f"why does job {i} stall?", when - timedelta(minutes=1 + i))]
+        machine.write_chat(machine.api, chat, [*records, assistant_turn(f"Job {i} waits on its lock.")], [], f"Job {i}")
+    machine.index()
+    HookCall(cursor("preToolUse", "c-shown", machine.api), "").remember([f"s:{chat}" for chat in chats[:7]])
+    shell = cursor_tool("preToolUse", "c-shown", machine.api, "Shell", {"command": "ls"})
+    answer = machine.run("hook-tool", shell, opened=False).text
+    assert BLOCK in answer and f"deja show {chats[7]}" in answer, machine.log()
