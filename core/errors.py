@@ -129,7 +129,7 @@ def error_identity(line: str, command: str = "") -> str:
     https://registry…`` (review53e F2). One whose host neither names is no identity (""): a 404 of one script and of
     another are different failures.
     """
-    status = status_end(line) or curl_status_end(line)
+    status = _status_of(line)
     if status:
         host = url_host(line) or url_host(command, command=True)
         return f"http {line[status - 3 : status]} {host}" if host else ""
@@ -159,7 +159,7 @@ def shorter_forms(line: str) -> list[str]:
     ``connection to server at "db", port 5432 failed: …`` no bare ``connection to server at "db"``."""
     if _pytest_error(line):
         line = line[1:].lstrip(" ")
-    if status_end(line) or curl_status_end(line):
+    if _status_of(line):
         return []  # (its identity is its status and host: a form without the status would be every status's)
     start = printed_by(line)
     quotes = _quote_marks(line, start)
@@ -360,6 +360,12 @@ def _status_after(lowered: str, at: int, versioned: bool) -> int:
 
 #: What curl ``--fail`` prints before the status it failed on (``curl: (22) The requested URL returned error: 404``).
 CURL_STATUS = "the requested url returned error: "
+
+
+def _status_of(line: str) -> int:
+    """Where the HTTP status ``line`` fails on ends: a status line's (``status_end``) or curl's own for it
+    (``curl_status_end``); 0 where it names none. Such a line's identity is that status and a host."""
+    return status_end(line) or curl_status_end(line)
 
 
 def curl_status_end(line: str) -> int:

@@ -66,13 +66,12 @@ def block_first(call: HookCall, own: list[str], budget: int) -> tuple[list[str],
     (review53d F2). A block that needs more than half the frame waits again: given the whole frame, it left the
     recall no room, and the session the prompt asked about was in neither (review54a A1).
     """
-    shown = "\n".join(own)
-    lines, why = recent_lines(call, frame_room(budget, *own), shown)
-    if lines or why != WAITING:
-        return lines, None, GIVEN if lines else f"no session-start block: {why}"
-    lines, why = recent_lines(call, frame_room(budget) // 2, shown)
+    rooms = [frame_room(budget, *own), frame_room(budget) // 2]
+    lines, why, given_in = _first_block(call, rooms, "\n".join(own))
     if not lines:
         return [], None, f"no session-start block: {why}"
+    if given_in == 0:
+        return lines, None, GIVEN
     left = frame_room(budget, *lines)
     return lines, left, f"{GIVEN}, which had no room after the recall: rendered first, it left {left} bytes"
 
@@ -84,29 +83,45 @@ def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str],
     The conversation counts as started once the block is given, or once there is nothing to give (no other
     session in the project); an event with no room left for it leaves it to the conversation's next event.
     """
+    lines, why, _ = _first_block(call, [room], shown)
+    return lines, why
+
+
+def _first_block(call: HookCall, rooms: list[int], shown: str) -> tuple[list[str], str, int]:
+    """:func:`recent_lines` in the first of ``rooms`` with room for a readable block, and which room that was; or
+    no lines, why, and the room that ended the search. The sessions are read once, as many as the largest room
+    lists, and each room lists the newest of them it has room for: ``block_first`` tries two rooms, and reading the
+    index's newest sessions and their metas again for the second was the same work twice.
+    """
     if not call.project_dir:
-        return [], call.why_no_project()
+        return [], call.why_no_project(), 0
     index = call.index()
     if index is None:
-        return [], "no index to read"
+        return [], "no index to read", 0
     folders = call.project_folders(index)
     header = (
         f"Recent sessions in this project ({folders[0]}), newest first:"
         if len(folders) < 2
         else "Recent sessions in this workspace's folders, newest first:"  # each heading names its project
     )
-    room -= len(header.encode()) + len(FOOTER.encode()) + 2
-    if room < SESSION_BYTES:
-        return [], WAITING
-    recent = _recent(call, index, folders, min(SESSIONS[call.mode], room // SESSION_BYTES), shown)
-    if not recent:
-        call.remember([STARTED])
-        return [], "no other session in this project"
-    blocks = _readable_blocks(recent, room, call.project_dirs)
-    if not blocks:
-        return [], WAITING
-    call.remember([STARTED, *(f"s:{meta.id}" for meta, _ in blocks), *(_said(meta, block) for meta, block in blocks)])
-    return [header, *(line for _, block in blocks for line in block), FOOTER], ""
+    rooms = [room - len(header.encode()) - len(FOOTER.encode()) - 2 for room in rooms]
+    wanted = [min(SESSIONS[call.mode], max(room, 0) // SESSION_BYTES) for room in rooms]  # (0: no room for one)
+    recent: list[Recent] | None = None  # (read when a room first has room for a session)
+    for place, room in enumerate(rooms):
+        if not wanted[place]:
+            continue
+        if recent is None:
+            recent = _recent(call, index, folders, max(wanted), shown)
+        if not recent:
+            call.remember([STARTED])
+            return [], "no other session in this project", place
+        blocks = _readable_blocks(recent[: wanted[place]], room, call.project_dirs)
+        if blocks:
+            call.remember(
+                [STARTED, *(f"s:{meta.id}" for meta, _ in blocks), *(_said(meta, block) for meta, block in blocks)]
+            )
+            return [header, *(line for _, block in blocks for line in block), FOOTER], "", place
+    return [], WAITING, len(rooms) - 1
 
 
 def _readable_blocks(recent: list[Recent], room: int, roots: list[str]) -> list[tuple[SessionMeta, list[str]]]:

@@ -840,16 +840,23 @@ def before_prompt(call: HookCall) -> str:
     if index is None:
         return call.silent("no index to read")
     attached = attached_names(call)
-    recall = recall_for(
-        index,
-        prompt,
-        call.mode,
-        call.conversation_ids,
-        call.seen(),
-        here=call.project_dir,
-        opening=opening,
-        attached=attached,
-    )
+
+    def recall_in(room: int) -> Recall:
+        """The recall for ``prompt`` in ``room`` bytes, leaving out what the conversation was shown by then (the
+        session-start block's sessions too, when it was rendered first)."""
+        return recall_for(
+            index,
+            prompt,
+            call.mode,
+            call.conversation_ids,
+            call.seen(),
+            room,
+            call.project_dir,
+            opening=opening,
+            attached=attached,
+        )
+
+    recall = recall_in(frame_room(BUDGET, HEADER))
     if not recall.lines:
         return call.silent(recall.why)
     block: list[str] = []
@@ -862,17 +869,7 @@ def before_prompt(call: HookCall) -> str:
         if left is not None:
             room = left - len(HEADER.encode()) - 1
             recall = (
-                recall_for(
-                    index,
-                    prompt,
-                    call.mode,
-                    call.conversation_ids,
-                    call.seen(),
-                    room,
-                    call.project_dir,
-                    opening=opening,
-                    attached=attached,
-                )
+                recall_in(room)
                 if room >= SESSION_ROOM
                 else Recall(why=f"{BLOCK_FIRST} left the recall {max(room, 0)} bytes, too few for a session")
             )

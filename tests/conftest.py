@@ -11,6 +11,10 @@ from installed_copy import installed_package, stale_install
 from deja.core.indexer import refresh
 from deja.core.readers import vscdb
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from test_hooks import Machine
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 _OVERRIDES = (
@@ -87,6 +91,25 @@ def indexed_sample(sample: Sample) -> Sample:
     """The sample history, indexed."""
     refresh(sample.home)
     return sample
+
+
+@pytest.fixture
+def machine(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
+    """The sample history and a DEJA_HOME, this process's environment pointed at them, the hooks run against them as
+    processes (``test_hooks.Machine``); not indexed: a test that writes chats of its own indexes them with it."""
+    from test_hooks import Machine  # (here: a unit run, which collects no hook test, never imports them)
+
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    return machine
+
+
+@pytest.fixture
+def indexed(machine: Machine) -> Machine:
+    """``machine`` with the sample history indexed."""
+    machine.index()
+    return machine
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

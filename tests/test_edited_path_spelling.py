@@ -6,23 +6,11 @@ The sample history's API_CACHE_CHAT edited ``api/cache.py`` in the api project.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from test_hooks import Machine, claude, cursor_tool, framed
 
 from deja.core.index import edited_paths
 from deja.core.sample import API_CACHE_CHAT
-
-
-@pytest.fixture
-def indexed(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
-    """The sample history indexed, its hooks run as processes (``test_hooks.Machine``)."""
-    machine = Machine(tmp_path, fake_home)
-    for name, value in machine.history.environment(machine.deja_home).items():
-        monkeypatch.setenv(name, value)
-    machine.index()
-    return machine
 
 
 @pytest.mark.parametrize("spelling", ["./api/cache.py", "api/../api/cache.py", "api//cache.py", "{api}/./api/cache.py"])

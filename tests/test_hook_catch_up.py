@@ -12,7 +12,6 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
 from harness import imported_modules
 from test_hooks import Machine, cursor, cursor_tool, framed
 
@@ -26,16 +25,6 @@ from deja.hooks.call import CATCH_UP_SECONDS, TOOL_CATCH_UP_SECONDS
 CHAT = "5e9e0000-0000-4000-8000-00000000f6f6"
 TITLE = "Sentry source maps missing"
 ASKED = "sentry source maps are not uploaded in the release build"
-
-
-@pytest.fixture
-def indexed(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
-    """The sample history indexed, its hooks run as processes (``test_hooks.Machine``)."""
-    machine = Machine(tmp_path, fake_home)
-    for name, value in machine.history.environment(machine.deja_home).items():
-        monkeypatch.setenv(name, value)
-    machine.index()
-    return machine
 
 
 def _write_unended_chat(machine: Machine) -> None:

@@ -133,20 +133,6 @@ class Machine:
         return transcript
 
 
-@pytest.fixture
-def machine(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
-    m = Machine(tmp_path, fake_home)
-    for name, value in m.history.environment(m.deja_home).items():
-        monkeypatch.setenv(name, value)
-    return m
-
-
-@pytest.fixture
-def indexed(machine: Machine) -> Machine:
-    machine.index()
-    return machine
-
-
 # --- real payloads ------------------------------------------------------------------------
 
 

@@ -6,19 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from test_hooks import MODULE_ERROR, Machine, cursor
-
-
-@pytest.fixture
-def indexed(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
-    """The sample history indexed (its projects under ``tmp_path``, beside the fake home), its hooks run as
-    processes (``test_hooks.Machine``)."""
-    machine = Machine(tmp_path, fake_home)
-    for name, value in machine.history.environment(machine.deja_home).items():
-        monkeypatch.setenv(name, value)
-    machine.index()
-    return machine
 
 
 def test_session_start_above_the_home_folder_says_nothing_of_this_project(indexed: Machine, fake_home: Path) -> None:

@@ -23,6 +23,9 @@ NEW_CHAT = "5e1f0a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 #: Bytes a file may grow to under the limit: less than any segment of the index, more than nothing.
 LIMIT_BYTES = 512
 LIMIT_FIX = "a file-size limit (ulimit -f) stopped the write: raise it (ulimit -f unlimited)"
+#: deja in Python's development mode, where 3.11 and 3.12 report what 3.13 reports in any mode: a file left open
+#: that fails to close at exit ("Exception ignored in: <_io.BufferedWriter …> OSError: [Errno 27] File too large").
+DEV_ENTRY = (sys.executable, "-X", "dev", *ENTRY[1:])
 
 
 def _limited(*argv: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -44,19 +47,23 @@ def _new_chat(sample: Sample) -> None:
 
 
 def test_deja_index_under_a_file_size_limit_names_the_limit(sample: Sample) -> None:
-    indexed = _limited(*ENTRY, "index", env=sample.env)
+    """The one line and nothing after it: a segment's files left open when its first failed to close (its write
+    failed again) each failed to close at exit, printed there on Python 3.13."""
+    indexed = _limited(*DEV_ENTRY, "index", env=sample.env)
     assert indexed.returncode == 1
-    assert indexed.stderr.startswith("deja: cannot write the index ("), indexed.stderr
-    assert indexed.stderr.endswith(f": File too large): {LIMIT_FIX}, then run `deja index`\n"), indexed.stderr
-    assert "writable" not in indexed.stderr and "Traceback" not in indexed.stderr
+    said = f"deja: cannot write the index ({sample.home}: File too large): {LIMIT_FIX}, then run `deja index`\n"
+    assert indexed.stderr == said
 
 
 def test_a_search_under_a_file_size_limit_answers_and_names_the_limit(indexed_sample: Sample) -> None:
     _new_chat(indexed_sample)
-    searched = _limited(*ENTRY, "search", "docker", env=indexed_sample.env)
+    searched = _limited(*DEV_ENTRY, "search", "docker", env=indexed_sample.env)
     assert searched.returncode == 0 and "docker" in searched.stdout.lower(), searched.stderr
-    assert searched.stderr.startswith("deja: cannot update the index ("), searched.stderr
-    assert searched.stderr.endswith(f": File too large): {LIMIT_FIX}; answering from the index as it stands\n")
+    said = (
+        f"deja: cannot update the index ({indexed_sample.home / 'index'}: File too large): {LIMIT_FIX}; "
+        "answering from the index as it stands\n"
+    )
+    assert searched.stderr == said
 
 
 def test_the_session_end_ingest_under_a_file_size_limit_logs_the_limit(indexed_sample: Sample) -> None:

@@ -373,17 +373,29 @@ class _SegmentFile:
     def fileno(self) -> int:
         return self._file.fileno()
 
-    def discard(self) -> None:
+    def close(self) -> None:
         self._file.close()
+
+    def discard(self) -> None:
+        _thrown_away(self._file)
 
 
 def _close(files: list[_SegmentFile]) -> None:
     """Close a segment's files, written and handed to the system but not synced: the manifest that names the
     segment syncs them with its own in one wait (``driver._swap``), where a sync here waited once more."""
     for out in files:
-        out.discard()
+        out.close()
     for _ in files:
         faults.point("segment-file")
+
+
+def _thrown_away(file: IO[Any]) -> None:
+    """Close ``file`` of a segment being removed, what its buffer holds lost with it. A write that failed (a
+    file-size limit, a full disk) fails again as the buffer is flushed on closing, and the file is closed all the
+    same: raised, it stopped the closing of the segment's other files, and each failed again as the process exited
+    (``Exception ignored in: <_io.BufferedWriter …>`` after the error's line, on Python 3.13)."""
+    with contextlib.suppress(OSError):
+        file.close()
 
 
 #: Docs whose lengths and kinds are held in memory before they go to their files.
@@ -421,6 +433,11 @@ class _DocFiles:
     def close(self) -> None:
         for out in self._files:
             out.close()
+
+    def discard(self) -> None:
+        """Close the files of a segment being removed (``_thrown_away``)."""
+        for out in self._files:
+            _thrown_away(out)
 
     def remove(self) -> None:
         self.close()
@@ -707,6 +724,7 @@ class SegmentWriter:
         terms = _SegmentFile(self.path / "terms.bin")
         term_idx = _SegmentFile(self.path / "terms.idx")
         postings = _SegmentFile(self.path / "postings.bin")
+        written = (postings, terms, term_idx)
         try:
             # A word's postings are read a run at a time as its impacts are made (a common word's are millions).
             for encoded, keyed, entries in merged:
@@ -730,11 +748,12 @@ class SegmentWriter:
                 postings.write(packed)
             if own:  # each doc's own impact, for the tails' postings that have it
                 postings.write(_own_table(own))
-        finally:
-            files["postings.bin"] = postings.done()
-            files["terms.bin"] = terms.done()
-            files["terms.idx"] = term_idx.done()
-            _close([*self._open_files().values(), postings, terms, term_idx])
+            files.update((out.name, out.done()) for out in written)
+        except BaseException:
+            for out in written:  # (the segment's other files are the caller's to discard: ``abandon``)
+                out.discard()
+            raise
+        _close([*self._open_files().values(), *written])
         for run in self._runs:
             run.unlink()
         self._doc_files.remove()
@@ -762,7 +781,7 @@ class SegmentWriter:
     def abandon(self) -> None:
         for out in self._open_files().values():
             out.discard()
-        self._doc_files.close()
+        self._doc_files.discard()
         remove_segment_folder(self.path)
 
 
