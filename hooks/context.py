@@ -191,11 +191,17 @@ def _recent(call: HookCall, index: Index, folders: list[str], wanted: int, shown
     from ..core.ending import failed_at_end  # (here: a tool event that gives no block never loads it)
 
     seen = call.seen()
+    # As many postings as it takes to pass every session this conversation was shown or is (a conversation whose
+    # first events recalled the project's newest sessions is owed the block still: with a fixed 4 more, it was told
+    # there is no other session; review55b F2), and 4 more: still bounded by what this conversation holds.
+    passed = len(call.conversation_ids) + shown.count("`deja show ") + sum(key[:2] == "s:" for key in seen)
     recent: list[Recent] = []
     firsts: list[Recent] = []  # each folder's newest: a root of a multi-root workspace is never crowded out
     for folder in folders:
         taken = 0
-        for _, segment, doc in index.newest(sessions_key(folder, folder in call.project_dirs), limit=wanted + 4):
+        for _, segment, doc in index.newest(
+            sessions_key(folder, folder in call.project_dirs), limit=wanted + passed + 4
+        ):
             ordinal = segment.doc(doc).ordinal
             meta = segment.session(ordinal)
             if (

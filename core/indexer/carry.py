@@ -173,22 +173,22 @@ def _copy_sessions(directory: Path, live: Manifest, lost: dict[str, ChatState], 
     refs = {ref.name: ref for ref in live.segments}
     opened: dict[str, Segment | None] = {}
     damaged = ""
-    try:
-        for sid in sorted(lost):
-            where = lost[sid].where
-            if where is None or where.segment not in refs:
-                continue
-            if where.segment not in opened:
-                opened[where.segment], problem = _checked(directory, refs[where.segment])
-                damaged = damaged or problem
-            segment = opened[where.segment]
-            if segment is not None:
-                meta = segment.session(where.ordinal)
-                writer.add(session_from_index(meta, segment.messages(meta)))
+    try:  # (the flush after a damaged segment is abandoned on failure too: review55b W1)
+        try:
+            for sid in sorted(lost):
+                where = lost[sid].where
+                if where is None or where.segment not in refs:
+                    continue
+                if where.segment not in opened:
+                    opened[where.segment], problem = _checked(directory, refs[where.segment])
+                    damaged = damaged or problem
+                segment = opened[where.segment]
+                if segment is not None:
+                    meta = segment.session(where.ordinal)
+                    writer.add(session_from_index(meta, segment.messages(meta)))
+        except IndexUnreadable as exc:  # (a segment that passed its checksums decodes; this is for what cannot)
+            damaged = damaged or str(exc)
         writer.flush()
-    except IndexUnreadable as exc:  # (a segment that passed its checksums decodes; this is for what cannot)
-        writer.flush()
-        damaged = damaged or str(exc)
     except BaseException:
         writer.abandon()
         raise
