@@ -1246,12 +1246,18 @@ def _delivery_lines(delivery: Delivery | None, decisions: list[Decision]) -> lis
 
 def _decisions_line(decisions: list[Decision]) -> str:
     """What the newest lines of deja's hooks.log prove: how many calls since when, the last one, and how many gave
-    context."""
+    context. Only the newest ``DECISIONS`` are read: where there are as many, more may have run in the minute the
+    first of them gives, so they are named as the newest (trial55: "ran 20 times since 19:27" where some 50 had)."""
     last = decisions[-1]
     outcome = f"gave {last.gave_bytes} bytes" if last.gave_bytes else "silent"
     gave = sum(d.gave_bytes > 0 for d in decisions)
+    ran = (
+        f"its newest {len(decisions)} calls ran"
+        if len(decisions) >= DECISIONS
+        else f"the hooks ran {_count(len(decisions), 'time')}"
+    )
     return (
-        f"  deja's hooks.log: the hooks ran {_count(len(decisions), 'time')} since {_logged(decisions[0])}, "
+        f"  deja's hooks.log: {ran} since {_logged(decisions[0])}, "
         f"last {_logged(last)} ({last.event}, {outcome}); {gave} of them gave context"
     )
 

@@ -48,3 +48,16 @@ def test_doctor_says_nothing_proves_the_hooks_ran_when_nothing_does(fake_home: P
     out = run_deja("doctor").stdout
     assert "nothing proves the hooks ran (cursor-agent writes none)" in out, out
     assert "deja's hooks.log" not in out
+
+
+def test_doctor_names_the_newest_calls_as_such_when_hooks_log_holds_more(fake_home: Path) -> None:
+    """Doctor reads the newest 20 lines of hooks.log: where it holds more, "ran 20 times since 19:27" was untrue
+    of the minute the first of them gives (trial55), so they are named as the newest."""
+    project = fake_home / "code" / "infra"
+    project.mkdir(parents=True)
+    env = dict(os.environ)
+    for turn in range(22):
+        hook_prompt(env, f"yes do it {turn}", str(project), "c-many")
+    out = run_deja("doctor").stdout
+    assert "deja's hooks.log: its newest 20 calls ran since " in out, out
+    assert "the hooks ran 20 times" not in out, out
