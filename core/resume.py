@@ -10,6 +10,13 @@ that folder's name, is used (the encoding blanks dots, spaces and non-ASCII, so
 it often cannot be read back); else the folder the index placed the session in,
 as strictly.
 
+cursor-agent also looks the chat up under one config root only, the one its
+own environment names (``$CURSOR_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/cursor``,
+else ``~/.cursor``), and the shell the line is pasted in need not have this
+process's environment: so the line names the chat's root as
+``CURSOR_CONFIG_DIR=<root>`` before ``cursor-agent`` unless every shell finds
+the chat without it (``config_dir_to_set``).
+
 Everything else is refused with a line that points at ``deja show``:
 ``cursor-agent --resume`` given a chat it cannot find lists chats from every
 directory instead, which is no way back into this one.
@@ -21,7 +28,7 @@ import os
 import shlex
 from pathlib import Path
 
-from . import paths
+from . import folders, paths
 from .bookkeeping import Bookkeeping
 from .digests import folder_md5
 from .index import Index, IndexUnreadable, SessionMeta
@@ -35,6 +42,7 @@ from .readers import (
     slug_folders,
 )
 from .readers.cursor_agent import STORE_DB
+from .record import Record
 from .text import shell_word
 
 
@@ -48,8 +56,17 @@ class ResumeRefused(Exception):
         super().__init__(f"{session_id} cannot be resumed: {reason}; read it with `deja show {session_id}`")
 
 
-def resume_target(meta: SessionMeta, index: Index | None = None) -> tuple[Path, str]:
-    """The directory to run ``cursor-agent --resume`` in, and the chat id to give it.
+class ResumeTarget(Record, frozen=True):
+    """What ``cursor-agent --resume`` needs to reopen a chat: where to run, which id, and which config root."""
+
+    directory: Path
+    chat_id: str
+    #: The ``CURSOR_CONFIG_DIR`` to run it with (the root the chat is filed under), or None where any shell finds it.
+    config_dir: Path | None = None
+
+
+def resume_target(meta: SessionMeta, index: Index | None = None) -> ResumeTarget:
+    """The directory to run ``cursor-agent --resume`` in, the chat id to give it, and the config root to name.
 
     The chat's folder is where ``index`` read it from, while it is there; only then is it looked for under the
     roots this process's environment names (Cursor starts the MCP server without ``XDG_CONFIG_HOME``, which
@@ -58,7 +75,8 @@ def resume_target(meta: SessionMeta, index: Index | None = None) -> tuple[Path, 
     is not recorded or gone.
     """
     if meta.source != "cursor-cli":
-        return _continued_in_the_editor(meta, index), meta.id
+        store_dir = _continued_in_the_editor(meta, index)
+        return ResumeTarget(_directory(meta, store_dir, None), meta.id, config_dir_to_set(store_dir))
     chat_id = chat_id_of_origin(meta.origin) if meta.origin else meta.id
     transcript = Path(meta.origin) if meta.origin.endswith(".jsonl") else None
     if transcript and is_subagent(transcript):
@@ -67,17 +85,37 @@ def resume_target(meta: SessionMeta, index: Index | None = None) -> tuple[Path, 
     if chat_dir is None:
         roots = " or ".join(str(root / "chats") for root in paths.cli_roots())
         raise ResumeRefused(meta.id, f"it is no longer in cursor-agent's store (no {chat_id} folder under {roots})")
-    return _directory(meta, chat_dir, transcript), chat_id
+    return ResumeTarget(_directory(meta, chat_dir, transcript), chat_id, config_dir_to_set(chat_dir))
 
 
 def _continued_in_the_editor(meta: SessionMeta, index: Index | None) -> Path:
-    """Where an editor session that is also a cursor-agent chat (begun there, continued in the editor under the same
-    id: one session, read as the editor's) resumes, while its cursor-agent store is on disk (``cursor-agent
+    """The cursor-agent chat folder of an editor session that is also a cursor-agent chat (begun there, continued in
+    the editor under the same id: one session, read as the editor's), while its store is on disk (``cursor-agent
     --resume`` reopens it from there: trial14 F5 was refused as an editor chat); any other editor chat is refused."""
     chat_dir = _read_from(meta, index) or find_all_chat_dirs(paths.cli_roots()).get(meta.id)
     if chat_dir is None or not (chat_dir / STORE_DB).is_file():
         raise ResumeRefused(meta.id, "it is a Cursor editor chat, and those reopen only in the editor's chat history")
-    return _directory(meta, chat_dir, None)
+    return chat_dir
+
+
+def config_dir_to_set(chat_dir: Path) -> Path | None:
+    """The config root ``chat_dir`` is filed under (``<root>/chats/<md5>/<id>``), which the line sets as
+    ``CURSOR_CONFIG_DIR``: ``cursor-agent --resume`` looks the chat up under the one root its own environment names
+    (``$CURSOR_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/cursor``, else ``~/.cursor``), and the shell the line is pasted
+    in may have another environment than this process (Cursor starts the MCP server without ``XDG_CONFIG_HOME``):
+    trial55 F1. None, a bare line, only where the chat is in ``~/.cursor``, the root of a shell that sets neither
+    variable, this environment names that root too, and no other root this process reads holds chats (which would
+    show that some shell set one of them)."""
+    root = chat_dir.parent.parent.parent
+    plain = folders.real_folder(str(paths.home() / ".cursor"))
+    others = [other for other in paths.cli_roots() if folders.real_folder(str(other)) != plain]
+    if (
+        folders.real_folder(str(root)) != plain
+        or folders.real_folder(str(paths.cursor_agent_chats_root())) != plain
+        or any((other / "chats").is_dir() for other in others)
+    ):
+        return root
+    return None
 
 
 def _directory(meta: SessionMeta, chat_dir: Path, transcript: Path | None) -> Path:
@@ -94,7 +132,7 @@ def _directory(meta: SessionMeta, chat_dir: Path, transcript: Path | None) -> Pa
 
 def resume_line(meta: SessionMeta, index: Index | None = None) -> str:
     """``cd <dir> && cursor-agent --resume <id>`` for a session; see :func:`resume_target`."""
-    return command_line(*resume_target(meta, index))
+    return command_line(resume_target(meta, index))
 
 
 def _read_from(meta: SessionMeta, index: Index | None) -> Path | None:
@@ -110,10 +148,12 @@ def _read_from(meta: SessionMeta, index: Index | None) -> Path | None:
     return Path(recorded) if recorded and os.path.isdir(recorded) else None
 
 
-def command_line(directory: Path, chat_id: str) -> str:
+def command_line(target: ResumeTarget) -> str:
     """The line to paste, each part quoted for a POSIX shell (the directory is absolute, so never read as an option;
-    one whose name holds a control character through ``printf``'s octal escapes: ``text.shell_word``)."""
-    return f"cd {shell_word(str(directory))} && cursor-agent --resume {shlex.quote(chat_id)}"
+    one whose name holds a control character through ``printf``'s octal escapes: ``text.shell_word``), with
+    ``CURSOR_CONFIG_DIR=<root>`` before ``cursor-agent`` where :func:`config_dir_to_set` names one."""
+    setting = f"CURSOR_CONFIG_DIR={shell_word(str(target.config_dir))} " if target.config_dir else ""
+    return f"cd {shell_word(str(target.directory))} && {setting}cursor-agent --resume {shlex.quote(target.chat_id)}"
 
 
 def _recorded_directory(meta: SessionMeta, chat_dir: Path, transcript: Path | None) -> Path:

@@ -587,7 +587,9 @@ def resume_command(
     ],
     run_it: Annotated[bool, typer.Option("--exec", help="Run the command instead of printing it.")] = False,
 ) -> None:
-    """Print the line that reopens a cursor-agent chat where it ran: cd <project> && cursor-agent --resume <id>."""
+    """Print the line that reopens a cursor-agent chat where it ran: cd <project> && cursor-agent --resume <id>
+    (CURSOR_CONFIG_DIR=<folder> before cursor-agent, the folder the chat is filed under, unless that is ~/.cursor and
+    nothing names another)."""
 
     from ..core.resume import ResumeRefused, command_line, resume_target
 
@@ -595,22 +597,23 @@ def resume_command(
     refuse_empty(index, session_id)
     try:
         _, meta = find_session(index, session_id)
-        directory, chat_id = resume_target(meta, index)
+        target = resume_target(meta, index)
     except (NotFound, ResumeRefused) as exc:
         fail(str(exc))
-    line = command_line(directory, chat_id)
+    line = command_line(target)
     if not run_it:
         echo(line)
         return
     agent = shutil.which("cursor-agent")
     if agent is None:
         fail(f"cursor-agent is not on PATH: install Cursor's CLI, or run it yourself: {line}")
+    config_dir = {"CURSOR_CONFIG_DIR": str(target.config_dir)} if target.config_dir else {}
     sys.stdout.flush()
     try:
-        os.chdir(directory)
-        os.execv(agent, [agent, "--resume", chat_id])
+        os.chdir(target.directory)
+        os.execve(agent, [agent, "--resume", target.chat_id], {**os.environ, **config_dir})
     except OSError as exc:
-        fail(f"cannot run {agent} in {directory}: {exc.strerror or exc}")
+        fail(f"cannot run {agent} in {target.directory}: {exc.strerror or exc}")
 
 
 @app.command("doctor")

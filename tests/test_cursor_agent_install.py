@@ -281,7 +281,9 @@ def test_undated_acp_and_transcribed_chats_read_as_cursor_writes_them(install: I
     assert refused.returncode == 1 and "Agent Client Protocol" in refused.stderr
     resumed = run_deja("resume", "a-store")
     assert resumed.returncode == 0, resumed.stderr
-    assert resumed.stdout.strip().endswith(f"cd {install.api} && cursor-agent --resume a-store")
+    assert resumed.stdout.strip().endswith(
+        f"cd {install.api} && CURSOR_CONFIG_DIR={install.config} cursor-agent --resume a-store"
+    )
 
 
 def test_the_encryption_key_never_reaches_the_index(install: Install) -> None:

@@ -62,9 +62,10 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
     assert "Add a regression test for it" in show and "⚙ StrReplace" in show
 
     resume = next(text for title, text in shown.items() if title.startswith(f"deja resume {API_CACHE_CHAT[:8]}"))
-    assert (
-        resume
-        == f"cd {shlex.quote(str(folder / 'history' / 'projects' / 'api'))} && cursor-agent --resume {API_CACHE_CHAT}"
+    history = folder / "history"
+    assert resume == (  # (the sample's chats are filed under its own cursor-agent folder, which the line names)
+        f"cd {shlex.quote(str(history / 'projects' / 'api'))} && "
+        f"CURSOR_CONFIG_DIR={shlex.quote(str(history / 'cursor-agent'))} cursor-agent --resume {API_CACHE_CHAT}"
     )
 
     blame = next(text for title, text in shown.items() if title.startswith("deja blame "))

@@ -54,7 +54,7 @@ def test_the_resume_line_is_one_line_naming_the_folder_the_session_ran_in(
 ) -> None:
     for chat, (name, _) in NAMES.items():
         line = run_deja("resume", chat, env=env).stdout
-        assert line.count("\n") == 1 and line.endswith(f" && cursor-agent --resume {chat}\n"), line
+        assert line.count("\n") == 1 and line.endswith(f" cursor-agent --resume {chat}\n"), line
         went = subprocess.run([shell, "-c", line.replace("cursor-agent --resume", "pwd #")], capture_output=True)
         assert went.returncode == 0 and went.stdout.decode() == f"{tmp_path}/code/{name}\n", went
     assert "evil\\033]0;TITLE\\007name" in run_deja("resume", "c-evil", env=env).stdout
@@ -67,11 +67,30 @@ def test_the_resume_line_names_a_folder_ending_in_a_newline_after_a_control_char
     """review39b L2: ``"$(printf '…\\033\\012')"`` drops the newline the name ends with, so the line named
     ``ends\\x1b``, a folder that does not exist."""
     cli_root, folder = tmp_path / "cursor-agent", tmp_path / "code" / "ends\x1b\n"
-    folder.mkdir(parents=True)
-    turns = [agent.user_turn("why does the zebra deploy fail"), agent.assistant_turn("The zebra key expired.")]
-    agent.write_transcript(agent.transcript_path(cli_root, str(folder), "c-ends"), turns)
-    agent.write_chat_store(agent.chat_dir_for(cli_root, str(folder), "c-ends"), cwd=str(folder), messages=[{"role": "user", "content": "hi"}])  # fmt: skip
-    line = run_deja("resume", "c-ends", env=index_cli_root(tmp_path, cli_root)).stdout
-    assert line.endswith(" && cursor-agent --resume c-ends\n"), line
+    line = _resume_line(tmp_path, cli_root, folder, "c-ends")
+    assert line.endswith(" cursor-agent --resume c-ends\n"), line
     went = subprocess.run([shell, "-c", line.replace("cursor-agent --resume", "pwd #")], capture_output=True)
     assert went.returncode == 0 and went.stdout.decode() == f"{folder}\n", went
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+def test_the_resume_line_names_a_cursor_agent_folder_whose_name_holds_an_escape_sequence(
+    tmp_path: Path, shell: str
+) -> None:
+    """The chat's folder, named as ``CURSOR_CONFIG_DIR`` (trial55 F1), is written as the project folder is."""
+    cli_root = tmp_path / "evil\x1b]0;TITLE\x07agent"
+    line = _resume_line(tmp_path, cli_root, tmp_path / "code" / "api", "c-root")
+    assert line.count("\n") == 1 and "evil\\033]0;TITLE\\007agent" in line, line
+    went = subprocess.run(
+        [shell, "-c", line.replace("cursor-agent --resume", "printenv CURSOR_CONFIG_DIR #")], capture_output=True
+    )
+    assert went.returncode == 0 and went.stdout.decode() == f"{cli_root}\n", went
+
+
+def _resume_line(tmp_path: Path, cli_root: Path, folder: Path, chat: str) -> str:
+    """What ``deja resume`` prints for a chat run in ``folder``, filed under ``cli_root``, once indexed."""
+    folder.mkdir(parents=True)
+    turns = [agent.user_turn("why does the zebra deploy fail"), agent.assistant_turn("The zebra key expired.")]
+    agent.write_transcript(agent.transcript_path(cli_root, str(folder), chat), turns)
+    agent.write_chat_store(agent.chat_dir_for(cli_root, str(folder), chat), cwd=str(folder), messages=[{"role": "user", "content": "hi"}])  # fmt: skip
+    return run_deja("resume", chat, env=index_cli_root(tmp_path, cli_root)).stdout

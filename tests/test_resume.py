@@ -2,7 +2,9 @@
 
 Chats are written the way cursor-agent writes them (``deja.core.writers.cursor_agent``):
 a transcript under ``projects/<encoded cwd>/`` and a chat folder under
-``chats/<md5 of cwd>/<id>/``. Every printed line is checked by a real ``sh``.
+``chats/<md5 of cwd>/<id>/``. Every printed line is checked by a real ``sh``. Most are
+written under a ``cli_root`` of their own, not ``~/.cursor``, so the line names it as
+``CURSOR_CONFIG_DIR`` (``test_resume_xdg.py`` has the chats under ``~/.cursor``).
 """
 
 from __future__ import annotations
@@ -71,6 +73,11 @@ def resume(*args: str):
     return CliRunner().invoke(app, ["resume", *args])
 
 
+def line_under(cli_root: Path, project: Path, chat_id: str = CHAT) -> str:
+    """The line that resumes ``chat_id`` run in ``project`` and filed under ``cli_root``, which it names."""
+    return f"cd {project} && CURSOR_CONFIG_DIR={cli_root} cursor-agent --resume {chat_id}\n"
+
+
 def assert_refused(result, session_id: str, *words: str) -> str:
     """Exit 1, nothing on stdout, one line on stderr naming the id and suggesting `deja show`."""
     assert result.exit_code == 1, (result.stdout, result.stderr)
@@ -86,11 +93,13 @@ def assert_refused(result, session_id: str, *words: str) -> str:
 
 @pytest.fixture
 def fake_agent(tmp_path: Path) -> Path:
-    """A ``cursor-agent`` that prints where it runs and its arguments, one per line."""
+    """A ``cursor-agent`` that prints where it runs, its ``CURSOR_CONFIG_DIR`` and its arguments, one per line."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     agent = bin_dir / "cursor-agent"
-    agent.write_text('#!/bin/sh\npwd -P\nfor arg in "$@"; do printf "%s\\n" "$arg"; done\n')
+    agent.write_text(
+        '#!/bin/sh\npwd -P\nprintf "%s\\n" "${CURSOR_CONFIG_DIR-unset}"\nfor arg in "$@"; do printf "%s\\n" "$arg"; done\n'
+    )
     agent.chmod(0o755)
     return bin_dir
 
@@ -112,14 +121,14 @@ def test_resume_prints_cd_and_cursor_agent_resume_as_a_subprocess(cli_root: Path
     write_chat(cli_root, project)
     ran = run_deja("resume", CHAT[:8])
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout == f"cd {project} && cursor-agent --resume {CHAT}\n"
+    assert ran.stdout == line_under(cli_root, project)
 
 
 def test_a_unique_prefix_is_enough(cli_root: Path, tmp_path: Path) -> None:
     project = tmp_path / "api"
     project.mkdir()
     write_chat(cli_root, project)
-    assert resume(CHAT[:4]).stdout == resume(CHAT).stdout == f"cd {project} && cursor-agent --resume {CHAT}\n"
+    assert resume(CHAT[:4]).stdout == resume(CHAT).stdout == line_under(cli_root, project)
 
 
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
@@ -133,15 +142,32 @@ def test_hostile_directory_names_are_quoted_for_the_shell(
     assert result.exit_code == 0, result.stderr
     line = result.stdout.rstrip("\n")
     assert "\n" not in line
-    assert line.endswith(f" && cursor-agent --resume {CHAT}")
+    assert line.endswith(f" && CURSOR_CONFIG_DIR={cli_root} cursor-agent --resume {CHAT}")
 
     syntax = subprocess.run(["sh", "-n", "-c", line], capture_output=True, text=True)
     assert syntax.returncode == 0, syntax.stderr
     # The cd part alone, evaluated: it lands in the project, and the name runs nothing.
-    cd_part = line.removesuffix(f" && cursor-agent --resume {CHAT}")
+    cd_part = line.removesuffix(f" && CURSOR_CONFIG_DIR={cli_root} cursor-agent --resume {CHAT}")
     assert run_in_sh(f"{cd_part} && pwd -P", fake_agent, tmp_path) == [str(project.resolve())]
     # The whole line, with a cursor-agent that reports where it ran and what it was given.
-    assert run_in_sh(line, fake_agent, tmp_path) == [str(project.resolve()), "--resume", CHAT]
+    assert run_in_sh(line, fake_agent, tmp_path) == [str(project.resolve()), str(cli_root), "--resume", CHAT]
+    assert not list(tmp_path.glob("pwned*")) and not list(project.glob("pwned*"))
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_a_hostile_name_of_the_folder_the_chat_is_filed_under_is_quoted_for_the_shell(
+    cli_root: Path, tmp_path: Path, fake_agent: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    root = tmp_path / name / "cursor-agent"
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(root))
+    project = tmp_path / "api"
+    project.mkdir()
+    write_chat(root, project)
+    result = resume(CHAT)
+    assert result.exit_code == 0, result.stderr
+    line = result.stdout.rstrip("\n")
+    assert "\n" not in line
+    assert run_in_sh(line, fake_agent, tmp_path) == [str(project.resolve()), str(root), "--resume", CHAT]
     assert not list(tmp_path.glob("pwned*")) and not list(project.glob("pwned*"))
 
 
@@ -151,7 +177,7 @@ def test_the_encoded_project_folder_is_the_fallback_when_meta_json_has_no_cwd(cl
     write_chat(cli_root, project, meta_cwd=None)
     result = resume(CHAT)
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == f"cd {project} && cursor-agent --resume {CHAT}\n"
+    assert result.stdout == line_under(cli_root, project)
 
 
 # --------------------------------------------------------------------------- refusals
@@ -175,7 +201,7 @@ def test_of_folders_whose_names_encode_alike_the_one_its_chat_folder_is_filed_un
     (project / "文档").mkdir()  # so does a folder below it whose name encodes to nothing
     write_chat(cli_root, project, meta_cwd=None)
     result = resume(CHAT)
-    assert (result.exit_code, result.stdout) == (0, f"cd {project} && cursor-agent --resume {CHAT}\n")
+    assert (result.exit_code, result.stdout) == (0, line_under(cli_root, project))
     write_chat(cli_root, tmp_path / "code" / "my_app", "c-gone", meta_cwd=None)  # the bucket's folder is not there
     assert_refused(resume("c-gone"), "c-gone", "not recorded", "meta.json has no cwd")
 
@@ -208,7 +234,8 @@ def test_refused_when_the_chat_is_no_longer_in_cursor_agents_store(cli_root: Pat
 @pytest.mark.parametrize("composer", [WEB_COMPOSER, WEB_MERGED_COMPOSER])
 def test_refused_for_editor_chats_which_reopen_only_in_the_editor(sample: Sample, composer: str) -> None:
     assert_refused(resume(composer), composer, "Cursor editor chat", "only in the editor")
-    assert resume(API_CHAT).stdout == f"cd {sample.history.projects['api']} && cursor-agent --resume {API_CHAT}\n"
+    history = sample.history
+    assert resume(API_CHAT).stdout == line_under(history.cli_root, history.projects["api"], API_CHAT)
 
 
 def test_a_cursor_agent_chat_continued_in_the_editor_resumes_from_its_store(cli_root: Path, tmp_path: Path) -> None:
@@ -227,7 +254,7 @@ def test_a_cursor_agent_chat_continued_in_the_editor_resumes_from_its_store(cli_
     )
     assert run_deja("index").returncode == 0
     assert '"source": "cursor-ide"' in run_deja("show", CHAT, "--json").stdout
-    assert resume(CHAT).stdout == f"cd {project} && cursor-agent --resume {CHAT}\n"
+    assert resume(CHAT).stdout == line_under(cli_root, project)
     (chat_dir_for(cli_root, str(project), CHAT) / "store.db").unlink()
     assert_refused(resume(CHAT), CHAT, "Cursor editor chat")
 
@@ -281,7 +308,7 @@ def test_exec_runs_cursor_agent_in_the_project(cli_root: Path, tmp_path: Path, f
     env = {**os.environ, "PATH": f"{fake_agent}{os.pathsep}{os.environ['PATH']}"}
     ran = run_deja("resume", CHAT[:8], "--exec", env=env, cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.splitlines() == [str(project.resolve()), "--resume", CHAT]
+    assert ran.stdout.splitlines() == [str(project.resolve()), str(cli_root), "--resume", CHAT]
 
 
 def test_exec_without_cursor_agent_says_so(cli_root: Path, tmp_path: Path) -> None:
@@ -310,4 +337,4 @@ def test_a_store_only_chat_without_a_cwd_resumes_in_the_folder_its_chat_folder_n
 
     result = resume(store_only[:8])
 
-    assert (result.exit_code, result.stdout) == (0, f"cd {project} && cursor-agent --resume {store_only}\n")
+    assert (result.exit_code, result.stdout) == (0, line_under(cli_root, project, store_only))
