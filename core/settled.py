@@ -307,8 +307,9 @@ def only_next_steps(answer: str) -> bool:
     logs.", "I'll check the config next."), and it gives no steps or code: the last answer of a session stopped before
     the step, which found or did nothing, and the session-start block gave it as what the session concluded
     (review53h, stop 53's note). Sign-offs, a word of assent opening a sentence ("Good.") and acknowledgements alone
-    ("I see.", "Ah, got it.", "Thanks!") are passed over, and an answer that is only those names no step but says
-    nothing found either: it counts too, as ``deja wip`` settles nothing of it ("Understood.": review55a F4). A step
+    ("I see.", "Ah, got it.", "Thanks!") are passed over, and an answer of acknowledgements or assent alone names no
+    step but says nothing found either: it counts too, as ``deja wip`` settles nothing of it ("Understood.": review55a
+    F4); one of sign-offs alone does not ("Would you like me to restart the pods?" is where it stopped). A step
     may open on a word of order or of thinking aloud ("Now let me…", "Hmm, let me…": ``_STEP_OPENER``; review54b F7,
     review54f F9, F12). A verb not of a step (``_NEXT_STEP_VERBS``: keep, go with, need, not) is a decision or a
     blocker. A sentence says more where a colon, a semicolon, a dash, "because", "since", "now that" or "as" leads to
@@ -327,13 +328,15 @@ def only_next_steps(answer: str) -> bool:
         and not lowered.lstrip().startswith(_NOTHING_OPENERS)
     ):
         return False
-    said = (
-        sentence
-        for line in _prose(answer)
-        for sentence in map(_after_assent, _SENTENCE_END.split(line))
-        if not _SIGN_OFF.match(sentence) and not _says_nothing(sentence)
-    )  # (read only up to the first sentence that is no step: review55a F7)
-    return all(map(_a_next_step, said)) and not gives_steps(answer)
+    # (an answer of sign-offs alone, "Would you like me to restart the pods?", is where it stopped: its own conclusion)
+    signed_off_alone = True
+    for sentence in (_after_assent(sentence) for line in _prose(answer) for sentence in _SENTENCE_END.split(line)):
+        if _SIGN_OFF.match(sentence):
+            continue
+        if not _says_nothing(sentence) and not _a_next_step(sentence):
+            return False  # (read no further: review55a F7)
+        signed_off_alone = False
+    return not signed_off_alone and not gives_steps(answer)
 
 
 def _says_nothing(sentence: str) -> bool:

@@ -180,7 +180,8 @@ def test_a_next_step_after_thanks_or_good_catch_concludes_nothing(fake_home: Pat
 
 
 @pytest.mark.parametrize(
-    "answer", ["I see.", "Got it.", "Understood.", "Good.", "Hmm.", "Ah, I see.", "Feel free to ask if you need more!"]
+    "answer",
+    ["I see.", "Got it.", "Understood.", "Good.", "Hmm.", "Ah, I see.", "Got it! Let me know if you need more."],
 )
 def test_an_acknowledgement_alone_concludes_nothing(fake_home: Path, answer: str) -> None:
     """Review55a F4: ``deja wip`` settled nothing of an answer that only acknowledges ("Understood." after "don't touch
