@@ -191,6 +191,13 @@ def test_an_acknowledgement_alone_concludes_nothing(fake_home: Path, answer: str
     assert "settled:" not in wip, wip
 
 
+def test_a_question_alone_is_the_conclusion(fake_home: Path) -> None:
+    """A sign-off is passed over like an acknowledgement, but an answer of one alone is where the session stopped."""
+    answer = "Would you like me to restart the api pods?"
+    block = session_start_block(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block
+
+
 @pytest.mark.parametrize(
     "answer",
     [
