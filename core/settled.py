@@ -238,9 +238,9 @@ _NARRATION_CHARS = 60
 def settled_line(answer: str, limit: int = 240) -> str:
     """The line of ``answer`` that says what it settled, cut to ``limit`` characters; "" when it says nothing so, as
     for an answer the index concludes nothing of: a line of progress (``_narration``, ``only_progress``'s test) or
-    next steps or acknowledgements alone (``only_next_steps``). ``_said``'s own rules drop a sentence opening on "Let me" but not on "Hmm,
-    let me", so ``deja wip`` gave ``settled: Hmm, let me look at the worker.`` where the session-start block concluded
-    nothing (review54f F11)."""
+    next steps or acknowledgements alone (``only_next_steps``). ``_said``'s own rules drop a sentence opening on "Let
+    me" but not on "Hmm, let me", so ``deja wip`` gave ``settled: Hmm, let me look at the worker.`` where the
+    session-start block concluded nothing (review54f F11)."""
     if _narration(answer) or only_next_steps(answer):
         return ""
     said: list[str] = []
