@@ -73,9 +73,10 @@ _NO_CORRECTION = Lazy(
 #: The "but" that joins an apology to its correction: "…, but the error is in main.ts" gives "The error is in…".
 _BUT = Lazy(globals(), "_BUT", r"but\s+", re.IGNORECASE)
 
-#: A word of assent before what is said, with its punctuation: it alone goes ("OK: the key lost its newline." →
-#: "The key lost…"; "Great catch: the pool…" keeps its "Great"; "Good. Now let me update the README." names a next
-#: step alone: review54f F9).
+#: A word of assent opening a sentence, with its punctuation: it alone goes (``_after_assent``: "OK: the key lost its
+#: newline." → "The key lost…"; "Great catch: the pool…" keeps its "Great"; "Good. Now let me update the README."
+#: names a next step alone: review54f F9). Only where the sentence opens: "…the fix is good: the race was…" keeps its
+#: colon, and "webhook:" its "ok:" (review55a F1).
 _INTERJECTION = Lazy(
     globals(),
     "_INTERJECTION",
@@ -142,10 +143,13 @@ _DECIDING = {
 #: The verbs of ``_DECIDING`` that decide only before one of their words ("Sticking with Postgres.", "Staying put."),
 #: where the others decide but before theirs ("Sticking a breakpoint in the handler." is progress: review54f F13).
 _DECIDING_BEFORE = frozenset({"sticking", "staying"})
-#: Nouns that make "Keeping a …" or "Keeping an …" progress among the two words after the article ("Keeping an eye on
-#: the build.", "Keeping a close watch on it."), where any other keeps a thing chosen ("Keeping a single worker.":
-#: review54f F8).
-_KEPT_WATCH = frozenset({"eye", "watch", "lookout", "note", "log", "record", "count", "tally"})
+#: Head nouns that make "Keeping a …" or "Keeping an …" progress ("Keeping a very close eye on the build.", "Keeping a
+#: close watch on it."), where any other keeps a thing chosen ("Keeping a single worker.": review54f F8); and those
+#: that do before "of" alone ("Keeping a log of the retries.", not "Keeping a single record per job.": review55a F3).
+#: The head is the last word before one of ``_KEPT_UNTIL`` ("an eye out for…") or the end.
+_KEPT_WATCH = frozenset({"eye", "watch", "lookout"})
+_KEPT_TALLY = frozenset({"note", "log", "record", "count", "tally"})
+_KEPT_UNTIL = frozenset({"of", "on", "in", "per", "for", "at", "to", "out"})
 #: What, in a sentence that opens on a next step, leads to a clause saying more: what was found or decided ("Let me
 #: check the config — the port is wrong.", "I'll fix the port, it was 8080.", "… because it no longer exists",
 #: "… (`prot` → `port`)": review54b F3), as a colon or a semicolon does; " as well" is another step, and so is a
@@ -162,27 +166,40 @@ _HOW_TAKEN = frozenset({"with", "without", "using", "via"})
 _MUSING = r"hmm+|ah|oh|well|right"
 
 #: What opens a sentence that names the agent's next step ("Let me look at the logs.", "Now I'll check the config
-#: next.", "I’m going to rerun the tests."), with the verb of that step.
+#: next.", "I’m going to rerun the tests.", "Oh right, I'll…": review55a F5), with the verb of that step.
 _STEP_OPENER = Lazy(
     globals(),
     "_STEP_OPENER",
-    rf"((now|first|next|then|so|finally|{_MUSING})\b,?\s*)?"
+    rf"((now|first|next|then|so|finally|{_MUSING})\b,?\s*){{0,2}}"
     r"(i['’]ll|i will|i['’]m going to|i am going to|let me|let['’]s|let us)\s+"
     r"((also|just|quickly|now|first|then|briefly|actually)\s+)?(go ahead and\s+)?(?P<verb>[a-z-]+)\b",
     re.IGNORECASE,
 )
 
-#: A sentence of acknowledgement alone ("I see.", "Got it!", "Ah, I see."), without its closing stop: before a next
-#: step it says nothing found (review54b F7, review54f F12), nor as what an answer settled ("settled: I see.": F11).
+#: A sentence of acknowledgement alone ("I see.", "Got it!", "Ah, I see.", "Thanks!", "Good catch."), without its
+#: closing stop: before a next step it says nothing found (review54b F7, review54f F12, review55a F5), nor as what an
+#: answer settled ("settled: I see.": F11). (A list that grows as forms are found; "Well." stays out: "Well... we
+#: planned…" is no acknowledgement.)
 _ACKNOWLEDGEMENT = Lazy(
     globals(),
     "_ACKNOWLEDGEMENT",
-    rf"(({_MUSING})\b[,!]?\s*)?(i see|got it|understood|interesting|hmm+|right|ah|oh)",
+    rf"(({_MUSING})\b[,!]?\s*)?(i see|got it|understood|interesting|hmm+|right|ah|oh|thanks|thank you|good catch|"
+    r"good point|(that )?makes sense)",
     re.IGNORECASE,
 )
 
 #: What an ASCII answer holds where ``_STEP_OPENER`` can match it.
 _STEP_WORDS = ("let me", "let's", "let us", "i'll", "i will", "going to")
+
+#: How an ASCII answer that says nothing can open: on a word of assent (``_INTERJECTION``), an acknowledgement
+#: (``_ACKNOWLEDGEMENT``), a sign-off (``_SIGN_OFF``) or bare punctuation. One that opens otherwise and names no step
+#: (``_STEP_WORDS``) says something, seen without a pattern: a refresh reads each changed session's last answer.
+_NOTHING_OPENERS = (
+    ("sure", "certainly", "of course", "great", "ok", "alright", "absolutely", "perfect", "excellent", "good")
+    + ("hm", "ah", "oh", "well", "right", "i see", "got it", "understood", "interesting", "thank", "makes sense")
+    + ("that makes sense", "feel free", "hope this", "i hope", "happy to help", "if you", "is there", "would you")
+    + (".", "!")
+)
 
 #: Verbs of a step still to take, looking or doing (``only_next_steps``): "I'll keep it as is.", "Let's go with option
 #: B.", "I'll need access to staging." and "I will not change the schema." say a decision or a blocker, and are not
@@ -221,9 +238,9 @@ _NARRATION_CHARS = 60
 def settled_line(answer: str, limit: int = 240) -> str:
     """The line of ``answer`` that says what it settled, cut to ``limit`` characters; "" when it says nothing so, as
     for an answer the index concludes nothing of: a line of progress (``_narration``, ``only_progress``'s test) or
-    next steps alone (``only_next_steps``). ``_said``'s own rules drop a sentence opening on "Let me" but not on "Hmm,
-    let me", so ``deja wip`` gave ``settled: Hmm, let me look at the worker.`` where the session-start block concluded
-    nothing (review54f F11)."""
+    next steps or acknowledgements alone (``only_next_steps``). ``_said``'s own rules drop a sentence opening on "Let
+    me" but not on "Hmm, let me", so ``deja wip`` gave ``settled: Hmm, let me look at the worker.`` where the
+    session-start block concluded nothing (review54f F11)."""
     if _narration(answer) or only_next_steps(answer):
         return ""
     said: list[str] = []
@@ -266,7 +283,7 @@ def ends_on_a_next_step(answer: str) -> bool:
     for line in reversed(_prose(answer)):
         sentences = [s for s in _SENTENCE_END.split(line) if not _SIGN_OFF.match(s)]
         if sentences:
-            last = _INTERJECTION.sub("", sentences[-1], count=1)
+            last = _after_assent(sentences[-1])
             return bool(_OPENER.match(last)) or _narration(last)
     return False
 
@@ -289,28 +306,37 @@ def only_next_steps(answer: str) -> bool:
     """Whether every sentence of ``answer``'s prose names a step the agent takes next ("Let me look at the worker's
     logs.", "I'll check the config next."), and it gives no steps or code: the last answer of a session stopped before
     the step, which found or did nothing, and the session-start block gave it as what the session concluded
-    (review53h, stop 53's note). Sign-offs, words of assent ("Good.") and acknowledgements alone ("I see.", "Ah, got
-    it.") are passed over, and a step may open on a word of order or of thinking aloud ("Now let me…", "Hmm, let
-    me…": ``_STEP_OPENER``; review54b F7, review54f F9, F12). A verb not of a step (``_NEXT_STEP_VERBS``: keep, go
-    with, need, not) is a decision or a blocker. A sentence says more where a colon, a semicolon, a dash, "because",
-    "since", "now that" or "as" leads to what was found or decided (``_SAYS_MORE``: "Let's go with option B: it avoids
-    the migration.", "I'll keep it as is; the current behaviour is correct.": review53e F1, review54b F3), but a colon
-    that ends it leads to the tool call it announces ("Now let me check the remaining files:", F7) and "as well" is
-    another step; and where a clause after a comma or a bracket says anything but another step or how it is taken
-    ("…, then the config", "(and the worker)", "…, this time with -v": ``_another_step``; "…, and the port was 8080
-    all along" says what was: review54e F2, review54f F7, F9)."""
+    (review53h, stop 53's note). Sign-offs, a word of assent opening a sentence ("Good.") and acknowledgements alone
+    ("I see.", "Ah, got it.", "Thanks!") are passed over, and an answer of acknowledgements or assent alone names no
+    step but says nothing found either: it counts too, as ``deja wip`` settles nothing of it ("Understood.": review55a
+    F4); one of sign-offs alone does not ("Would you like me to restart the pods?" is where it stopped). A step
+    may open on a word of order or of thinking aloud ("Now let me…", "Hmm, let me…": ``_STEP_OPENER``; review54b F7,
+    review54f F9, F12). A verb not of a step (``_NEXT_STEP_VERBS``: keep, go with, need, not) is a decision or a
+    blocker. A sentence says more where a colon, a semicolon, a dash, "because", "since", "now that" or "as" leads to
+    what was found or decided (``_SAYS_MORE``: "Let's go with option B: it avoids the migration.", "I'll keep it as
+    is; the current behaviour is correct.": review53e F1, review54b F3), but a colon that ends it leads to the tool
+    call it announces ("Now let me check the remaining files:", F7) and "as well" is another step; and where a clause
+    after a comma or a bracket says anything but another step or how it is taken ("…, then the config", "(and the
+    worker)", "…, this time with -v": ``_another_step``; "…, and the port was 8080 all along" and "…, with the fixture
+    regenerated" say what was: review54e F2, review54f F7, F9, review55a F2)."""
     lowered = answer.lower()
-    # (what ``_STEP_OPENER`` needs: a refresh reads each changed session's last answer, and most hold none of it)
-    if answer.isascii() and not any(word in lowered for word in _STEP_WORDS):
+    # (what ``_STEP_OPENER`` or ``_says_nothing`` needs: a refresh reads each changed session's last answer, and most
+    # hold none of it)
+    if (
+        answer.isascii()
+        and not any(word in lowered for word in _STEP_WORDS)
+        and not lowered.lstrip().startswith(_NOTHING_OPENERS)
+    ):
         return False
-    sentences = [
-        _INTERJECTION.sub("", sentence, count=1)
-        for line in _prose(answer)
-        for sentence in _SENTENCE_END.split(line)
-        if not _SIGN_OFF.match(sentence)
-    ]
-    sentences = [sentence for sentence in sentences if not _says_nothing(sentence)]
-    return bool(sentences) and all(map(_a_next_step, sentences)) and not gives_steps(answer)
+    # (an answer of sign-offs alone, "Would you like me to restart the pods?", is where it stopped: its own conclusion)
+    signed_off_alone = True
+    for sentence in (_after_assent(sentence) for line in _prose(answer) for sentence in _SENTENCE_END.split(line)):
+        if _SIGN_OFF.match(sentence):
+            continue
+        if not _says_nothing(sentence) and not _a_next_step(sentence):
+            return False  # (read no further: review55a F7)
+        signed_off_alone = False
+    return not signed_off_alone and not gives_steps(answer)
 
 
 def _says_nothing(sentence: str) -> bool:
@@ -332,15 +358,17 @@ def _a_next_step(sentence: str) -> bool:
 
 def _another_step(clause: str) -> bool:
     """Whether ``clause``, after a comma or a bracket of a sentence naming a next step, names another ("then the
-    config", "and the worker)") or how the step is taken ("this time with -v": ``_HOW_TAKEN``)."""
+    config", "and the worker)") or how the step is taken ("this time with -v", "using the debug build":
+    ``_HOW_TAKEN``), not what came of it ("with the fixture regenerated", "without the retry that caused it", "with 41
+    of 42 now passing": review55a F2)."""
     words = clause.lower().rstrip(" .!)").split()
     if any(word in _BEING for word in words):  # ("…, and the port was 8080 all along": what was found, review54f F7)
         return False
     if words[:2] == ["this", "time"]:
         words = words[2:]
-    return bool(words) and (
-        words[0] in ("then", "and", "also", "too", *_HOW_TAKEN) or words[:3] == ["one", "by", "one"]
-    )
+    if words[:1] and words[0] in _HOW_TAKEN:
+        return not (_STATE.intersection(words) or any(_happened(words, at) for at in range(1, len(words))))
+    return bool(words) and (words[0] in ("then", "and", "also", "too") or words[:3] == ["one", "by", "one"])
 
 
 def ends_on_a_question(answer: str) -> bool:
@@ -444,14 +472,15 @@ def _said(line: str) -> str:
     ("I'll help you with that. The cache key omits the locale. Here is the fix:" → "The cache key omits the
     locale."); "" when it is only those."""
     kept = []
-    for sentence in _SENTENCE_END.split(line):
-        if assent := _INTERJECTION.match(sentence):
-            sentence = _capitalised(sentence[assent.end() :])
+    for sentence in map(_after_assent, _SENTENCE_END.split(line)):
         if _says_nothing(sentence):
             continue
-        apologised = False
-        while admitted := _ADMISSION.match(sentence):
-            sentence, apologised = _capitalised(sentence[admitted.end() :]), True
+        corrected = 0  # (where the run of apologies ends: sliced once, a megabyte of "Sorry, " took 13 s: review55a F6)
+        while admitted := _ADMISSION.match(sentence, corrected):
+            corrected = admitted.end()
+        apologised = corrected > 0
+        if apologised:
+            sentence = _capitalised(sentence[corrected:])
         if apologised and (refusal := _NO_CORRECTION.match(sentence)):
             if not refusal["then"]:  # (no colon: nothing said of the work)
                 continue
@@ -461,6 +490,12 @@ def _said(line: str) -> str:
         if sentence and not sentence.endswith((":", "?")) and not _OPENER.match(sentence):
             kept.append(sentence)
     return " ".join(kept)
+
+
+def _after_assent(sentence: str) -> str:
+    """``sentence`` without the word of assent it opens on (``_INTERJECTION``: "OK: the key…" → "The key…")."""
+    assent = _INTERJECTION.match(sentence)
+    return _capitalised(sentence[assent.end() :]) if assent else sentence
 
 
 def _capitalised(sentence: str) -> str:
@@ -490,8 +525,19 @@ def _decided(words: list[str]) -> bool:
     if words[0] not in _DECIDING or len(words) < 2:
         return False
     if words[0] == "keeping" and words[1] in ("a", "an"):
-        return not _KEPT_WATCH.intersection(words[2:4])
+        return not _kept_watch(words[2:])
     return (words[1] in _DECIDING[words[0]]) == (words[0] in _DECIDING_BEFORE)
+
+
+def _kept_watch(phrase: list[str]) -> bool:
+    """Whether ``phrase``, after "keeping a"/"an", names a watch kept rather than a thing chosen, by its head noun (the
+    last word before a preposition, ``_KEPT_UNTIL``): "a very close eye on the build", "a log of the retries" are
+    under way, "a single record per job", "a log file per worker" decided (review55a F3)."""
+    end = next((at for at, word in enumerate(phrase) if word in _KEPT_UNTIL), len(phrase))
+    if not end:
+        return False
+    head = phrase[end - 1]
+    return head in _KEPT_WATCH or (head in _KEPT_TALLY and phrase[end : end + 1] == ["of"])
 
 
 def _a_result(words: list[str]) -> bool:
@@ -502,10 +548,17 @@ def _a_result(words: list[str]) -> bool:
     for at, word in enumerate(words[1:], 1):
         if word in _CLAUSE:
             return False
-        described = at == 1 or words[at - 1] in _DETERMINERS  # ("Checking failed tests", "the updated config")
-        if word in _RESULT_VERBS or (word.endswith("ed") and len(word) > 4 and not described):
+        if _happened(words, at):
             return True
     return False
+
+
+def _happened(words: list[str], at: int) -> bool:
+    """Whether ``words[at]``, after a verb or a preposition (``words[0]``), says what happened: a verb of a result
+    ("fixes"), or a past tense that describes no thing ("Checking failed tests", "with the updated config")."""
+    word = words[at]
+    described = at == 1 or words[at - 1] in _DETERMINERS
+    return word in _RESULT_VERBS or (word.endswith("ed") and len(word) > 4 and not described)
 
 
 def prose_and_code(text: str) -> tuple[list[str], list[str]]:

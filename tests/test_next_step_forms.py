@@ -1,6 +1,7 @@
-"""Which last answers only name the next step (no conclusion) and which one-line sentences in -ing are decisions: the
-forms review54f found after review54b F7 and review54e F1/F2; the session-start block's ``concluded:`` and ``deja
-wip``'s ``settled:`` agree on them."""
+"""Which last answers only name the next step or say nothing (no conclusion) and which one-line sentences in -ing are
+decisions: the forms review54f found after review54b F7 and review54e F1/F2, and review55a after them; the
+session-start block's ``concluded:`` and ``deja wip``'s ``settled:`` agree on them (but a sentence opening on "Let me",
+which wip reads as an opener, settles nothing where the block concludes its finding)."""
 
 from __future__ import annotations
 
@@ -49,16 +50,35 @@ def test_a_next_step_then_a_clause_on_tooling_is_the_conclusion(fake_home: Path)
     assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
 
 
-@pytest.mark.parametrize("answer", ["Keeping a single worker.", "Keeping an in-memory queue."])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Keeping a single worker.",
+        "Keeping an in-memory queue.",
+        "Keeping a single record per job.",
+        "Keeping a log file per worker.",
+    ],
+)
 def test_keeping_a_thing_is_a_decision(fake_home: Path, answer: str) -> None:
-    """Review54f F8: "Keeping a …" was read as progress, as "Keeping an eye on the build." is."""
+    """Review54f F8: "Keeping a …" was read as progress, as "Keeping an eye on the build." is; review55a F3: so was
+    one whose two words after the article held "record" or "log", where its head noun is another."""
     block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
     assert f"  concluded: {answer}\n" in block, block
     assert "settled:" in wip, wip
 
 
-@pytest.mark.parametrize("answer", ["Keeping a close eye on the build.", "Keeping an eye on it."])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Keeping a close eye on the build.",
+        "Keeping an eye on it.",
+        "Keeping a very close eye on the build.",
+        "Keeping an extra-close eye on the build.",
+        "Keeping a log of the retries.",
+    ],
+)
 def test_keeping_an_eye_is_progress(fake_home: Path, answer: str) -> None:
+    """Review55a F3: "eye" as the third word after the article was read as a thing kept, a decision."""
     block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
     assert "concluded:" not in block, block
     assert "settled:" not in wip, wip
@@ -87,6 +107,38 @@ def test_a_clause_after_this_time_that_says_what_came_of_it_is_the_conclusion(fa
 @pytest.mark.parametrize(
     "answer",
     [
+        "Let me rerun the suite, with 41 of 42 now passing.",
+        "Let me rerun the tests, without the flaky retry that caused it.",
+        "Let me rerun the tests, with the fixture regenerated.",
+        "I'll restart the worker (with the ack timeout raised to 30s).",
+    ],
+)
+def test_a_with_clause_saying_what_came_of_it_is_the_conclusion(fake_home: Path, answer: str) -> None:
+    """Review55a F2: a clause opening on with/without was read as how the step is taken whatever it said."""
+    block = session_start_block(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I'll rerun the tests to be sure the fix is good; the port was the culprit.",
+        "Let me confirm the fix is good: the race was in the ack handler.",
+        "Let me check the webhook: it fires twice.",
+        "Let me check the playbook: the port is hardcoded to 8080.",
+        "Let me take a look: the port is wrong.",
+    ],
+)
+def test_a_finding_after_a_word_of_assent_inside_a_sentence_is_the_conclusion(fake_home: Path, answer: str) -> None:
+    """Review55a F1: a word of assent was stripped wherever it stood, "good:" and the "ok:" of "webhook:" with the
+    colon that led to the finding."""
+    block = session_start_block(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
         "Hmm, let me look at the worker.",
         "I see. Let me look at the worker.",
         "Got it. Let me check the worker.",
@@ -108,6 +160,42 @@ def test_ah_i_see_then_a_next_step_concludes_nothing(fake_home: Path, answer: st
     block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
     assert "concluded:" not in block, block
     assert "settled:" not in wip, wip
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Good catch. Let me check the worker.",
+        "Thanks! Let me check the worker.",
+        "Makes sense. Let me fix it.",
+        "Oh right, I'll check the worker.",
+    ],
+)
+def test_a_next_step_after_thanks_or_good_catch_concludes_nothing(fake_home: Path, answer: str) -> None:
+    """Review55a F5: "Good catch.", "Thanks!" and "Makes sense." were no acknowledgements, and a step opened on one
+    word of thinking aloud alone: the step was the conclusion, and ``settled: Good catch.``."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert "concluded:" not in block, block
+    assert "settled:" not in wip, wip
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["I see.", "Got it.", "Understood.", "Good.", "Hmm.", "Ah, I see.", "Got it! Let me know if you need more."],
+)
+def test_an_acknowledgement_alone_concludes_nothing(fake_home: Path, answer: str) -> None:
+    """Review55a F4: ``deja wip`` settled nothing of an answer that only acknowledges ("Understood." after "don't touch
+    the schema"), and the block gave it as what the session concluded."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert "concluded:" not in block, block
+    assert "settled:" not in wip, wip
+
+
+def test_a_question_alone_is_the_conclusion(fake_home: Path) -> None:
+    """A sign-off is passed over like an acknowledgement, but an answer of one alone is where the session stopped."""
+    answer = "Would you like me to restart the api pods?"
+    block = session_start_block(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block
 
 
 @pytest.mark.parametrize(

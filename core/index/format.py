@@ -150,8 +150,11 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     old one, which the failure hook no longer looks up (review54b F2). And a last answer that only names the next
 #:     step concludes nothing (``settled.only_next_steps``).
 #: 26: a last answer that only names the next step after a word of assent or an acknowledgement ("Good. Now let me…",
-#:     "Ah, I see. Let me…") or says how it is taken ("…, this time with -v") concludes nothing, and "Keeping a single
-#:     worker." concludes (``settled.only_next_steps``, ``settled._decided``: review54f F8, F9, F12).
+#:     "Ah, I see. Let me…", "Thanks! Let me…") or says how it is taken ("…, this time with -v") concludes nothing, and
+#:     so does one that only acknowledges ("Understood.", "Got it."); "Keeping a single worker." concludes, and a
+#:     finding after "good:" inside a sentence or a clause of what came of the step ("…, with the fixture
+#:     regenerated") stays the conclusion (``settled.only_next_steps``, ``settled._decided``: review54f F8, F9, F12,
+#:     review55a F1-F5).
 FORMAT_VERSION = 26
 #: How many formats past this one a newer deja's index may plausibly be (some twenty were made in fifty stops): a
 #: number further on is a damaged manifest, which a rebuild mends, not a newer deja's index, which is left alone.

@@ -159,7 +159,8 @@ def _conclusion(text: str, limit: int = 300) -> str:
     changes: ```scss:src/global.scss …", was cut mid-code, its summary after the code never shown (trial21 F5). An
     answer that is only a line of progress ("Checking.": ``settled.only_progress``) or only names the agent's next
     step ("Let me look at the worker's logs.": ``settled.only_next_steps``) concluded nothing: "" (trial53 F2,
-    review53h: the session-start block gave it as the outcome of a session stopped mid-work)."""
+    review53h: the session-start block gave it as the outcome of a session stopped mid-work), nor does one that only
+    acknowledges ("Understood.", "Got it.": review55a F4), as ``deja wip`` settles nothing of either."""
     if only_progress(text) or only_next_steps(text):
         return ""
     prose, files = prose_and_code(text.replace("[REDACTED]", " "))
