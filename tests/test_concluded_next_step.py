@@ -245,3 +245,33 @@ def test_a_next_step_with_a_comma_or_as_well_concludes_nothing(fake_home: Path, 
     project = _chat(fake_home, "The worker acks before the job is stored.", last)
     block = session_start_block(project)
     assert f"  asked: {ASK}\n" in block and "concluded:" not in block and last not in block, block
+
+
+#: Answers that open on a word of assent, an acknowledgement, a sign-off or something else short, each alone and
+#: before a next step, a finding or another acknowledgement.
+OPENINGS = [
+    *("Sure.", "Certainly!", "Of course.", "Great!", "Okay.", "OK.", "Alright.", "Absolutely.", "Perfect."),
+    *("Excellent.", "Good.", "Hmm.", "Hmmm...", "Ah.", "Oh!", "Well.", "Right.", "I see.", "Got it!", "Understood."),
+    *("Interesting.", "Thanks!", "Thank you.", "Makes sense.", "That makes sense.", "Good catch.", "Ah, I see."),
+    *("Oh right.", "Feel free to ask.", "Hope this helps!", "I hope that helps.", "Happy to help."),
+    *("Is there anything else?", "Would you like more?", "If you want, I can go on.", "Nice.", "Cool.", "Yes."),
+    *("No problem.", "Sounds good.", "Noted.", "Fair enough.", "Done.", "...", "!", "Right, got it."),
+]
+FOLLOWERS = ["", " Let me check the logs.", " The port was wrong.", " Understood.", " I'll rerun the tests."]
+
+
+@pytest.mark.parametrize("opening", OPENINGS)
+def test_the_shortcut_past_answers_that_name_no_step_gives_the_patterns_answer(
+    opening: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``only_next_steps`` passes over an ASCII answer naming no step that opens on none of ``_NOTHING_OPENERS``
+    without its patterns (a refresh reads every changed session's last answer): a hand-kept list of the patterns'
+    first words, which must answer as the patterns do."""
+    from deja.core import settled
+
+    for follower in FOLLOWERS:
+        answer = opening + follower
+        quick = settled.only_next_steps(answer)
+        monkeypatch.setattr(settled, "_NOTHING_OPENERS", ("",))  # (every answer read by the patterns)
+        assert settled.only_next_steps(answer) == quick, answer
+        monkeypatch.undo()
