@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,9 @@ def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     for name in _OVERRIDES:
         monkeypatch.delenv(name, raising=False)
+    # No hook server unless a test starts one (``tests/test_hook_server.py``), or the run asks for them all
+    # (``DEJA_TEST_HOOK_SERVER=1``: the hooks then run through the launcher, ``harness.run_deja``)
+    monkeypatch.setenv("DEJA_HOOK_SERVER", "1" if os.environ.get("DEJA_TEST_HOOK_SERVER") else "0")
     return home
 
 
