@@ -77,6 +77,36 @@ def start_beside(folder: str) -> None:
         return
 
 
+def state() -> str:
+    """Whether a hook server runs for this environment's hooks, in words (``deja doctor``)."""
+    from ..core import config, folders
+
+    if not config.get("hook_server"):
+        return "off (the hook_server setting): each hook runs in a process of its own"
+    path = hook_client.socket_path()
+    if not path:
+        return f"none: the path of its socket in {folders.deja_home()} is too long; each hook runs in its own process"
+    if oscalls.normpath(folders.deja_home()) != oscalls.dirname(path):
+        return "none: the config file moves deja's home, where the hooks cannot look for it without reading the file"
+    from _socket import AF_UNIX, SOCK_STREAM
+    from _socket import socket as Socket
+
+    probe = Socket(AF_UNIX, SOCK_STREAM)
+    try:
+        probe.settimeout(1.0)
+        probe.connect(path)
+    except OSError:
+        return "not running: the next hook answers in its own process and starts one"
+    finally:
+        probe.close()
+    try:
+        with open(oscalls.join(oscalls.dirname(path), hook_client.LOCK_NAME), encoding="ascii") as lock:
+            pid = lock.read().strip()
+    except OSError:
+        pid = "?"
+    return f"runs (pid {pid}): its children answer the hooks"
+
+
 def same_user(credentials: bytes, uid: int) -> bool:
     """Whether a peer's ``SO_PEERCRED`` (``struct ucred``: pid, uid, gid, C ints) is user ``uid``'s."""
     return len(credentials) >= 8 and int.from_bytes(credentials[4:8], sys.byteorder) == uid
@@ -129,9 +159,24 @@ def _locked(path: str) -> int | None:
     return None
 
 
+#: What hooks import beyond ``preload``'s lists, as some events need it (``python -X importtime`` of each hook on
+#: the sample history): a Shell command's failure and scope, a prompt's stems and dates, a session end's ingest.
+ON_DEMAND = (
+    "Stemmer",
+    "datetime",
+    "deja.core.ending",
+    "deja.core.errors",
+    "deja.core.destructive",
+    "deja.core.failures",
+    "deja.hooks.scope",
+    "deja.core.detached",
+)
+
+
 def _load_every_hook(folder: str) -> None:
-    """Import what every hook imports (``preload``'s lists, from the ``.pyc`` files where it can), and freeze it out
-    of the collector's sight: the children share those pages with the server until they write to them."""
+    """Import what every hook imports (``preload``'s lists, from the ``.pyc`` files where it can; ``ON_DEMAND``),
+    and freeze it out of the collector's sight: the children share those pages with the server until they write to
+    them."""
     import gc
 
     from ..hooks.run import HANDLERS
@@ -142,7 +187,7 @@ def _load_every_hook(folder: str) -> None:
         preload.preload(command, folder)
     for module, _, _ in HANDLERS.values():
         __import__(f"deja.hooks.{module}")
-    for name in preload.OPENING_THE_INDEX:
+    for name in (*preload.OPENING_THE_INDEX, *ON_DEMAND):
         __import__(name)
     gc.freeze()
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import CHECKOUT, Sample
+from harness import CHECKOUT, Sample, run_deja
 
 from deja.hooks.run import HANDLERS
 from deja.installers import claude, cursor
@@ -418,3 +418,16 @@ def test_a_config_file_that_turns_it_off_ends_a_running_server_after_answering(
     assert done.returncode == 0 and "Past turns" in json.loads(done.stdout)["additional_context"]
     serving.process.wait(10)
     assert not socket_of(serving.env).exists()
+
+
+def test_doctor_says_whether_a_hook_server_runs(site_packages: Path, indexed_sample: Sample) -> None:
+    env = {**indexed_sample.env, **SWITCH}
+    Path(env["DEJA_HOME"]).mkdir(parents=True, exist_ok=True)
+    assert "hook server: not running: the next hook answers in its own process" in run_deja("doctor", env=env).stdout
+    server = Served(site_packages, env)
+    try:
+        assert f"hook server: runs (pid {server.process.pid})" in run_deja("doctor", env=env).stdout
+    finally:
+        server.stop()
+    off = run_deja("doctor", env={**env, hook_client.SWITCH: "0"}).stdout
+    assert "hook server: off (the hook_server setting): each hook runs in a process of its own" in off
