@@ -22,6 +22,7 @@ import sys
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from _socket import socket
+    from collections.abc import Mapping
     from typing import Any, NoReturn
 
 #: The socket's name in deja's home.
@@ -53,12 +54,16 @@ why_not = ""
 start_wanted = False
 
 
-def socket_path() -> str:
+def socket_path(environ: Mapping[bytes, bytes] | None = None) -> str:
     """Where the server's socket is: ``hook-server.sock`` in deja's home as the environment names it
     (``DEJA_HOME``, else ``$XDG_CACHE_HOME/deja``, else ``~/.cache/deja``: ``folders.deja_home`` without the config
     file, which this process has not read: ``start_beside`` starts a server only where the two agree); "" where there
-    is none to ask: the server is off, the path is too long for a socket, or not absolute."""
-    from posix import _path_normpath, environ  # type: ignore[attr-defined]
+    is none to ask: the server is off, the path is too long for a socket, or not absolute. ``environ``: another
+    environment than this process's (the tests')."""
+    from posix import _path_normpath  # type: ignore[attr-defined]
+    from posix import environ as own
+
+    environ = own if environ is None else environ
 
     if environ.get(SWITCH.encode(), b"").strip().lower() in _OFF:
         return ""
