@@ -170,6 +170,7 @@ ON_DEMAND = (
     "deja.core.failures",
     "deja.hooks.scope",
     "deja.core.detached",
+    "unicodedata",
 )
 
 
@@ -189,7 +190,17 @@ def _load_every_hook(folder: str) -> None:
         __import__(f"deja.hooks.{module}")
     for name in (*preload.OPENING_THE_INDEX, *ON_DEMAND):
         __import__(name)
+    _warm()
     gc.freeze()
+
+
+def _warm() -> None:
+    """Build once what a searching hook builds on its first use from deja's own constants (the thesaurus's tables,
+    the stemmer): made in every child, they cost every call again. Nothing here reads the environment or a file."""
+    from ..core import text, thesaurus
+
+    thesaurus.related("warm cache", ["warm", "cache"])
+    text.stem("warming")
 
 
 class Server:
