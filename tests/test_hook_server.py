@@ -431,3 +431,24 @@ def test_doctor_says_whether_a_hook_server_runs(site_packages: Path, indexed_sam
         server.stop()
     off = run_deja("doctor", env={**env, hook_client.SWITCH: "0"}).stdout
     assert "hook server: off (the hook_server setting): each hook runs in a process of its own" in off
+
+
+def test_a_hook_killed_by_its_harness_takes_its_child_with_it(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    """Cursor kills a hook past its timeout (and the hook's process group as cursor-agent exits): the child, in the
+    server's session, holds Cursor's pipes, so the server kills it when its caller's connection closes."""
+    process = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(launcher(site_packages)), "hook-prompt"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=serving.env,
+    )
+    wait_for("a child of the server", lambda: children_of(serving.process.pid), 10)
+    child = children_of(serving.process.pid)[0]
+    os.kill(child, signal.SIGSTOP)  # (as a child stuck in its work)
+    process.kill()
+    process.communicate(timeout=30)
+    wait_for("the child's end", lambda: not running(child), 10)
+    command, payload = payloads(indexed_sample, "after-a-kill")["prompt that recalls"]
+    assert served_call(serving, site_packages, command, payload).done.returncode == 0, "the server still serves"
