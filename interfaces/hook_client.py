@@ -46,6 +46,11 @@ DEFAULT_BUDGET = 4.0
 #: What the server says: the child's pid (4 bytes follow), its exit code (1 byte follows), "another deja's server:
 #: run the hook yourself, and start a new one", "run the hook yourself" (settings this server cannot honour).
 PID, EXIT, STALE, DECLINED = b"P", b"X", b"S", b"D"
+#: What the server says first, as it takes a connection: only then does the hook send its streams (a descriptor sent
+#: to a server that never reads it would keep the harness's pipe open), and where it does not say it within
+#: ``READY_SECONDS`` the hook answers in its own process.
+READY = b"R"
+READY_SECONDS = 1.0
 _INT = 4  # (the bytes of a pid, a descriptor, a length: a C int)
 
 #: Why the server did not answer this call ("" where it was not asked, or answered); the in-process run logs it.
@@ -118,7 +123,7 @@ def answer(folder: str, command: str) -> None:
     """Have the server answer this hook call, and end this process with its exit code; return where it did not
     (``why_not`` says why, ``start_wanted`` whether to start one)."""
     global why_not, start_wanted
-    if sys.flags.verbose or not hasattr(sys, "_xoptions") or "importtime" in sys._xoptions:
+    if sys.platform == "win32" or sys.flags.verbose or "importtime" in sys._xoptions:
         return  # (``-v`` and ``-X importtime`` list what the hook imports: it must import it)
     path = socket_path()
     if not path:
@@ -140,6 +145,9 @@ def answer(folder: str, command: str) -> None:
         except (FileNotFoundError, ConnectionRefusedError) as exc:
             why_not, start_wanted = f"no hook server ({exc.strerror})", True
             return
+        if _receive(connection, 1, min(deadline, monotonic() + READY_SECONDS)) != READY:
+            why_not = "the hook server closed the call"
+            return
         from posix import environ, getcwd
 
         message = marshal.dumps((fingerprint(folder), sys.argv, getcwd(), dict(environ)))
@@ -147,7 +155,10 @@ def answer(folder: str, command: str) -> None:
         fds = b"".join(fd.to_bytes(_INT, sys.byteorder) for fd in (0, 1, 2))
         sent = connection.sendmsg([data], [(SOL_SOCKET, SCM_RIGHTS, fds)])
         connection.sendall(data[sent:])
-        reply = _receive(connection, 1, deadline)
+        try:
+            reply = _receive(connection, 1, deadline)
+        except TimeoutError:  # (it took this call's streams, and may yet answer on them: no second answer here)
+            _log_and_exit(command, f"the hook server did not take the call within the hook's {budget:g} s")
         if reply == PID:
             pid = int.from_bytes(_receive(connection, _INT, deadline), "little")
             _end_with(connection, pid, command, deadline)
@@ -176,7 +187,15 @@ def _end_with(connection: socket, pid: int, command: str, deadline: float) -> No
         why = "the hook server's child ended without an answer"
     if reply[:1] == EXIT and len(reply) == 2:
         _exit(reply[1])
-    try:  # (the rare way out: it may load what the hook's log needs)
+    _log_and_exit(command, why)
+
+
+def _log_and_exit(command: str, why: str) -> NoReturn:
+    """Exit 0 with nothing said (the call is the server's: running the hook here could answer it twice), and
+    ``why`` in hooks.log, as the hooks log their silences."""
+    from posix import _exit
+
+    try:  # (the rare way out: it loads what the hook's log needs)
         from ..hooks.call import log
 
         log(f"{command} - -: silent: {why}")

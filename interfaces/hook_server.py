@@ -25,7 +25,7 @@ import time
 
 from ..core import oscalls
 from . import hook_client
-from .hook_client import DECLINED, EXIT, PID, STALE, kill
+from .hook_client import DECLINED, EXIT, PID, READY, STALE, kill
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
@@ -274,6 +274,7 @@ class Server:
             if not _own_user(conn):
                 conn.close()
                 return
+            conn.sendall(READY)
             message = _receive(conn, fds)
             self.last_call = time.monotonic()
             reply = self._refusal(message, fds)
@@ -282,6 +283,9 @@ class Server:
                 conn.close()
                 return
             _, argv, cwd, environment = message
+            if _gone(conn):  # (it gave up waiting to be taken, and answered nothing: no one may answer now)
+                conn.close()
+                return
             self._fork(conn, fds, argv, cwd, environment)
         except (OSError, ValueError, EOFError, TypeError):  # (a caller gone, or what no client sends)
             conn.close()
@@ -408,8 +412,10 @@ class Server:
             return True
 
     def _stop_listening(self) -> None:
-        """Take no more calls: its socket removed (where it is still its own)."""
+        """Take no more calls: its socket removed (where it is still its own) and closed, so that a caller waiting
+        to be taken hears at once and answers in its own process."""
         self.stopping = True
+        self.listener.close()
         if self.own is not None and _identity(self.path) == self.own:
             _remove(self.path)
         self.own = None
@@ -454,6 +460,13 @@ def _receive(conn: socket, fds: list[int]) -> Any:
             raise EOFError("message cut short")
         data += chunk
     return marshal.loads(data[size:])
+
+
+def _gone(conn: socket) -> bool:
+    """Whether the caller on ``conn`` has closed its end (it sends nothing after its message)."""
+    import select
+
+    return bool(select.select([conn], [], [], 0)[0])
 
 
 def _identity(path: str) -> tuple[int, int] | None:

@@ -452,3 +452,24 @@ def test_a_hook_killed_by_its_harness_takes_its_child_with_it(
     wait_for("the child's end", lambda: not running(child), 10)
     command, payload = payloads(indexed_sample, "after-a-kill")["prompt that recalls"]
     assert served_call(serving, site_packages, command, payload).done.returncode == 0, "the server still serves"
+
+
+def test_a_server_that_takes_no_call_leaves_it_to_the_hook_which_answers_it_once(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    """A stuck server is asked for nothing it could hold: the hook answers in its own process within a second more,
+    and the server, going on, answers nothing of it (the hook's output ends with the hook)."""
+    alone = {**serving.env, hook_client.SWITCH: "0"}
+    command, payload = payloads(indexed_sample, "never-taken")["prompt that recalls"]
+    own = launch(site_packages, command, payloads(indexed_sample, "own")["prompt that recalls"][1], alone)
+    os.kill(serving.process.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        done = launch(site_packages, command, payload, serving.env)
+        assert (done.returncode, done.stdout, done.stderr) == (own.returncode, own.stdout, own.stderr)
+        assert time.monotonic() - started < hook_client.DEFAULT_BUDGET
+    finally:
+        os.kill(serving.process.pid, signal.SIGCONT)
+    _, later = payloads(indexed_sample, "taken-later")["prompt that recalls"]
+    assert served_call(serving, site_packages, command, later).done.stdout == own.stdout
+    assert (indexed_sample.home / "hooks.log").read_text().count("never-taken") == 1
