@@ -26,6 +26,12 @@ environment gives). Payloads come in a conversation that already had its
 opening a conversation deja has not seen, which also carries the
 session-start block.
 
+With the resident hook server on (the default: ``interfaces/hook_server.py``), the warm-up round's first hook
+starts one, and every timed hook is a launcher handing its call to a child of that server: a row's CPU time is then
+the launcher's own (the child's is the server's, which the bench does not wait for), and its memory the
+launcher's. The bench stops the server when it is done (``stop_hook_server``); ``DEJA_HOOK_SERVER=0`` runs every
+hook in its own process.
+
 Targets: every hook's median at most 2x the floor's, at 1k and at 100k
 sessions, and under the Go implementation's 48 ms at 1k; peak memory flat as
 the history grows.
@@ -208,6 +214,12 @@ def history_at(size: int, given: dict[int, Path]) -> SampleHistory:
     if root is None:
         return history_for(size)
     return SampleHistory(ide_root=root / "cursor" / "User", cli_root=root / "cursor-agent", projects={})
+
+
+def stop_hook_server(home: Path) -> None:
+    """Have the hook server of ``home`` step aside (its socket removed: it ends within a second), so that the bench
+    leaves no process behind."""
+    (home / "hook-server.sock").unlink(missing_ok=True)
 
 
 def index_home(size: int, given: dict[int, Path] | None = None) -> Path:
@@ -461,6 +473,7 @@ def bench_size(size: int, runs: int, bin_dir: Path, given: dict[int, Path], impo
             result = spawn(argv, stdin(label), env)
             if run:
                 timed[label].append(result)
+    stop_hook_server(home)
     if imports:
         # What follows ``python``: the launcher and its flags, or a console script (an older ``hooks.json`` shape).
         hooks = {

@@ -40,6 +40,7 @@ from bench_hooks import (  # noqa: E402
     installed_commands,
     payloads,
     spawn,
+    stop_hook_server,
     user_install,
     with_config_file,
 )
@@ -107,6 +108,7 @@ def main() -> None:
         cases = payloads(find_target(Index.open(home)))
         cases = {label: case for label, case in cases.items() if not args.row or label in args.row}
         timed = bench_size(args.runs, installs, cases, with_config_file(home))
+        stop_hook_server(home)
         print(f"\n{size} sessions, {args.runs} runs, load average {os.getloadavg()[0]:.1f} at the end")
         print(f"{'':28}" + " | ".join(f"{name[:12]:>12} ms    x cpu ms    x" for name in installs))
         for label in [FLOOR, *cases]:

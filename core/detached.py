@@ -37,8 +37,10 @@ _spawned: set[int] = set()
 _popened: dict[int, Popen[bytes]] = {}
 
 
-def start(argv: list[str], *, stdin: bytes = b"", env: Mapping[str, str] | None = None) -> int:
-    """Start ``argv`` detached, ``stdin`` on its standard input; its pid. Raises OSError when it cannot start."""
+def start(argv: list[str], *, stdin: bytes = b"", env: Mapping[str, str] | None = None, background: bool = True) -> int:
+    """Start ``argv`` detached, ``stdin`` on its standard input; its pid. Raises OSError when it cannot start. Not
+    ``background`` (the resident hook server, whose children answer hooks a person waits for), it keeps this
+    process's priority."""
     for pid in list(_spawned):
         running(pid)  # reap what has ended
     environment = oscalls.environment() if env is None else dict(env)
@@ -53,7 +55,8 @@ def start(argv: list[str], *, stdin: bytes = b"", env: Mapping[str, str] | None 
     finally:
         if read is not None:
             oscalls.close(read)
-    lower_priority(pid, own_session=True)
+    if background:
+        lower_priority(pid, own_session=True)
     if write is not None:
         _feed(write, stdin)
     return pid

@@ -72,6 +72,7 @@ from ..core.readers.unreadable import CURSOR_MENDS, MID_WRITE, move_away, unlist
 from ..core.regular_files import forbidden, not_utf8_finding, readable_command
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
+from .hook_server import state as hook_server_state
 from .views import when
 
 if TYPE_CHECKING:
@@ -168,6 +169,8 @@ class Report(msgspec.Struct):
     hook_decisions: list[Decision] = []
     #: cursor-agent files, or folders above them, that this user may not read (permission denied).
     unreadable_files: list[str] = []
+    #: Whether a resident hook server answers the hooks (``hook_server.state``).
+    hook_server: str = ""
 
 
 def _wiring() -> list[Finding]:
@@ -246,6 +249,7 @@ def diagnose(home: Path | None = None) -> Report:
         delivery=delivery,
         hook_decisions=hook_decisions(home, limit=DECISIONS),
         unreadable_files=forbidden_files,
+        hook_server=hook_server_state(),
     )
 
 
@@ -1202,6 +1206,7 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += _problem_lines(report, "wiring")
     lines += ["", "Settings", *(_problem_lines(report, "settings") or [_settings_ok_line()])]
     lines += ["", "Delivery (Cursor's hook logs)", *_delivery_lines(report.delivery, report.hook_decisions)]
+    lines.append(f"  hook server: {report.hook_server}")
     lines += _problem_lines(report, "delivery")
 
     lines += ["", _verdict(report)]

@@ -36,8 +36,13 @@ def use_utf8() -> None:
 
 
 def main() -> None:
-    use_utf8()
     argv = sys.argv[1:]
+    if argv == ["serve-hooks"]:  # (the resident hook server the launcher starts: its streams as Python made them)
+        from .hook_server import serve
+
+        serve()
+        return
+    use_utf8()
     if argv and argv[0].startswith("hook-"):
         import gc
 
@@ -50,7 +55,13 @@ def main() -> None:
             sys.exit(_hook_help(argv[0], HANDLERS))
         # (the launcher's preload where it ran; a ``deja hook-…`` imports none: it would preload nothing)
         preload = sys.modules.get(f"{__package__}.preload")
-        exit_at_once(run_hook(argv[0], argv[1:], getattr(preload, "preload_as_launched", None)))
+        exit_code = run_hook(argv[0], argv[1:], getattr(preload, "preload_as_launched", None))
+        client = sys.modules.get(f"{__package__}.hook_client")
+        if client is not None and client.start_wanted:  # (the launcher found no hook server: one for the next call)
+            from .hook_server import start_beside
+
+            start_beside(preload._folder if preload else "")
+        exit_at_once(exit_code)
     if argv == ["mcp"]:  # what mcp.json runs: the first answer must not wait for typer
         from ..core.config import file_problem, relative_folder
         from .mcp_refresh import Refresher

@@ -266,6 +266,9 @@ def ready_without_site(folder: str) -> bool:
     launcher may run the hook without ``site``: that folder holds PyStemmer too
     (``deja.core.folders.launcher_folder``).
 
+    First the resident hook server is asked to answer the call (``hook_client.answer``, loaded from its ``.pyc``
+    here): where it does, this process ends there, having loaded nothing else of deja's.
+
     A hook runs on every prompt and Shell call, so its start is most of its cost. pip's ``deja`` launcher goes
     through ``site`` (every ``.pth`` file of the environment, setuptools' ``_distutils_hack`` among them) and imports
     ``re`` before deja runs: about 2.5 ms of the 9 of ``python -c pass``. Started with ``-S`` (no ``site``) and
@@ -279,9 +282,12 @@ def ready_without_site(folder: str) -> bool:
     global _folder
     _folder = folder
     magic = _magic()
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if magic is not None and command.startswith("hook-") and _load("deja.interfaces.hook_client", folder, magic):
+        sys.modules["deja.interfaces.hook_client"].answer(folder, command)  # (ends here where the server answered)
     if magic is not None:
         sys.meta_path.insert(0, _OnDemand(_folder, magic))
-    preload(sys.argv[1] if len(sys.argv) > 1 else "", _folder)
+    preload(command, _folder)
     from ..core.folders import launcher_folder
 
     return launcher_folder(folder.rstrip(SEP) + SEP + "deja") is not None

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness import Sample, point_at_sample
+from harness import Sample, point_at_sample, stop_hook_servers
 from installed_copy import installed_package, stale_install
 
 from deja.core.indexer import refresh
@@ -49,7 +51,19 @@ def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     for name in _OVERRIDES:
         monkeypatch.delenv(name, raising=False)
+    # No hook server unless a test starts one (``tests/test_hook_server.py``), or the run asks for them all
+    # (``DEJA_TEST_HOOK_SERVER=1``: the hooks then run through the launcher, ``harness.run_deja``)
+    monkeypatch.setenv("DEJA_HOOK_SERVER", "1" if os.environ.get("DEJA_TEST_HOOK_SERVER") else "0")
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_hook_server_left(tmp_path: Path) -> Iterator[None]:
+    """In a run whose hooks go through the hook server (``DEJA_TEST_HOOK_SERVER=1``), each test's servers are
+    stopped when it ends."""
+    yield
+    if os.environ.get("DEJA_TEST_HOOK_SERVER"):
+        stop_hook_servers(tmp_path)
 
 
 @pytest.fixture(autouse=True)

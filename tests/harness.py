@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -70,8 +73,9 @@ def run_deja(
     ``script`` runs a ``deja`` console script (``console_script``) instead of the module.
     """
     text = not isinstance(input, bytes)
+    served = None if script else through_a_hook_server(args, env if env is not None else dict(os.environ))
     return subprocess.run(
-        [*([str(script)] if script else ENTRY), *args],
+        served or [*([str(script)] if script else ENTRY), *args],
         env=env if env is not None else dict(os.environ),
         cwd=cwd,
         input=input,
@@ -79,6 +83,60 @@ def run_deja(
         text=text,
         timeout=timeout,
     )
+
+
+#: The launcher of this checkout in a site-packages of its own (``launcher_in_a_site_packages``), made once.
+_LAUNCHER: list[Path] = []
+
+
+def launcher_in_a_site_packages() -> Path:
+    """This checkout's hook launcher where pip puts it (``…/site-packages/deja/interfaces/hook.py``, PyStemmer
+    beside it): started with ``-I -S``, it asks the hook server (an editable install's runs ``site`` instead)."""
+    if not _LAUNCHER:
+        import Stemmer
+
+        folder = Path(tempfile.mkdtemp(prefix="deja-launcher-")) / "site-packages"
+        folder.mkdir()
+        (folder / "deja").symlink_to(CHECKOUT)
+        (folder / Path(Stemmer.__file__).name).symlink_to(Stemmer.__file__)
+        _LAUNCHER.append(folder / "deja" / "interfaces" / "hook.py")
+    return _LAUNCHER[0]
+
+
+def through_a_hook_server(args: Iterable[str], env: Mapping[str, str]) -> list[str] | None:
+    """In a run with ``DEJA_TEST_HOOK_SERVER=1``, a hook command as Cursor runs it (the launcher), with a hook server
+    listening for ``env`` where deja's home exists (else the hook starts one itself); None otherwise."""
+    args = list(args)
+    if not os.environ.get("DEJA_TEST_HOOK_SERVER") or not args or not args[0].startswith("hook-"):
+        return None
+    from deja.interfaces import hook_client
+
+    launcher = [sys.executable, "-I", "-S", str(launcher_in_a_site_packages())]
+    path = hook_client.socket_path({os.fsencode(k): os.fsencode(v) for k, v in env.items()})
+    if path and Path(path).parent.is_dir() and not Path(path).exists():
+        server = subprocess.Popen(
+            [*launcher, "serve-hooks"],
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 20
+        while not Path(path).exists() and server.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+    return [*launcher, *args]
+
+
+def stop_hook_servers(folder: Path) -> None:
+    """Kill every hook server whose lock lies under ``folder`` (a test's ``tmp_path``)."""
+    from deja.interfaces import hook_client
+
+    for lock in folder.rglob(hook_client.LOCK_NAME):
+        pid = lock.read_text().strip()
+        cmdline = Path(f"/proc/{pid}/cmdline")
+        if pid.isdigit() and cmdline.exists() and b"serve-hooks" in cmdline.read_bytes():
+            os.kill(int(pid), signal.SIGKILL)
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes | None, int]]:

@@ -1,0 +1,227 @@
+"""A hook's side of the resident hook server (``hook_server``): hand the call to a process that has every hook's
+modules loaded already, and end with its answer.
+
+A hook's own work is a few ms; the rest of its 100 M instructions is Python starting and loading deja (unmarshalling
+its modules, building their classes, msgspec's setup). The server pays that once and forks a child per call, so the
+hook process only starts Python, loads this module and waits: it sends the server its standard streams (the
+descriptors themselves, ``SCM_RIGHTS``), its arguments, its folder and its whole environment, and the server's child
+answers on those streams as the hook would have. The launcher (``interfaces/hook.py``) calls ``answer`` before any
+other module of deja's is loaded; it imports only what Python started with and ``_socket``.
+
+Where there is no server (none started yet, its socket stale, another deja's server, this process's streams not
+all open) the hook runs in this process as it always did, and asks for a server to be started (``start_wanted``:
+``hook_server.start_beside``, once the hook has answered). Whatever goes wrong after the server took the call, the
+hook exits 0 within its budget: a hook never fails the agent.
+"""
+
+from __future__ import annotations
+
+import marshal
+import sys
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from _socket import socket
+    from collections.abc import Mapping
+    from typing import Any, NoReturn
+
+#: The socket's name in deja's home.
+SOCKET_NAME = "hook-server.sock"
+#: The server's lock in deja's home: held by the one server that runs, and the time the last one was started.
+LOCK_NAME = "hook-server.lock"
+#: The version of what client and server say to each other; a server that reads another steps aside.
+PROTOCOL = 1
+#: A Unix socket's path must fit ``sockaddr_un`` (108 bytes on Linux, 104 on macOS, its NUL included): a longer one
+#: has no server.
+LONGEST_PATH = 100
+#: The variable that turns the server off (``0``, ``false``, ``no``, ``off``), as the ``hook_server`` setting does.
+SWITCH = "DEJA_HOOK_SERVER"
+_OFF = (b"0", b"false", b"no", b"off")
+#: How long a hook waits for the server's child, in seconds: a second less than the least timeout the installers
+#: give that hook in Cursor or Claude Code (``Hook.timeout``; ``tests/test_hook_server.py`` checks it), so that the
+#: hook, not the harness, ends the call.
+BUDGET = {"hook-context": 9.0, "hook-session-end": 29.0}
+DEFAULT_BUDGET = 4.0
+
+#: What the server says: the child's pid (4 bytes follow), its exit code (1 byte follows), "another deja's server:
+#: run the hook yourself, and start a new one", "run the hook yourself" (settings this server cannot honour).
+PID, EXIT, STALE, DECLINED = b"P", b"X", b"S", b"D"
+#: What the server says first, as it takes a connection: only then does the hook send its streams (a descriptor sent
+#: to a server that never reads it would keep the harness's pipe open), and where it does not say it within
+#: ``READY_SECONDS`` the hook answers in its own process.
+READY = b"R"
+READY_SECONDS = 1.0
+_INT = 4  # (the bytes of a pid, a descriptor, a length: a C int)
+
+#: Why the server did not answer this call ("" where it was not asked, or answered); the in-process run logs it.
+why_not = ""
+#: Whether the hook, run in this process, should start a server once it has answered (``hook_server.start_beside``).
+start_wanted = False
+
+
+def socket_path(environ: Mapping[bytes, bytes] | None = None) -> str:
+    """Where the server's socket is: ``hook-server.sock`` in deja's home as the environment names it
+    (``DEJA_HOME``, else ``$XDG_CACHE_HOME/deja``, else ``~/.cache/deja``: ``folders.deja_home`` without the config
+    file, which this process has not read: ``start_beside`` starts a server only where the two agree); "" where there
+    is none to ask: the server is off, the path is too long for a socket, or not absolute. ``environ``: another
+    environment than this process's (the tests')."""
+    from posix import _path_normpath  # type: ignore[attr-defined]
+    from posix import environ as own
+
+    environ = own if environ is None else environ
+
+    if environ.get(SWITCH.encode(), b"").strip().lower() in _OFF:
+        return ""
+    encoding = sys.getfilesystemencoding()
+    home = environ.get(b"HOME", b"").decode(encoding, "surrogateescape")
+
+    def folder(name: str) -> str:
+        value = environ.get(name.encode(), b"").decode(encoding, "surrogateescape").strip()
+        if value == "~" or value.startswith("~/"):
+            value = home + value[1:] if home.startswith("/") else ""
+        return _path_normpath(value) if value.startswith("/") else ""
+
+    deja = folder("DEJA_HOME")
+    if not deja:
+        if environ.get(b"DEJA_HOME", b"").strip():
+            return ""  # (a relative DEJA_HOME: the hook says why and stays silent)
+        cache = folder("XDG_CACHE_HOME") or (folder("HOME") and f"{folder('HOME')}/.cache")
+        deja = cache and f"{cache.rstrip('/')}/deja"
+    path = f"{deja}/{SOCKET_NAME}" if deja else ""
+    return path if len(path.encode(encoding, "surrogateescape")) <= LONGEST_PATH else ""
+
+
+def launcher(folder: str) -> str:
+    """The launcher file in ``folder``, the site-packages the launcher found deja in."""
+    return f"{folder.rstrip('/')}/deja/interfaces/hook.py"
+
+
+def code_fingerprint(folder: str) -> tuple[Any, ...]:
+    """What tells this deja's code from another's: the protocol, the interpreter and the launcher file as the disk
+    has them now (a ``pip install`` of another deja, or another Python in its place, replaces them). A server whose
+    code is not its caller's steps aside."""
+    from posix import stat
+
+    code, python = stat(launcher(folder)), stat(sys.executable)
+    return (
+        PROTOCOL,
+        sys.executable,
+        (python.st_ino, python.st_size, python.st_mtime_ns),
+        launcher(folder),
+        (code.st_ino, code.st_size, code.st_mtime_ns),
+    )
+
+
+def fingerprint(folder: str) -> tuple[Any, ...]:
+    """``code_fingerprint``, and what Python fixed at start from the locale (the file system's encoding, the
+    standard streams'): a server started in another locale declines the call."""
+    streams = tuple((s.encoding, s.errors) if s is not None else None for s in (sys.stdin, sys.stdout, sys.stderr))
+    return (*code_fingerprint(folder), sys.getfilesystemencoding(), sys.flags.utf8_mode, streams)
+
+
+def answer(folder: str, command: str) -> None:
+    """Have the server answer this hook call, and end this process with its exit code; return where it did not
+    (``why_not`` says why, ``start_wanted`` whether to start one)."""
+    global why_not, start_wanted
+    if sys.platform == "win32" or sys.flags.verbose or "importtime" in sys._xoptions:
+        return  # (``-v`` and ``-X importtime`` list what the hook imports: it must import it)
+    path = socket_path()
+    if not path:
+        return
+    try:
+        from _socket import AF_UNIX, SCM_RIGHTS, SOCK_STREAM, SOL_SOCKET
+        from _socket import socket as Socket
+    except ImportError:  # (no Unix sockets here)
+        return
+    budget = BUDGET.get(command, DEFAULT_BUDGET)
+    from time import monotonic
+
+    deadline = monotonic() + budget
+    connection = Socket(AF_UNIX, SOCK_STREAM)
+    try:
+        connection.settimeout(budget)
+        try:
+            connection.connect(path)
+        except (FileNotFoundError, ConnectionRefusedError) as exc:
+            why_not, start_wanted = f"no hook server ({exc.strerror})", True
+            return
+        if _receive(connection, 1, min(deadline, monotonic() + READY_SECONDS)) != READY:
+            why_not = "the hook server closed the call"
+            return
+        from posix import environ, getcwd
+
+        message = marshal.dumps((fingerprint(folder), sys.argv, getcwd(), dict(environ)))
+        data = len(message).to_bytes(_INT, "little") + message
+        fds = b"".join(fd.to_bytes(_INT, sys.byteorder) for fd in (0, 1, 2))
+        sent = connection.sendmsg([data], [(SOL_SOCKET, SCM_RIGHTS, fds)])
+        connection.sendall(data[sent:])
+        try:
+            reply = _receive(connection, 1, deadline)
+        except TimeoutError:  # (it took this call's streams, and may yet answer on them: no second answer here)
+            _log_and_exit(command, f"the hook server did not take the call within the hook's {budget:g} s")
+        if reply == PID:
+            pid = int.from_bytes(_receive(connection, _INT, deadline), "little")
+            _end_with(connection, pid, command, deadline)
+        why_not = {STALE: "the hook server was another deja's", DECLINED: "the hook server declined"}.get(
+            reply, "the hook server closed the call"
+        )
+        start_wanted = reply == STALE
+    except OSError as exc:  # (a stream closed, a timeout before the server took the call, …)
+        why_not = f"the hook server was not reached ({type(exc).__name__}: {exc})"
+    finally:
+        connection.close()
+
+
+def _end_with(connection: socket, pid: int, command: str, deadline: float) -> NoReturn:
+    """End this process with the exit code of child ``pid`` (which took the call); 0, and a line in hooks.log, where
+    the child ended without one or outlived the budget (it is killed: it holds the harness's pipes)."""
+    from posix import _exit
+
+    try:
+        reply = _receive(connection, 2, deadline)
+    except OSError as exc:
+        reply = b""
+        why = f"the hook server's child took longer than the hook's {BUDGET.get(command, DEFAULT_BUDGET):g} s ({exc})"
+        kill(pid)
+    else:
+        why = "the hook server's child ended without an answer"
+    if reply[:1] == EXIT and len(reply) == 2:
+        _exit(reply[1])
+    _log_and_exit(command, why)
+
+
+def _log_and_exit(command: str, why: str) -> NoReturn:
+    """Exit 0 with nothing said (the call is the server's: running the hook here could answer it twice), and
+    ``why`` in hooks.log, as the hooks log their silences."""
+    from posix import _exit
+
+    try:  # (the rare way out: it loads what the hook's log needs)
+        from ..hooks.call import log
+
+        log(f"{command} - -: silent: {why}")
+    finally:
+        _exit(0)
+
+
+def kill(pid: int) -> None:
+    """Kill process ``pid`` (SIGKILL: a child that outlived its budget holds the harness's pipes), if it runs."""
+    from posix import kill as signal
+
+    try:
+        signal(pid, 9)
+    except OSError:
+        return
+
+
+def _receive(connection: socket, size: int, deadline: float) -> bytes:
+    """``size`` bytes from ``connection``, fewer where it closed first; OSError (``TimeoutError``) past ``deadline``."""
+    from time import monotonic
+
+    data = b""
+    while len(data) < size:
+        connection.settimeout(max(deadline - monotonic(), 0.001))
+        chunk = connection.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data

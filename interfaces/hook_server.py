@@ -1,0 +1,494 @@
+"""The resident hook server: a process that has loaded every hook's modules once and forks a child per hook call.
+
+A hook is mostly Python starting and loading deja (``hook_client`` says how much); a child forked from a process
+that did both starts at the hook's own work. The launcher (``interfaces/hook.py``) starts the server, as
+``<python> -I -S <launcher> serve-hooks``, the first time a hook finds none (``start_beside``: detached, its
+standard streams on the null device, so it never holds Cursor's pipes). It listens on ``hook-server.sock`` in deja's
+home (a 0700 folder; the socket 0600), takes calls from its own user only, and for each forks a child that puts the
+caller's standard streams, folder, environment and arguments in place of its own and runs the hook as the launcher
+does (``deja.interfaces.entry.main``); when the child ends the server sends the caller its exit code.
+
+No module a hook imports keeps state taken at import from the environment, the folder, the time or the files (the
+settings, the folders, the time zone are read when called; ``tests/test_hook_server.py`` runs calls from two homes
+and two folders through one server): the child's answer is the in-process one.
+
+The server steps aside (its socket removed, calls still running answered) when it has had no call for
+``IDLE_SECONDS``, when the launcher or the interpreter on disk is no longer the one it loaded (a reinstall), when
+its socket is gone or another's, or when a caller with another deja's fingerprint asks it.
+"""
+
+from __future__ import annotations
+
+import marshal
+import sys
+import time
+
+from ..core import oscalls
+from . import hook_client
+from .hook_client import DECLINED, EXIT, PID, READY, STALE, kill
+
+TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
+if TYPE_CHECKING:
+    from _socket import socket
+    from typing import Any, NoReturn
+
+#: How long the server waits without a call before it ends.
+IDLE_SECONDS = 600.0
+#: How often it looks at its socket and its code on disk.
+CHECK_SECONDS = 1.0
+#: How long it waits for a caller's message once connected (a caller sends it at once).
+RECEIVE_SECONDS = 1.0
+#: A server started less than this long ago (the lock's time) is not started again: one that cannot start is not
+#: retried on every hook call.
+RESTART_SECONDS = 30.0
+#: The argument of the launcher that runs the server.
+COMMAND = "serve-hooks"
+_MESSAGE_LIMIT = 16 << 20  # (a caller's arguments, folder and environment)
+_CODE = 5  # (how many fields of ``hook_client.fingerprint`` are ``code_fingerprint``'s: the rest is the locale's)
+
+
+def start_beside(folder: str) -> None:
+    """Start a server for the launcher in ``folder`` (a site-packages), detached, once a hook ran without one
+    (``hook_client.start_wanted``): where the ``hook_server`` setting is on, deja's home is where the client looks
+    (the config file does not move it), and none was started in the last ``RESTART_SECONDS``."""
+    from ..core import config, folders
+
+    path = hook_client.socket_path()
+    home = oscalls.dirname(path)
+    if not path or not config.get("hook_server") or oscalls.normpath(folders.deja_home()) != home:
+        return
+    lock = oscalls.join(home, hook_client.LOCK_NAME)
+    try:
+        if time.time() - oscalls.stat(lock).st_mtime < RESTART_SECONDS:
+            return
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    from posix import utime
+
+    from ..core import detached
+
+    try:
+        oscalls.close(oscalls.open(lock, oscalls.O_WRONLY | oscalls.O_CREAT, 0o600))
+        utime(lock)
+        detached.start([sys.executable, "-I", "-S", hook_client.launcher(folder), COMMAND], background=False)
+    except OSError:
+        return
+
+
+def state() -> str:
+    """Whether a hook server runs for this environment's hooks, in words (``deja doctor``)."""
+    from ..core import config, folders
+
+    if not config.get("hook_server"):
+        return "off (the hook_server setting): each hook runs in a process of its own"
+    path = hook_client.socket_path()
+    if not path:
+        return f"none: the path of its socket in {folders.deja_home()} is too long; each hook runs in its own process"
+    if oscalls.normpath(folders.deja_home()) != oscalls.dirname(path):
+        return "none: the config file moves deja's home, where the hooks cannot look for it without reading the file"
+    from _socket import AF_UNIX, SOCK_STREAM
+    from _socket import socket as Socket
+
+    probe = Socket(AF_UNIX, SOCK_STREAM)
+    try:
+        probe.settimeout(1.0)
+        probe.connect(path)
+    except OSError:
+        return "not running: the next hook answers in its own process and starts one"
+    finally:
+        probe.close()
+    try:
+        with open(oscalls.join(oscalls.dirname(path), hook_client.LOCK_NAME), encoding="ascii") as lock:
+            pid = lock.read().strip()
+    except OSError:
+        pid = "?"
+    return f"runs (pid {pid}): its children answer the hooks"
+
+
+def same_user(credentials: bytes, uid: int) -> bool:
+    """Whether a peer's ``SO_PEERCRED`` (``struct ucred``: pid, uid, gid, C ints) is user ``uid``'s."""
+    return len(credentials) >= 8 and int.from_bytes(credentials[4:8], sys.byteorder) == uid
+
+
+def _own_user(conn: socket) -> bool:
+    """Whether the peer on ``conn`` runs as this process's user. Where the system does not say (no ``SO_PEERCRED``:
+    macOS), the socket's 0600 mode in a 0700 folder is the check."""
+    try:
+        from _socket import SO_PEERCRED, SOL_SOCKET
+    except ImportError:  # pragma: no cover - Linux has it
+        return True
+    return same_user(conn.getsockopt(SOL_SOCKET, SO_PEERCRED, 12), oscalls.getuid())
+
+
+def serve() -> None:
+    """Run the server for the launcher this process was started with, until it steps aside."""
+    path = hook_client.socket_path()
+    from . import preload
+
+    folder = preload._folder or oscalls.dirname(oscalls.dirname(oscalls.dirname(oscalls.abspath(__file__))))
+    if not path or not oscalls.isdir(oscalls.dirname(path)):
+        return
+    lock = _locked(oscalls.join(oscalls.dirname(path), hook_client.LOCK_NAME))
+    if lock is None:
+        return  # (another server runs, or is starting)
+    _load_every_hook(folder)
+    Server(path, folder, lock).run()
+
+
+def _locked(path: str) -> int | None:
+    """The lock file at ``path``, held (``flock``) and holding this process's pid; None where another server holds
+    it for more than a second (one stepping aside lets go within that)."""
+    import fcntl
+    from posix import O_RDWR
+
+    fd = oscalls.open(path, O_RDWR | oscalls.O_CREAT, 0o600)
+    for _ in range(20):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            time.sleep(0.05)
+            continue
+        from posix import ftruncate
+
+        ftruncate(fd, 0)
+        oscalls.write(fd, b"%d\n" % oscalls.getpid())
+        return fd
+    oscalls.close(fd)
+    return None
+
+
+#: What hooks import beyond ``preload``'s lists, as some events need it (``python -X importtime`` of each hook on
+#: the sample history): a Shell command's failure and scope, a prompt's stems and dates, a session end's ingest.
+ON_DEMAND = (
+    "Stemmer",
+    "datetime",
+    "deja.core.ending",
+    "deja.core.errors",
+    "deja.core.destructive",
+    "deja.core.failures",
+    "deja.hooks.scope",
+    "deja.core.detached",
+    "unicodedata",
+)
+
+
+def _load_every_hook(folder: str) -> None:
+    """Import what every hook imports (``preload``'s lists, from the ``.pyc`` files where it can; ``ON_DEMAND``),
+    and freeze it out of the collector's sight: the children share those pages with the server until they write to
+    them."""
+    import gc
+
+    from ..hooks.run import HANDLERS
+    from . import preload
+
+    gc.disable()  # (as a hook runs: ``interfaces/entry.py``)
+    for command in preload.HOOK_MODULES:
+        preload.preload(command, folder)
+    for module, _, _ in HANDLERS.values():
+        __import__(f"deja.hooks.{module}")
+    for name in (*preload.OPENING_THE_INDEX, *ON_DEMAND):
+        __import__(name)
+    _warm()
+    gc.freeze()
+
+
+def _warm() -> None:
+    """Build once what a searching hook builds on its first use from deja's own constants (the thesaurus's tables,
+    the stemmer): made in every child, they cost every call again. Nothing here reads the environment or a file."""
+    from ..core import text, thesaurus
+
+    thesaurus.related("warm cache", ["warm", "cache"])
+    text.stem("warming")
+
+
+class Server:
+    """The listening socket and the calls its children answer."""
+
+    def __init__(self, path: str, folder: str, lock: int) -> None:
+        from _socket import AF_UNIX, SOCK_STREAM
+        from _socket import socket as Socket
+        from posix import umask
+
+        self.path = path
+        self.folder = folder
+        self.lock = lock
+        self.fingerprint = hook_client.fingerprint(folder)
+        self.listener = Socket(AF_UNIX, SOCK_STREAM)
+        _remove(path)  # (a stale one: this process holds the lock, so no server listens there)
+        mask = umask(0o177)  # (0600 from the start)
+        try:
+            self.listener.bind(path)
+        finally:
+            umask(mask)
+        self.listener.listen(64)
+        self.own = _identity(path)
+        self.calls: dict[int, tuple[socket, float]] = {}
+        self.last_call = time.monotonic()
+        self.stopping = False
+        self.wake_read, self.wake_write = oscalls.pipe()
+        self._catch_children()
+
+    def _catch_children(self) -> None:
+        """Wake the loop when a child ends (``SIGCHLD`` on a pipe it selects on), so its caller hears at once."""
+        import _signal  # type: ignore[import-not-found]  # (``signal`` would load ``enum`` into every child)
+        from posix import set_blocking
+
+        set_blocking(self.wake_write, False)
+        _signal.set_wakeup_fd(self.wake_write)
+        _signal.signal(_signal.SIGCHLD, lambda *_: None)
+
+    def run(self) -> None:
+        """Take calls until it steps aside, then answer the calls still running and end."""
+        import select
+
+        while not self.stopping or self.calls:
+            listening = [] if self.stopping else [self.listener]
+            watched: list[Any] = [*listening, self.wake_read, *(conn for conn, _ in self.calls.values())]
+            ready, _, _ = select.select(watched, [], [], CHECK_SECONDS)
+            if self.wake_read in ready:
+                oscalls.read(self.wake_read, 512)
+            self._reap()
+            for pid, (conn, _) in list(self.calls.items()):
+                if conn in ready:  # (the caller sends nothing more: it is gone, and its child with it)
+                    kill(pid)
+            if self.listener in ready and not self.stopping:
+                self._take()
+            self._kill_overdue()
+            if not self.stopping and self._should_stop():
+                self._stop_listening()
+        self.listener.close()
+
+    def _take(self) -> None:
+        """Accept one call and hand it to a child; the caller is told why where it is not."""
+        from _socket import socket as Socket
+
+        try:
+            fd, _ = self.listener._accept()  # type: ignore[attr-defined]
+        except OSError:
+            return
+        conn = Socket(fileno=fd)
+        fds: list[int] = []
+        try:
+            if not _own_user(conn):
+                conn.close()
+                return
+            conn.sendall(READY)
+            message = _receive(conn, fds)
+            self.last_call = time.monotonic()
+            reply = self._refusal(message, fds)
+            if reply:
+                conn.sendall(reply)
+                conn.close()
+                return
+            _, argv, cwd, environment = message
+            if _gone(conn):  # (it gave up waiting to be taken, and answered nothing: no one may answer now)
+                conn.close()
+                return
+            self._fork(conn, fds, argv, cwd, environment)
+        except (OSError, ValueError, EOFError, TypeError):  # (a caller gone, or what no client sends)
+            conn.close()
+        finally:
+            for each in fds:
+                oscalls.close(each)
+
+    def _fork(self, conn: socket, fds: list[int], argv: list[str], cwd: str, environment: dict[bytes, bytes]) -> None:
+        """A child for the call on ``conn``; its caller is told its pid (the caller kills it past its budget)."""
+        from posix import fork
+
+        pid = fork()
+        if pid == 0:
+            self._child(fds, argv, cwd, environment)
+        try:
+            conn.sendall(PID + pid.to_bytes(4, "little"))
+        except OSError:
+            kill(pid)
+            raise
+        budget = hook_client.BUDGET.get(argv[1] if len(argv) > 1 else "", hook_client.DEFAULT_BUDGET)
+        self.calls[pid] = (conn, time.monotonic() + budget + 1)
+
+    def _refusal(self, message: Any, fds: list[int]) -> bytes:
+        """What to answer instead of a child: STALE to a caller of another deja (this server steps aside), DECLINED
+        to one whose locale or folder it cannot take on; b"" to take the call."""
+        printed, argv, cwd, environment = message
+        if len(fds) != 3 or not isinstance(environment, dict) or not isinstance(argv, list):
+            return DECLINED
+        if tuple(printed[:_CODE]) != self.fingerprint[:_CODE]:
+            same_launcher = printed[3:4] == self.fingerprint[3:4] and printed[:1] == self.fingerprint[:1]
+            if same_launcher:  # (a reinstall: the caller's code is newer than this server's)
+                self._stop_listening()
+                return STALE
+            return DECLINED  # (another deja sharing this home: its hooks run in their own processes)
+        if tuple(printed[_CODE:]) != self.fingerprint[_CODE:] or not oscalls.isdir(cwd):
+            return DECLINED
+        return b""
+
+    def _child(self, fds: list[int], argv: list[str], cwd: str, environment: dict[bytes, bytes]) -> NoReturn:
+        """Become the caller's hook: its streams, folder, environment and arguments, then the launcher's run."""
+        import _signal
+
+        code = 0
+        try:
+            _signal.set_wakeup_fd(-1)
+            _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
+            self.listener.close()
+            for conn, _ in self.calls.values():
+                conn.close()
+            for fd in (self.wake_read, self.wake_write, self.lock):
+                oscalls.close(fd)
+            from posix import chdir, dup2
+
+            for target, fd in enumerate(fds):
+                dup2(fd, target)
+            for fd in fds:
+                if fd > 2:
+                    oscalls.close(fd)
+            chdir(cwd)
+            take_environment(environment)
+            sys.argv = list(argv)
+            self._step_aside_if_off()
+            from .entry import main
+
+            main()
+        except SystemExit as exc:
+            code = _exit_code(exc)
+        except BaseException:  # noqa: BLE001 - as Python would end: the traceback on stderr, exit 1
+            sys.excepthook(*sys.exc_info())
+            code = 1
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                continue
+        oscalls._exit(code)
+
+    def _step_aside_if_off(self) -> None:
+        """In a child: where the caller's settings turn the server off (the config file's ``hook_server``; the
+        variable turns it off in the client), the call is still answered, and the server's socket removed: the
+        server ends, and the next hook runs in its own process."""
+        from ..core import config
+
+        if not config.get("hook_server") and _identity(self.path) == self.own:
+            _remove(self.path)
+
+    def _reap(self) -> None:
+        """Tell the caller of each child that ended its exit code (none where a signal ended it)."""
+        while self.calls:
+            try:
+                pid, status = oscalls.waitpid(-1, oscalls.WNOHANG)
+            except ChildProcessError:
+                return
+            if not pid:
+                return
+            conn, _ = self.calls.pop(pid, (None, 0.0))
+            if conn is None:
+                continue
+            from posix import WEXITSTATUS, WIFEXITED
+
+            try:
+                if WIFEXITED(status):
+                    conn.sendall(EXIT + bytes([WEXITSTATUS(status) & 0xFF]))
+            except OSError:
+                pass
+            conn.close()
+
+    def _kill_overdue(self) -> None:
+        now = time.monotonic()
+        for pid, (_, deadline) in list(self.calls.items()):
+            if now > deadline:
+                kill(pid)
+
+    def _should_stop(self) -> bool:
+        """Whether to step aside: idle, its socket gone or another's, or its code on disk replaced."""
+        if not self.calls and time.monotonic() - self.last_call > IDLE_SECONDS:
+            return True
+        if _identity(self.path) != self.own:
+            self.own = None  # (not its own to remove)
+            return True
+        try:
+            return hook_client.code_fingerprint(self.folder) != self.fingerprint[:_CODE]
+        except OSError:
+            return True
+
+    def _stop_listening(self) -> None:
+        """Take no more calls: its socket removed (where it is still its own) and closed, so that a caller waiting
+        to be taken hears at once and answers in its own process."""
+        self.stopping = True
+        self.listener.close()
+        if self.own is not None and _identity(self.path) == self.own:
+            _remove(self.path)
+        self.own = None
+
+
+def take_environment(environment: dict[bytes, bytes]) -> None:
+    """Make ``environment`` this process's, for Python (``os.environ`` keeps its bytes in ``posix.environ``) and for
+    the C library (``putenv``: the local time's zone, read again by ``time.tzset``)."""
+    from posix import environ, putenv, unsetenv
+
+    for key in [key for key in environ if key not in environment]:
+        unsetenv(key)
+        del environ[key]
+    for key, value in environment.items():
+        putenv(key, value)
+        environ[key] = value
+    time.tzset()
+
+
+def _receive(conn: socket, fds: list[int]) -> Any:
+    """A caller's message (``hook_client.answer``'s); the descriptors it sent with it are put in ``fds`` (whatever
+    follows: the caller closes them)."""
+    from _socket import CMSG_SPACE, SCM_RIGHTS, SOL_SOCKET
+
+    conn.settimeout(RECEIVE_SECONDS)
+    size = 4
+    data, ancillary, _, _ = conn.recvmsg(1 << 16, CMSG_SPACE(3 * size))
+    fds += [
+        int.from_bytes(payload[i : i + size], sys.byteorder)
+        for level, kind, payload in ancillary
+        if level == SOL_SOCKET and kind == SCM_RIGHTS
+        for i in range(0, len(payload) - size + 1, size)
+    ]
+    if len(data) < size:
+        raise EOFError("no message")
+    length = int.from_bytes(data[:size], "little")
+    if length > _MESSAGE_LIMIT:
+        raise ValueError("message too long")
+    while len(data) < size + length:
+        chunk = conn.recv(size + length - len(data))
+        if not chunk:
+            raise EOFError("message cut short")
+        data += chunk
+    return marshal.loads(data[size:])
+
+
+def _gone(conn: socket) -> bool:
+    """Whether the caller on ``conn`` has closed its end (it sends nothing after its message)."""
+    import select
+
+    return bool(select.select([conn], [], [], 0)[0])
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        found = oscalls.lstat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _remove(path: str) -> None:
+    try:
+        oscalls.unlink(path)
+    except OSError:
+        return
+
+
+def _exit_code(exc: SystemExit) -> int:
+    """The exit code Python gives ``exc`` (a message is printed on stderr, and is 1)."""
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code & 0xFF
+    print(exc.code, file=sys.stderr)
+    return 1

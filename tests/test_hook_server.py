@@ -1,0 +1,475 @@
+"""The resident hook server (``interfaces/hook_server.py``) and the launcher's client of it (``hook_client.py``).
+
+Real processes and sockets: deja laid out in a site-packages as pip installs it, its launcher started as Cursor
+starts it, a server started as the launcher starts one. Each test stops the servers it started.
+"""
+
+from __future__ import annotations
+
+import compileall
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import CHECKOUT, Sample, run_deja
+
+from deja.hooks.run import HANDLERS
+from deja.installers import claude, cursor
+from deja.interfaces import hook_client, hook_server
+
+SWITCH = {hook_client.SWITCH: "1"}
+NO_MATCH = "write a haiku about autumn leaves in Lisbon"
+MODULE_ERROR = "E   ModuleNotFoundError: No module named 'api.cache'"
+
+
+@pytest.fixture(scope="module")
+def site_packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout's deja copied into a site-packages beside PyStemmer, compiled: the launcher there starts
+    without ``site`` and asks the server (a test may replace the copy's launcher, as a reinstall does)."""
+    import Stemmer
+
+    folder = tmp_path_factory.mktemp("installed") / "site-packages"
+    for layer in ("core", "hooks", "installers", "interfaces"):
+        shutil.copytree(CHECKOUT / layer, folder / "deja" / layer, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / Path(Stemmer.__file__).name).symlink_to(Stemmer.__file__)
+    assert compileall.compile_dir(folder / "deja", quiet=1)
+    return folder
+
+
+def launcher(site: Path) -> Path:
+    return site / "deja" / "interfaces" / "hook.py"
+
+
+def launch(
+    site: Path, command: str, payload: Any, env: dict[str, str], cwd: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """``command`` as Cursor runs it: the launcher, the event on stdin."""
+    return subprocess.run(
+        [sys.executable, "-I", "-S", str(launcher(site)), command],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+def socket_of(env: dict[str, str]) -> Path:
+    return Path(env["DEJA_HOME"]) / hook_client.SOCKET_NAME
+
+
+def wait_for(what: str, check: Any, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, f"{what} did not happen within {seconds} s"
+        time.sleep(0.05)
+
+
+def running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    state = Path(f"/proc/{pid}/stat")
+    return not state.exists() or state.read_text().split(") ")[-1][:1] != "Z"
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes ``pid`` started that still run (Linux's ``/proc``)."""
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(each) for each in path.read_text().split()] if path.exists() else []
+
+
+def stop_servers(home: Path) -> None:
+    """Kill the server whose pid the lock in ``home`` holds, if it is one."""
+    lock = home / hook_client.LOCK_NAME
+    text = lock.read_text().strip() if lock.exists() else ""
+    if text.isdigit() and running(int(text)):
+        cmdline = Path(f"/proc/{text}/cmdline")
+        if not cmdline.exists() or b"serve-hooks" in cmdline.read_bytes():
+            os.kill(int(text), signal.SIGKILL)
+
+
+class Served:
+    """A server started as the launcher starts one, for the environment ``env``."""
+
+    def __init__(self, site: Path, env: dict[str, str]) -> None:
+        self.env = env
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(launcher(site)), hook_server.COMMAND],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        wait_for("the server's socket", lambda: socket_of(env).exists() or self.process.poll() is not None)
+        assert self.process.poll() is None, "the server ended at once"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(10)
+        stop_servers(Path(self.env["DEJA_HOME"]))
+
+
+@pytest.fixture
+def serving(site_packages: Path, indexed_sample: Sample) -> Iterator[Served]:
+    """A server for the indexed sample's environment (the server switched on), stopped at teardown."""
+    env = {**indexed_sample.env, **SWITCH}
+    Path(env["DEJA_HOME"]).mkdir(parents=True, exist_ok=True)
+    server = Served(site_packages, env)
+    yield server
+    server.stop()
+
+
+def payloads(sample: Sample, conversation: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """label -> (command, payload) of every hook, as cursor-agent sends them, in conversation ``conversation``."""
+    project = str(sample.history.projects["api"])
+    base = {
+        "conversation_id": conversation,
+        "cursor_version": "2026.10.01",
+        "workspace_roots": [project],
+        "transcript_path": f"/x/{conversation}/{conversation}.jsonl",
+    }
+    tool = {**base, "tool_use_id": "t1", "cwd": ""}
+    failed = json.dumps({"output": MODULE_ERROR, "exitCode": 1})
+    return {
+        "session start": ("hook-context", {**base, "hook_event_name": "sessionStart"}),
+        "prompt that recalls": (
+            "hook-prompt",
+            {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": f"tests fail: {MODULE_ERROR}"},
+        ),
+        "Shell": (
+            "hook-tool",
+            {**tool, "hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": {"command": "pytest -q"}},
+        ),
+        "Task": (
+            "hook-tool",
+            {
+                **tool,
+                "hook_event_name": "preToolUse",
+                "tool_name": "Task",
+                "tool_input": {"description": "look into it", "prompt": "why does pytest not import api.cache"},
+            },
+        ),
+        "tool after": (
+            "hook-tool-after",
+            {
+                **tool,
+                "hook_event_name": "postToolUse",
+                "tool_name": "Shell",
+                "tool_input": {"command": "pytest -q"},
+                "tool_output": failed,
+            },
+        ),
+        "session end": ("hook-session-end", {**base, "hook_event_name": "sessionEnd", "reason": "completed"}),
+    }
+
+
+class Call:
+    """A hook call the server's child answered, and what ``/proc`` showed of that child while it ran (not its
+    environment: ``/proc``'s is the one the process started with, the server's)."""
+
+    def __init__(self, done: subprocess.CompletedProcess[bytes], child: int, cwd: str) -> None:
+        self.done, self.child, self.cwd = done, child, cwd
+
+
+def served_call(
+    server: Served, site: Path, command: str, payload: Any, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> Call:
+    """``launch``, and that the server's child answered it: the launcher is started with its stdin open, a child of
+    the server's waits on it (its folder is read then), and the event follows."""
+    process = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(launcher(site)), command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env or server.env,
+        cwd=cwd,
+    )
+    try:
+        wait_for("a child of the server", lambda: children_of(server.process.pid), 10)
+        child = children_of(server.process.pid)[0]
+        folder = os.readlink(f"/proc/{child}/cwd")
+    finally:
+        out, err = process.communicate(json.dumps(payload).encode(), timeout=60)
+    return Call(subprocess.CompletedProcess(process.args, process.returncode, out, err), child, folder)
+
+
+# --- the same answer -----------------------------------------------------------------------------
+
+
+def test_every_hook_answers_through_the_server_byte_for_byte_as_in_its_own_process(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    alone = {**serving.env, hook_client.SWITCH: "0"}
+    for label, (command, payload) in payloads(indexed_sample, "in-process").items():
+        _, served_payload = payloads(indexed_sample, "served")[label]
+        own = launch(site_packages, command, payload, alone)
+        served = served_call(serving, site_packages, command, served_payload).done
+        assert (served.returncode, served.stdout, served.stderr) == (own.returncode, own.stdout, own.stderr), label
+        assert own.returncode == 0 and own.stderr == b"", (label, own.stderr)
+    again = payloads(indexed_sample, "again")["prompt that recalls"]
+    recalled = json.loads(served_call(serving, site_packages, *again).done.stdout)
+    assert "Past turns from other sessions" in recalled["additional_context"], "the served prompt recalled"
+    log = (indexed_sample.home / "hooks.log").read_text()
+    assert "hook-prompt beforeSubmitPrompt served: gave" in log and "hook-tool preToolUse served: gave" in log
+
+
+def test_each_call_is_answered_in_its_own_folder_environment_and_time_zone(
+    serving: Served, site_packages: Path, tmp_path: Path
+) -> None:
+    """Two homes, two folders, two zones through one server: the child runs in the call's folder, with its
+    environment (its home's config file turns recall off in one), and logs in its zone."""
+    quiet_home = tmp_path / "quiet-home"
+    (quiet_home / ".config" / "deja").mkdir(parents=True)
+    (quiet_home / ".config" / "deja" / "config.toml").write_text('recall = "off"\n')
+    calls = {
+        "utc": ({**serving.env, "TZ": "UTC"}, tmp_path / "one"),
+        "kolkata": ({**serving.env, "HOME": str(quiet_home), "TZ": "Asia/Kolkata"}, tmp_path / "two"),
+    }
+    for name, (env, folder) in calls.items():
+        folder.mkdir()
+        payload = {
+            "hook_event_name": "beforeSubmitPrompt",
+            "prompt": f"tests fail: {MODULE_ERROR}",
+            "conversation_id": name,
+        }
+        call = served_call(serving, site_packages, "hook-prompt", payload, env, folder)
+        assert call.done.returncode == 0 and call.cwd == str(folder)
+    log = (Path(serving.env["DEJA_HOME"]) / "hooks.log").read_text().splitlines()
+    utc, kolkata = ([line for line in log if f" {name}: " in line][0] for name in calls)
+    assert "+0000 " in utc and ": gave " in utc
+    assert "+0530 " in kolkata and "recall" in kolkata and ": gave " not in kolkata
+
+
+# --- stepping aside ---------------------------------------------------------------------------------
+
+
+def test_a_reinstall_makes_the_server_step_aside_and_the_hook_answers_in_its_own_process(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    command, payload = payloads(indexed_sample, "before")["prompt that recalls"]
+    before = served_call(serving, site_packages, command, payload).done
+    hook = launcher(site_packages)
+    replaced = hook.with_name("hook.py.new")
+    shutil.copy2(hook, replaced)
+    replaced.replace(hook)  # (pip's way: another file in the launcher's place)
+    _, payload = payloads(indexed_sample, "after")["prompt that recalls"]
+    after = launch(site_packages, command, payload, serving.env)
+    assert (after.returncode, after.stdout, after.stderr) == (before.returncode, before.stdout, before.stderr)
+    serving.process.wait(10)  # (it stepped aside: no test kills it)
+    assert not socket_of(serving.env).exists()
+
+
+def test_a_launcher_touched_on_disk_ends_the_idle_server_within_seconds(serving: Served, site_packages: Path) -> None:
+    hook = launcher(site_packages)
+    os.utime(hook, ns=(hook.stat().st_atime_ns, hook.stat().st_mtime_ns + 1_000_000_000))
+    serving.process.wait(10)
+    assert not socket_of(serving.env).exists()
+
+
+def test_a_killed_servers_socket_is_run_past_and_replaced(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    serving.process.kill()
+    serving.process.wait(10)
+    assert socket_of(serving.env).exists(), "a killed server leaves its socket"
+    lock = Path(serving.env["DEJA_HOME"]) / hook_client.LOCK_NAME
+    os.utime(lock, (time.time() - 3600, time.time() - 3600))  # (it had run for an hour)
+    command, payload = payloads(indexed_sample, "past-a-dead-one")["prompt that recalls"]
+    done = launch(site_packages, command, payload, serving.env)
+    assert done.returncode == 0 and "Past turns" in json.loads(done.stdout)["additional_context"]
+    wait_for("a new server", lambda: lock.read_text().strip() not in ("", str(serving.process.pid)))
+    new = int(lock.read_text())
+    try:
+        wait_for("its socket", lambda: socket_of(serving.env).exists())
+        _, payload = payloads(indexed_sample, "to-the-new-one")["prompt that recalls"]
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(launcher(site_packages)), command],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=serving.env,
+        )
+        wait_for("a child of the new server", lambda: children_of(new), 10)
+        out, _ = process.communicate(json.dumps(payload).encode(), timeout=60)
+        assert out == done.stdout
+    finally:
+        stop_servers(Path(serving.env["DEJA_HOME"]))
+
+
+def test_a_second_server_leaves_the_first_one_serving(serving: Served, site_packages: Path) -> None:
+    second = subprocess.run(
+        [sys.executable, "-I", "-S", str(launcher(site_packages)), hook_server.COMMAND],
+        env=serving.env,
+        capture_output=True,
+        timeout=30,
+    )
+    assert (second.returncode, second.stdout, second.stderr) == (0, b"", b"")
+    assert serving.process.poll() is None and socket_of(serving.env).exists()
+
+
+def test_the_server_ends_after_its_idle_time(site_packages: Path, fake_home: Path, tmp_path: Path) -> None:
+    env = {**os.environ, **SWITCH, "DEJA_HOME": str(tmp_path / "deja")}
+    (tmp_path / "deja").mkdir()
+    code = f"import sys; sys.path.append({str(site_packages)!r}); from deja.interfaces import hook_server as s; "
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code + "s.IDLE_SECONDS = 1.5; s.serve()"], env=env, timeout=30
+    )
+    assert done.returncode == 0 and 1.5 <= time.monotonic() - started < 20
+    assert not socket_of(env).exists()
+
+
+# --- never in the way ---------------------------------------------------------------------------------
+
+
+def test_a_child_that_hangs_is_killed_and_the_hook_exits_0_within_its_budget(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    """Nothing the server holds keeps the hook's stdout open: the reader sees its end when the hook exits."""
+    command, payload = payloads(indexed_sample, "hangs")["prompt that recalls"]
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(launcher(site_packages)), command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=serving.env,
+    )
+    wait_for("a child of the server", lambda: children_of(serving.process.pid), 10)
+    child = children_of(serving.process.pid)[0]
+    os.kill(child, signal.SIGSTOP)
+    out, err = process.communicate(json.dumps(payload).encode(), timeout=60)
+    assert (process.returncode, out, err) == (0, b"", b"")
+    assert time.monotonic() - started < hook_client.DEFAULT_BUDGET + 1
+    wait_for("the child's end", lambda: not running(child), 10)
+    assert "took longer than the hook's 4 s" in (indexed_sample.home / "hooks.log").read_text()
+    assert serving.process.poll() is None, "the server still serves"
+
+
+def test_a_child_that_dies_gives_exit_0_and_nothing(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    command, payload = payloads(indexed_sample, "dies")["prompt that recalls"]
+    process = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(launcher(site_packages)), command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=serving.env,
+    )
+    wait_for("a child of the server", lambda: children_of(serving.process.pid), 10)
+    os.kill(children_of(serving.process.pid)[0], signal.SIGKILL)
+    out, err = process.communicate(json.dumps(payload).encode(), timeout=60)
+    assert (process.returncode, out, err) == (0, b"", b"")
+    assert "the hook server's child ended without an answer" in (indexed_sample.home / "hooks.log").read_text()
+
+
+def test_the_budget_a_hook_waits_is_under_every_timeout_the_installers_give_it() -> None:
+    for hook in (*cursor.HOOKS, *claude.HOOKS):
+        waited = hook_client.BUDGET.get(hook.subcommand, hook_client.DEFAULT_BUDGET)
+        assert waited <= hook.timeout - 1, hook
+    assert set(hook_client.BUDGET) <= set(HANDLERS)
+
+
+# --- who may ask ----------------------------------------------------------------------------------------
+
+
+def test_the_socket_is_its_users_alone(serving: Served) -> None:
+    assert socket_of(serving.env).stat().st_mode & 0o777 == 0o600
+    assert socket_of(serving.env).parent.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_peer_of_another_user_is_refused() -> None:
+    def ucred(pid: int, uid: int, gid: int) -> bytes:
+        return b"".join(n.to_bytes(4, sys.byteorder) for n in (pid, uid, gid))
+
+    assert hook_server.same_user(ucred(77, os.getuid(), 0), os.getuid())
+    assert not hook_server.same_user(ucred(77, os.getuid() + 1, os.getuid()), os.getuid())
+    assert not hook_server.same_user(b"", os.getuid())
+
+
+def test_no_server_is_asked_or_started_where_it_is_off(site_packages: Path, indexed_sample: Sample) -> None:
+    env = {**indexed_sample.env, hook_client.SWITCH: "off"}
+    command, payload = payloads(indexed_sample, "off")["prompt that recalls"]
+    assert launch(site_packages, command, payload, env).returncode == 0
+    assert not (indexed_sample.home / hook_client.LOCK_NAME).exists()
+
+
+def test_a_config_file_that_turns_it_off_ends_a_running_server_after_answering(
+    serving: Served, site_packages: Path, indexed_sample: Sample, fake_home: Path
+) -> None:
+    config = Path(serving.env["HOME"]) / ".config" / "deja" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("hook_server = false\n")
+    env = {key: value for key, value in serving.env.items() if key != hook_client.SWITCH}
+    command, payload = payloads(indexed_sample, "turned-off")["prompt that recalls"]
+    done = served_call(serving, site_packages, command, payload, env).done
+    assert done.returncode == 0 and "Past turns" in json.loads(done.stdout)["additional_context"]
+    serving.process.wait(10)
+    assert not socket_of(serving.env).exists()
+
+
+def test_doctor_says_whether_a_hook_server_runs(site_packages: Path, indexed_sample: Sample) -> None:
+    env = {**indexed_sample.env, **SWITCH}
+    Path(env["DEJA_HOME"]).mkdir(parents=True, exist_ok=True)
+    assert "hook server: not running: the next hook answers in its own process" in run_deja("doctor", env=env).stdout
+    server = Served(site_packages, env)
+    try:
+        assert f"hook server: runs (pid {server.process.pid})" in run_deja("doctor", env=env).stdout
+    finally:
+        server.stop()
+    off = run_deja("doctor", env={**env, hook_client.SWITCH: "0"}).stdout
+    assert "hook server: off (the hook_server setting): each hook runs in a process of its own" in off
+
+
+def test_a_hook_killed_by_its_harness_takes_its_child_with_it(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    """Cursor kills a hook past its timeout (and the hook's process group as cursor-agent exits): the child, in the
+    server's session, holds Cursor's pipes, so the server kills it when its caller's connection closes."""
+    process = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(launcher(site_packages)), "hook-prompt"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=serving.env,
+    )
+    wait_for("a child of the server", lambda: children_of(serving.process.pid), 10)
+    child = children_of(serving.process.pid)[0]
+    os.kill(child, signal.SIGSTOP)  # (as a child stuck in its work)
+    process.kill()
+    process.communicate(timeout=30)
+    wait_for("the child's end", lambda: not running(child), 10)
+    command, payload = payloads(indexed_sample, "after-a-kill")["prompt that recalls"]
+    assert served_call(serving, site_packages, command, payload).done.returncode == 0, "the server still serves"
+
+
+def test_a_server_that_takes_no_call_leaves_it_to_the_hook_which_answers_it_once(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    """A stuck server is asked for nothing it could hold: the hook answers in its own process within a second more,
+    and the server, going on, answers nothing of it (the hook's output ends with the hook)."""
+    alone = {**serving.env, hook_client.SWITCH: "0"}
+    command, payload = payloads(indexed_sample, "never-taken")["prompt that recalls"]
+    own = launch(site_packages, command, payloads(indexed_sample, "own")["prompt that recalls"][1], alone)
+    os.kill(serving.process.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        done = launch(site_packages, command, payload, serving.env)
+        assert (done.returncode, done.stdout, done.stderr) == (own.returncode, own.stdout, own.stderr)
+        assert time.monotonic() - started < hook_client.DEFAULT_BUDGET
+    finally:
+        os.kill(serving.process.pid, signal.SIGCONT)
+    _, later = payloads(indexed_sample, "taken-later")["prompt that recalls"]
+    assert served_call(serving, site_packages, command, later).done.stdout == own.stdout
+    assert (indexed_sample.home / "hooks.log").read_text().count("never-taken") == 1
