@@ -34,6 +34,16 @@ def _long_chat(n: int) -> list[dict]:
     return records
 
 
+#: Long chats importing Angular modules in every answer, one of which says "checking out" in passing: a compound's
+#: two words side by side hold it nearly ("check out" for ``checkout``, ``thesaurus.closed_compounds``).
+IMPORTS = {
+    f"imports-{n:02d}": [
+        f"the settings page {n} shows a blank screen",
+        "Whether you are checking out Angular for the first time or not, the fix is short.",
+        *(f"Add import {{ {part.title()}Module }} from './{part}'; and import it in the page" for part in PARTS),
+    ]
+    for n in range(4)
+}
 #: Chats about other things, so that "component" is a word of some messages, not of nearly all.
 OTHER = {
     f"other-{n:03d}": [f"lunch plan {n}", *(f"the weather on day {i} was fine" for i in range(20))] for n in range(120)
@@ -42,7 +52,8 @@ RARE = {
     "kingfisher-500": [
         "still 500 on the kingfisher endpoint",
         "The kingfisher endpoint reads a stale DATABASE_URL from its own configmap.",
-    ]
+    ],
+    "checkout-refactor": ["refactor the checkout service into modules", "Split checkout into cart.py and pay.py."],
 }
 #: Known gap (rank55): weighing each word by its idf in that share puts the kingfisher chat first in search, but lost
 #: questions on the tuning halves of LoCoMo and the coding benchmark (paraphrased questions whose answer holds the
@@ -60,6 +71,14 @@ PROMPT_GAP = pytest.mark.xfail(
     "holding its rarest word",
 )
 
+#: The share counts a word held only nearly as held: "checking out" once makes a chat hold ``checkout`` as much as the
+#: chat about the checkout service does, and its many imports do the rest.
+NEARLY_GAP = pytest.mark.xfail(
+    strict=True,
+    reason="trial55 F2: a chat saying a compound's two words in passing holds it in full in its share of the query, "
+    "so long chats saying the query's common word often outscore the chat saying the rare word as written",
+)
+
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
@@ -68,7 +87,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
         folder = tmp_path_factory.mktemp("rare")
         for n in range(6):
             write_transcript(transcript_path(folder / "cli", "/work/shop", f"ionic-{n:02d}"), _long_chat(n))
-        index_chats(folder, patch, {**OTHER, **RARE})
+        index_chats(folder, patch, {**IMPORTS, **OTHER, **RARE})
         yield dict(os.environ)
 
 
@@ -79,9 +98,10 @@ def _sessions(env: dict[str, str], *query: str) -> list[str]:
 
 
 def test_each_word_alone_finds_its_chats(history: dict[str, str]) -> None:
-    """(what the two tests below stand on: the rare word is in one chat, the common one in the long chats)"""
+    """(what the tests below stand on: each rare word is in one chat, "component" in the long chats)"""
     assert _sessions(history, "kingfisher") == ["kingfisher-500"]
     assert all(session.startswith("ionic-") for session in _sessions(history, "component"))
+    assert _sessions(history, "checkout")[0] == "checkout-refactor"
 
 
 @SEARCH_GAP
@@ -94,3 +114,8 @@ def test_the_prompt_hook_recalls_the_chat_holding_the_rare_word(history: dict[st
     recalled = hook_prompt(history, "the kingfisher component fails again", "/work/shop")
     assert "kingfisher-500" in recalled
     assert "ionic-" not in recalled
+
+
+@NEARLY_GAP
+def test_the_chat_saying_the_rare_word_comes_before_chats_saying_its_halves_in_passing(history: dict[str, str]) -> None:
+    assert _sessions(history, "checkout", "import")[0] == "checkout-refactor"
