@@ -56,6 +56,7 @@ def test_a_healthy_machine_exits_0_with_nothing_to_fix(sample: Sample, tmp_path:
         ("home", "DEJA_HOME"),
         ("cursor_root", "DEJA_CURSOR_ROOT"),
         ("cursor_cli_root", "DEJA_CURSOR_CLI_ROOT"),
+        ("hook_server", "DEJA_HOOK_SERVER"),  # (off in tests but their own: conftest)
     ):
         # In the config file as well, so Cursor's hooks, started without this shell, see the same history.
         assert run_deja("config", "set", key, env[variable], env=env, script=script).returncode == 0
