@@ -14,8 +14,7 @@ cursor-agent also looks the chat up under one config root only, the one its
 own environment names (``$CURSOR_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/cursor``,
 else ``~/.cursor``), and the shell the line is pasted in need not have this
 process's environment: so the line names the chat's root as
-``CURSOR_CONFIG_DIR=<root>`` before ``cursor-agent`` unless every shell finds
-the chat without it (``config_dir_to_set``).
+``CURSOR_CONFIG_DIR=<root>`` before ``cursor-agent`` (``config_dir_to_set``).
 
 Everything else is refused with a line that points at ``deja show``:
 ``cursor-agent --resume`` given a chat it cannot find lists chats from every
@@ -28,7 +27,7 @@ import os
 import shlex
 from pathlib import Path
 
-from . import folders, paths
+from . import paths
 from .bookkeeping import Bookkeeping
 from .digests import folder_md5
 from .index import Index, IndexUnreadable, SessionMeta
@@ -61,8 +60,8 @@ class ResumeTarget(Record, frozen=True):
 
     directory: Path
     chat_id: str
-    #: The ``CURSOR_CONFIG_DIR`` to run it with (the root the chat is filed under), or None where any shell finds it.
-    config_dir: Path | None = None
+    #: The ``CURSOR_CONFIG_DIR`` to run it with: the root the chat is filed under.
+    config_dir: Path
 
 
 def resume_target(meta: SessionMeta, index: Index | None = None) -> ResumeTarget:
@@ -98,24 +97,15 @@ def _continued_in_the_editor(meta: SessionMeta, index: Index | None) -> Path:
     return chat_dir
 
 
-def config_dir_to_set(chat_dir: Path) -> Path | None:
+def config_dir_to_set(chat_dir: Path) -> Path:
     """The config root ``chat_dir`` is filed under (``<root>/chats/<md5>/<id>``), which the line sets as
     ``CURSOR_CONFIG_DIR``: ``cursor-agent --resume`` looks the chat up under the one root its own environment names
     (``$CURSOR_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/cursor``, else ``~/.cursor``), and the shell the line is pasted
     in may have another environment than this process (Cursor starts the MCP server without ``XDG_CONFIG_HOME``):
-    trial55 F1. None, a bare line, only where the chat is in ``~/.cursor``, the root of a shell that sets neither
-    variable, this environment names that root too, and no other root this process reads holds chats (which would
-    show that some shell set one of them)."""
-    root = chat_dir.parent.parent.parent
-    plain = folders.real_folder(str(paths.home() / ".cursor"))
-    others = [other for other in paths.cli_roots() if folders.real_folder(str(other)) != plain]
-    if (
-        folders.real_folder(str(root)) != plain
-        or folders.real_folder(str(paths.cursor_agent_chats_root())) != plain
-        or any((other / "chats").is_dir() for other in others)
-    ):
-        return root
-    return None
+    trial55 F1. Named always, ``~/.cursor`` too: no process of deja's can tell what the shell a line is pasted in sets
+    (a bare line for a chat under ``~/.cursor`` did not reopen it in a shell setting ``XDG_CONFIG_HOME``: review55c F2).
+    """
+    return chat_dir.parent.parent.parent
 
 
 def _directory(meta: SessionMeta, chat_dir: Path, transcript: Path | None) -> Path:
@@ -151,9 +141,9 @@ def _read_from(meta: SessionMeta, index: Index | None) -> Path | None:
 def command_line(target: ResumeTarget) -> str:
     """The line to paste, each part quoted for a POSIX shell (the directory is absolute, so never read as an option;
     one whose name holds a control character through ``printf``'s octal escapes: ``text.shell_word``), with
-    ``CURSOR_CONFIG_DIR=<root>`` before ``cursor-agent`` where :func:`config_dir_to_set` names one."""
-    setting = f"CURSOR_CONFIG_DIR={shell_word(str(target.config_dir))} " if target.config_dir else ""
-    return f"cd {shell_word(str(target.directory))} && {setting}cursor-agent --resume {shlex.quote(target.chat_id)}"
+    ``CURSOR_CONFIG_DIR=<root>`` before ``cursor-agent`` (:func:`config_dir_to_set`)."""
+    setting = f"CURSOR_CONFIG_DIR={shell_word(str(target.config_dir))}"
+    return f"cd {shell_word(str(target.directory))} && {setting} cursor-agent --resume {shlex.quote(target.chat_id)}"
 
 
 def _recorded_directory(meta: SessionMeta, chat_dir: Path, transcript: Path | None) -> Path:
@@ -170,9 +160,9 @@ def _recorded_directory(meta: SessionMeta, chat_dir: Path, transcript: Path | No
                 f"(chats/{bucket})",
             )
         return Path(chat_meta.cwd)
-    folders = slug_folders(project_slug_of(transcript)) if transcript else []  # (of several, the bucket's)
+    slugged = slug_folders(project_slug_of(transcript)) if transcript else []  # (of several, the bucket's)
     placed = [Path(meta.project_dir)] if os.path.isabs(meta.project_dir) else []
-    decoded = next((folder for folder in [*folders, *placed] if folder_md5(str(folder)) == bucket), None)
+    decoded = next((folder for folder in [*slugged, *placed] if folder_md5(str(folder)) == bucket), None)
     if decoded is None:
         raise ResumeRefused(session_id, f"its directory is not recorded ({chat_dir / 'meta.json'} has no cwd)")
     return decoded

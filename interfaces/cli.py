@@ -588,8 +588,7 @@ def resume_command(
     run_it: Annotated[bool, typer.Option("--exec", help="Run the command instead of printing it.")] = False,
 ) -> None:
     """Print the line that reopens a cursor-agent chat where it ran: cd <project> && cursor-agent --resume <id>
-    (CURSOR_CONFIG_DIR=<folder> before cursor-agent, the folder the chat is filed under, unless that is ~/.cursor and
-    nothing names another)."""
+    (CURSOR_CONFIG_DIR=<folder> before cursor-agent, the folder the chat is filed under)."""
 
     from ..core.resume import ResumeRefused, command_line, resume_target
 
@@ -607,11 +606,12 @@ def resume_command(
     agent = shutil.which("cursor-agent")
     if agent is None:
         fail(f"cursor-agent is not on PATH: install Cursor's CLI, or run it yourself: {line}")
-    config_dir = {"CURSOR_CONFIG_DIR": str(target.config_dir)} if target.config_dir else {}
     sys.stdout.flush()
     try:
         os.chdir(target.directory)
-        os.execve(agent, [agent, "--resume", target.chat_id], {**os.environ, **config_dir})
+        os.execve(
+            agent, [agent, "--resume", target.chat_id], {**os.environ, "CURSOR_CONFIG_DIR": str(target.config_dir)}
+        )
     except OSError as exc:
         fail(f"cannot run {agent} in {target.directory}: {exc.strerror or exc}")
 

@@ -127,15 +127,16 @@ def test_a_chat_under_dot_cursor_resumed_where_xdg_config_home_is_set_names_dot_
         assert reopens(line, agent, fake_home, shell_xdg) == f"resumed {CHAT}\n"
 
 
-def test_a_chat_under_dot_cursor_where_no_other_folder_holds_chats_gets_the_bare_line(
-    fake_home: Path, agent: Path
-) -> None:
+def test_a_chat_under_dot_cursor_where_no_other_folder_holds_chats_names_it_too(fake_home: Path, agent: Path) -> None:
+    """Nothing deja reads shows that a shell sets XDG_CONFIG_HOME, yet the shell the line is pasted in may (to a
+    folder with no chats yet): the bare line did not reopen the chat there (review55c F2)."""
     project = _write_chat(fake_home, ".cursor", ".cursor")
 
     line = _resume_line(fake_home)
 
-    assert line == f"cd {project} && cursor-agent --resume {CHAT}\n"
-    assert reopens(line, agent, fake_home, None) == f"resumed {CHAT}\n"
+    assert line == f"cd {project} && CURSOR_CONFIG_DIR={fake_home}/.cursor cursor-agent --resume {CHAT}\n"
+    for shell_xdg in (fake_home / "xdg", None):
+        assert reopens(line, agent, fake_home, shell_xdg) == f"resumed {CHAT}\n"
 
 
 def test_a_chat_under_dot_cursor_names_it_where_another_folder_holds_chats(fake_home: Path, agent: Path) -> None:
