@@ -78,6 +78,9 @@ from .views import when
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+#: Settings that change how fast the hooks answer, never what they answer: one this shell sets and Cursor's hooks
+#: never see is nothing to fix (``hook_server``: the tests turn the server off in their shell).
+HOW_FAST_ONLY = frozenset({"hook_server"})
 #: How many of deja's own newest hook decisions the JSON report carries.
 DECISIONS = 20
 #: How many damaged chat stores doctor names, each with its ``mv``; the rest are counted on one line after them.
@@ -265,6 +268,8 @@ def _settings_problems() -> list[Finding]:
     )
     problems += _server_env_problems()
     for setting, here, there in config.shell_only():
+        if setting.key in HOW_FAST_ONLY:
+            continue
         shown = str(here).lower() if isinstance(here, bool) else str(here)
         if _in_a_demo(shown):  # `deja demo --keep`'s exports: no setting to keep (trial12 F1)
             problems.append(Finding(
