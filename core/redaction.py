@@ -20,7 +20,12 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (30: bash's ``$'…'`` and an escaped ``\"`` in a curl/HTTPie password, HTTPie's ``-va`` cluster, xh, its
+#: (31: an escaped quote inside a curl/HTTPie password in a JSON string's escaped quotes (``\\"…\\\\\\"…\\"``) and in
+#: bash's ``$'…\\'…'``, a made password in brackets (``[deploy:…]``), HTTPie's bearer token on a continued line and
+#: after ``-A=bearer``, xh's ``--bearer``, a Makefile's ``@http -a …``, HTTPie's ``-a`` after a header it removes, a
+#: curl config file's ``user: …`` and its user line after any quote or an escaped line end (``printf 'url = x\\nuser
+#: = …'``), a numeric user and PIN there (``104233:83726451``): red55;
+#: 30: bash's ``$'…'`` and an escaped ``\"`` in a curl/HTTPie password, HTTPie's ``-va`` cluster, xh, its
 #: bearer token (``-A bearer -a …``), the names in capitals, a user holding ``[``/``<``, a single-quoted password
 #: starting with ``$``, ``az login -p =…``, a curl config file's ``user = "…:…"`` line: red54;
 #: 29: curl's ``-u`` glued to its value or last in a cluster (``-udeploy:…``, ``-sSfu deploy:…``), its proxy's ``-U``
@@ -49,7 +54,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 30
+RULES_VERSION = 31
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
@@ -1038,7 +1043,7 @@ def _a_config_user_may_match(text: str, lowered: str) -> bool:
         value = _a_config_users_value(lowered, at + 4) if start else -1
         # (a value inside the last user read ends where it did, with the same answer: read again, a line of
         # ```user=`` repeated took time quadratic in its length)
-        if value >= read_to[escaped_lines] and not _uid_and_gid(lowered, value):
+        if value >= read_to[escaped_lines] and not _uid_and_gid(text, value):
             end = _user_end(lowered, value, escaped_lines=escaped_lines)
             if lowered.startswith(":", _after(lowered, end, "\\'\"")):
                 return True
@@ -1103,27 +1108,29 @@ def _back_over_a_path(text: str, at: int) -> int:
 
 def _a_config_users_value(lowered: str, at: int) -> int:
     """Where the value of the ``user`` ending at ``at`` starts as ``redact._CONFIG_USER`` reads it, after blanks, a
-    ``=`` or a ``:`` (blanks around it), or -1 (neither)."""
+    ``=`` or a ``:`` (blanks around it), or -1 (neither). A ``:`` after blanks is left to the value: it may be its
+    own, an empty user's (``user :token``)."""
     value = _after(lowered, at, " \t")
-    if lowered[value : value + 1] in ("=", ":"):
+    if lowered.startswith("=", value) or (value == at and lowered.startswith(":", value)):
         return _after(lowered, value + 1, " \t")
     return value if value > at else -1
 
 
-def _uid_and_gid(lowered: str, at: int) -> bool:
+def _uid_and_gid(text: str, at: int) -> bool:
     """Whether a config line's value at ``at`` is one the ``user`` rules keep (``redact._CONFIG_USER``): a uid and gid
     (``"1000:1000"``, quoted or not, the same number twice or two of five digits at most, then a blank, a quote, a
-    ``\\`` or the end) or a sudoers line's ``ALL=``: the gate loads no rules for them (review54f F10)."""
-    if lowered.startswith("all=", at):
+    ``\\`` or the end) or a sudoers line's ``ALL=`` (in capitals, as the rule reads it): the gate loads no rules for
+    them (review54f F10)."""
+    if text.startswith("ALL=", at):
         return True
-    at += lowered[at : at + 1] in ("'", '"')
-    colon = _after(lowered, at, "0123456789")
-    end = _after(lowered, colon + 1, "0123456789")
-    uid, gid = lowered[at:colon], lowered[colon + 1 : end]
-    if not (uid and gid and lowered.startswith(":", colon)) or not (uid == gid or max(len(uid), len(gid)) <= 5):
+    at += text[at : at + 1] in ("'", '"')
+    colon = _after(text, at, "0123456789")
+    end = _after(text, colon + 1, "0123456789")
+    uid, gid = text[at:colon], text[colon + 1 : end]
+    if not (uid and gid and text.startswith(":", colon)) or not (uid == gid or max(len(uid), len(gid)) <= 5):
         return False
-    end += lowered[end : end + 1] in ("'", '"')
-    return end == len(lowered) or lowered[end].isspace() or lowered[end] in "\\'\"`"
+    end += text[end : end + 1] in ("'", '"')
+    return end == len(text) or text[end].isspace() or text[end] in "\\'\"`"
 
 
 def _an_option_then_a_user(text: str, names: tuple[str, ...], letters: str) -> bool:
