@@ -1602,6 +1602,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         replace=_httpie_argument,
         retry=True,
     ),
+    # curl's own (``curl --oauth2-bearer TOKEN``): a token shorter than the ``Bearer …`` rule's 16 was kept (red55).
+    Rule(
+        "cli-credentials",
+        _option_of(_CURL_USER[0], r"--oauth2-bearer[ \t]+") + _NOT_REDACTED + _OPTION_VALUE,
+        ("bearer",),
+        replace=_argument,
+        retry=True,
+    ),
     Rule(
         "cli-credentials",
         r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$/][^\s\"'`]*)",  # (not ``-u redis://host:port``: a URL)

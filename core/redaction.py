@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
 #: (31: an escaped quote inside a curl/HTTPie password in a JSON string's escaped quotes (``\\"…\\\\\\"…\\"``) and in
 #: bash's ``$'…\\'…'``, a made password in brackets (``[deploy:…]``), HTTPie's bearer token on a continued line and
-#: after ``-A=bearer``, xh's ``--bearer``, a Makefile's ``@http -a …``, HTTPie's ``-a`` after a header it removes, a
-#: curl config file's ``user: …`` and its user line after any quote or an escaped line end (``printf 'url = x\\nuser
-#: = …'``), a numeric user and PIN there (``104233:83726451``): red55;
+#: after ``-A=bearer``, xh's ``--bearer``, curl's ``--oauth2-bearer``, a Makefile's ``@http -a …``, HTTPie's ``-a``
+#: after a header it removes, a curl config file's ``user: …`` and its user line after any quote or an escaped line
+#: end (``printf 'url = x\\nuser = …'``), a numeric user and PIN there (``104233:83726451``): red55;
 #: 30: bash's ``$'…'`` and an escaped ``\"`` in a curl/HTTPie password, HTTPie's ``-va`` cluster, xh, its
 #: bearer token (``-A bearer -a …``), the names in capitals, a user holding ``[``/``<``, a single-quoted password
 #: starting with ``$``, ``az login -p =…``, a curl config file's ``user = "…:…"`` line: red54;
@@ -1025,8 +1025,8 @@ def _an_httpie_auth_may_match(text: str, lowered: str) -> bool:
 
 def _a_bearer_token_may_match(text: str, lowered: str) -> bool:
     """What the rules ``bearer`` calls on need around it: HTTPie's name (``http``, ``xh``; ``http -A bearer -a
-    TOKEN``). ``Authorization: Bearer …`` alone, with no URL, holds none."""
-    return "http" in lowered or "xh" in lowered
+    TOKEN``) or curl's (``curl --oauth2-bearer TOKEN``). ``Authorization: Bearer …`` alone, with no URL, holds none."""
+    return "http" in lowered or "xh" in lowered or "curl" in lowered
 
 
 def _a_config_user_may_match(text: str, lowered: str) -> bool:

@@ -200,7 +200,7 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         ],
         "curl": ["keyed:(?:(?i:curl(?:\\.exe)", *listed],
         **dict.fromkeys(("http", "xh"), ["keyed:(?:(?i:(?:https?|htt"]),
-        "bearer": ["keyed:(?:(?i:(?:https?|htt"] * 2,
+        "bearer": ["keyed:(?:(?i:(?:https?|htt"] * 2 + ["keyed:(?:(?i:curl(?:\\.exe)"],
         "user": ["keyed:(?:[`'\"]|(?<!\\\\)\\\\n)", "keyed:(?m:^)[ \\t]*(?:[+>-]"],
         "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
         ".": ["token:[MNO][A-Za-z\\d_-]{23"],
@@ -397,6 +397,7 @@ SEEDS = [
     "printf 'url = x\\nuser = \"deploy:" + "Xk9mPq2Lw7\"' > .curlrc",
     "printf '%s\\n' 'user = \"deploy:" + "Xk9mPq2Lw7\"' >> ~/.curlrc",
     'user = "104233:' + '83726451"',
+    "curl --oauth2-bearer " + "Xk9mPq2Lw7 https://api.internal/v1",
     "user all=deploy:" + "Xk9mPq2Lw7",  # (not a sudoers line's ``ALL=``: the rule reads it in capitals alone)
 ]
 

@@ -344,6 +344,8 @@ def test_a_password_given_with_its_user_to_curl_httpie_or_az_is_redacted(written
         (f"deploy:\n\t@http -a deploy:{P} x\n", f"deploy:\n\t@http -a deploy:{R} x\n"),
         (f"deploy:\n\t@xh -a deploy:{P} x\n", f"deploy:\n\t@xh -a deploy:{R} x\n"),
         (f"http POST example.org Accept: -a deploy:{P}", f"http POST example.org Accept: -a deploy:{R}"),
+        # curl's own bearer option, a token shorter than the `Bearer …` rule's 16 characters.
+        (f"curl --oauth2-bearer {P} https://x", f"curl --oauth2-bearer {R} https://x"),
     ],
 )
 def test_rarer_spellings_of_a_curl_httpie_or_az_password_are_redacted(written: str, shown: str) -> None:
@@ -503,6 +505,7 @@ KEPT = [
     "user: node:node",
     "http POST example.org Accept: -a deploy:$PW",
     "xh --bearer $TOKEN api.example.org",
+    'curl --oauth2-bearer "$TOKEN" https://x',
 ]
 
 

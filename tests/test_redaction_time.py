@@ -167,6 +167,7 @@ def test_a_long_line_of_many_b_options_is_redacted_in_time_linear_in_its_size(tm
         "curl -u <a:b> ",
         "http -A bearer \\\n",
         "xh --bearer ",
+        "curl --oauth2-bearer ",
         "\t@http -a a:b\n",
         "http Accept: x: -a a:b ",
         "docker -u a:b ",
