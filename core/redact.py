@@ -276,13 +276,14 @@ def _marked(match: re.Match[str], group: int | str, replacement: str) -> str:
 
 
 def _option_value(match: re.Match[str], kind: str) -> str:
-    """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal."""
+    """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal (one that looks made in
+    brackets)."""
     group = "quoted" if match.group("quoted") is not None else "bare"
     value = match.group(group)
     if _single_quoted_alone(match):
         value = value.removeprefix("$")
-    if not _is_literal(value):
-        return match.group(0)
+    if not _is_literal(value) or (match.groupdict().get("bracket") and not _looks_made(value, password=True)):
+        return match.group(0)  # (a variable's, or help text's ``<user:password>``: ``_BRACKETED_PASSWORD``)
     return _marked(match, group, f"[redacted:{kind}]")
 
 
@@ -346,14 +347,41 @@ _HTPASSWD = (
 #: way only.
 _ENV_VARIABLE = r"(?i:\$env:)\w+(?!\w)"
 _QUOTED_USER = rf"""(?:{_ENV_VARIABLE}|(?!(?i:\$env:))[^\s:'"])*"""
-_BARE_USER_CHARACTER = rf"""(?:{_ENV_VARIABLE}|(?!(?i:\$env:))[^\s:'"`<\[])"""
-_BARE_USER = rf"""(?:{_BARE_USER_CHARACTER}(?:{_BARE_USER_CHARACTER}|[<\[](?!:))*)?"""
 
 
-def _user_alone(quote: str) -> str:
-    """A user before a ``:`` (``_USER_AND_PASSWORD``), bare or quoted on its own (``"deploy":…``, ``'deploy':…``),
-    its quote the group ``quote``: a pattern holds two, each its own name."""
-    return rf"(?:(?P<{quote}>{_QUOTE}){_QUOTED_USER}(?P={quote})|{_BARE_USER})"
+def _bare_user(character: str) -> str:
+    """A bare user of ``character``s, a ``<`` or ``[`` inside it but before its ``:`` (``USER[:PASS]``)."""
+    return rf"""(?:{character}(?:{character}|[<\[](?!:))*)?"""
+
+
+_BARE_USER = _bare_user(rf"""(?:{_ENV_VARIABLE}|(?!(?i:\$env:))[^\s:'"`<\[])""")
+#: A bare password: no variable's (``$PW``), less a shell's ``;``, ``&`` or ``|`` at its end.
+_BARE_PASSWORD = r"""[^\s"'`$;&|](?:[^\s"'`]*[^\s"'`;&|])?"""
+#: The bare user and password of a line among lines whose ends are escaped (``printf 'url = x\nuser = …'``, a JSON
+#: string's): a ``\\`` in them escapes no ``n`` nor a quote, so each ends at the line's escaped end, and a line of
+#: ``\nuser=`` repeated is read once (read on to its end from each, it took time quadratic in its length).
+_ESCAPED = r"""\\[^\sn"'`]"""
+_BARE_USER_ON_ESCAPED_LINES = _bare_user(rf"""(?:{_ENV_VARIABLE}|(?!(?i:\$env:))[^\s:'"`<\[\\]|{_ESCAPED})""")
+_BARE_PASSWORD_ON_ESCAPED_LINES = (
+    rf"""(?:[^\s"'`$;&|\\]|{_ESCAPED})(?:(?:[^\s"'`\\]|{_ESCAPED})*(?:[^\s"'`;&|\\]|{_ESCAPED}))?"""
+)
+
+
+def _user_alone(quote: str, bare_user: str) -> str:
+    """A user before a ``:`` (``_USER_AND_PASSWORD``), bare (``bare_user``) or quoted on its own (``"deploy":…``,
+    ``'deploy':…``), its quote the group ``quote``: a pattern holds two, each its own name."""
+    return rf"(?:(?P<{quote}>{_QUOTE}){_QUOTED_USER}(?P={quote})|{bare_user})"
+
+
+#: A character of a password in quotes a JSON string escapes once (``\\"deploy:…\\"``, the group ``json``): an escaped
+#: backslash with what it escapes (the shell's ``\\"`` inside the password is ``\\\\\\"`` there: red54 read the
+#: password to it), another escape, or a character that is none; else (``'…'``, quotes escaped twice) any character
+#: but the quote. Each shape starts otherwise, so a password is read one way only.
+_JSON_ESCAPED_CHARACTER = r"""(?(json)(?:\\\\(?:\\[^\n]|[^\\\n"])|\\[^\\"\n]|[^\\\n"])|(?!(?P=quote))[^\n])"""
+#: A password in brackets with its user (``[deploy:…]``, ``<deploy:…>``, the group ``bracket``), up to the closing
+#: one: help text's shape (``<user:password>``, ``[USER:PASS]``), so ``_option_value`` redacts it only where it looks
+#: made.
+_BRACKETED_PASSWORD = r"""[^\s"'`$;&|\]>][^\s"'`\]>]*(?=[\]>])"""
 
 
 #: A user and its password given as one word (``user:password``, curl's ``-u``, HTTPie's ``-a``): quoted whole
@@ -364,19 +392,37 @@ def _user_alone(quote: str) -> str:
 #: is read past, so the next pass (``Rule.again``) takes the command's next one (``-u … -U …``). The optional ``user``
 #: group is the user before a password quoted alone: where it matched, the quote opens the password, else the user is
 #: inside the quotes (``(?(user)…)``).
-_USER_AND_PASSWORD = (
-    rf"""(?:(?P<user>{_user_alone("user_quote")}:)?"""
-    rf"""\$?(?P<quote>(?P<plain>")|{_QUOTE})(?(user)|{_QUOTED_USER}:)(?!\[redacted:)(?!(?<!')\$)"""
-    rf"""(?P<quoted>(?:(?(plain)\\[^\n]|(?!))|(?(plain)[^\n\\"]|(?!(?P=quote))[^\n]))+)(?P=quote)"""
-    rf"""|{_user_alone("bare_user_quote")}:(?!\[redacted:)(?P<bare>[^\s"'`$;&|](?:[^\s"'`]*[^\s"'`;&|])?))"""
-)
+def _user_and_password(bare_user: str, bare_password: str) -> str:
+    """``_USER_AND_PASSWORD`` with ``bare_user`` and ``bare_password`` read unquoted."""
+    return (
+        rf"""(?:(?P<user>{_user_alone("user_quote", bare_user)}:)?"""
+        rf"""\$?(?P<quote>(?P<plain>"|(?<=\$)')|(?P<json>\\")|{_QUOTE})(?(user)|{_QUOTED_USER}:)(?!\[redacted:)"""
+        rf"""(?!(?<!')\$)(?P<quoted>(?:(?(plain)\\[^\n]|(?!))|(?(plain)(?!(?P=quote))[^\n\\]|{_JSON_ESCAPED_CHARACTER}))+)"""
+        rf"""(?P=quote)|(?P<bracket>[<\[])?{_user_alone("bare_user_quote", bare_user)}:(?!\[redacted:)"""
+        rf"""(?P<bare>(?(bracket){_BRACKETED_PASSWORD}|{bare_password})))"""
+    )
+
+
+_USER_AND_PASSWORD = _user_and_password(_BARE_USER, _BARE_PASSWORD)
 #: What shows a config file's line before it, where the line is not first on its own (``cli-credentials``' ``user``
 #: line), read once from the line's start: a diff's ``+`` or ``-``, a quote's ``>``, ``cat -n``'s number and tab, a
-#: grep hit's ``path:`` or ``path:2:`` (``2:`` of one file), or whatever runs to the line's first quote or backtick
-#: (``echo 'user = …' >> ~/.curlrc``, ``Add `user = …` to it``) (review54d F1, review54f F1-F3). Not each quote of
-#: the line: read from each, a line of ``-user=`` repeated took time quadratic in its length. ``redaction``'s gate
-#: reads the same (``_config_line_starts``).
-CONFIG_LINE_SHOWN = r"""(?:[+>-]|\d+\t|[^\s:`'"]+:(?:\d+:)?|[^\n`'"]*[`'"])"""
+#: grep hit's ``path:`` or ``path:2:`` (``2:`` of one file) (review54d F1, review54f F1-F3). A line after a quote or a
+#: backtick (``echo 'user = …' >> ~/.curlrc``, ``printf '%s\n' 'user = …'``, ``Add `user = …` to it``) or an escaped
+#: line end is another rule's (``_CONFIG_LINE_INSIDE``), which reads each at once: read from the line's start, a
+#: line of many took one pass of the rule for each. ``redaction``'s gate reads the same (``_config_line_start``).
+CONFIG_LINE_SHOWN = r"""(?:[+>-]|\d+\t|[^\s:`'"]+:(?:\d+:)?)"""
+#: Where a config line starts inside another line: after a quote or a backtick, or a line end escaped (``echo -e
+#: "url = …\nuser = …"``, a JSON string's; not an escaped backslash's ``\\\\n``), whose user and password end at
+#: the next escaped one (``_BARE_USER_ON_ESCAPED_LINES``) (review54f F4).
+_CONFIG_LINE_INSIDE = r"""(?:[`'"]|(?<!\\)\\n)"""
+#: A curl config file's user option (``user``, ``proxy-user``, ``--user``), with its value after a blank, a ``=`` or a
+#: ``:`` (the group ``sign``: ``_config_user``), not a uid and gid (Terraform's ``user = "1000:1000"``, a Dockerfile's
+#: ``USER 10001:10001``: the same number twice, or two of five digits at most, what ``id`` gives; an account's
+#: ``104233:83726451`` is a user and a PIN, review54f F5) nor a sudoers line (``user ALL=(ALL:ALL) ALL``).
+_CONFIG_USER = (
+    r"(?:--)?(?:proxy-)?user(?:[ \t]*(?P<sign>[=:])[ \t]*|[ \t]+)"
+    r"""(?!["']?(?:(?P<uid>\d+):(?P=uid)|\d{1,5}:\d{1,5})["']?(?![^\s\\'"`])|ALL=)"""
+)
 #: curl's user option (``-u``) and its proxy's (``-U``), glued to their value too (``-udeploy:…``), last in a cluster
 #: of curl's options that take no value (``-sSfu deploy:…``), and their long names (``--user``, ``--proxy-user``).
 _CURL_USER = (
@@ -389,11 +435,12 @@ _CURL_USER = (
 #: (``-va deploy:…``: review53a L3); not a URL's ``http:``.
 _HTTPIE_PROGRAM = r"(?i:(?:https?|httpie|xhs?)(?:\.exe)?)(?!:)"
 _HTTPIE_AUTH = (_HTTPIE_PROGRAM, r"-[bcdfhijqvxFIS46]*a[ \t]*|--auth(?:=|[ \t]+)")
-#: HTTPie's bearer auth (``-A bearer``, ``--auth-type=bearer``), after which ``-a``'s value is a token, no
-#: ``user:password`` (``http -A bearer -a TOKEN example.org``); with the ``-a`` after it within 200 characters of its
-#: line, or before it (``_BEARER_AFTER``).
-_BEARER_TYPE = r"""(?:-A[ \t]*|--auth-type(?:=|[ \t]+))['"]?(?i:bearer)(?![\w-])"""
-_BEARER_AFTER = rf"(?=['\"]?[^\n|;&]{{0,200}}?\s{_BEARER_TYPE})"
+#: HTTPie's bearer auth (``-A bearer``, ``--auth-type=bearer``, ``-A=bearer`` as argparse reads it too), after which
+#: ``-a``'s value is a token, no ``user:password`` (``http -A bearer -a TOKEN example.org``); with the ``-a`` after it
+#: within 200 characters of its line, or before it (``_BEARER_AFTER``), on a line a ``\\`` or a backtick continues
+#: too (``_CONTINUED_LINES``: review54d).
+_BEARER_TYPE = r"""(?:-A(?:=|[ \t]*)|--auth-type(?:=|[ \t]+))['"]?(?i:bearer)(?![\w-])"""
+_BEARER_AFTER = rf"(?=['\"]?{_CONTINUED_LINES}[^\n|;&]{{0,200}}?\s{_BEARER_TYPE})"
 
 #: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
 _SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
@@ -638,18 +685,23 @@ def _argument(match: re.Match[str]) -> str:
 
 
 def _httpie_argument(match: re.Match[str]) -> str:
-    """``_argument`` of an HTTPie rule's match, but where a ``:`` and a blank outside quotes stand between the name
-    and the option: a sentence's colon, after which another command runs ("copy the http conf: docker cp -a
-    web:/etc/nginx", "for the http root: rsync -a web1:/srv/www/": review53a D3). HTTPie's own words hold a blank
-    after a ``:`` only in quotes (``'Accept: text/html'``)."""
+    """``_argument`` of an HTTPie rule's match, but where a sentence's colon stands between the name and the option
+    (``_a_sentences_colon``), after which another command runs ("copy the http conf: docker cp -a web:/etc/nginx",
+    "for the http root: rsync -a web1:/srv/www/": review53a D3), or where the value is a host and its folder's path
+    (``_a_hosts_path``: rsync's ``-va web1:/srv/www`` after the word http, review54d)."""
     group = "quoted" if match.group("quoted") is not None else "bare"
-    if _a_colon_then_a_blank(match.string[match.start() : match.start(group)]):
+    if _a_sentences_colon(match.string[match.start() : match.start(group)]):
+        return match.group(0)
+    if group == "bare" and _a_hosts_path(match.group("bare")):
         return match.group(0)
     return _argument(match)
 
 
-def _a_colon_then_a_blank(text: str) -> bool:
-    """Whether ``text`` holds a ``:`` and a blank after it outside single or double quotes."""
+def _a_sentences_colon(text: str) -> bool:
+    """Whether ``text`` holds a ``:`` and a blank after it outside single or double quotes, and a word after them that
+    is none of HTTPie's: no option (``-v``), nor a request item (``X-Id:1``, ``a=b``, ``@file``). HTTPie's own words
+    hold a blank after a ``:`` only in quotes (``'Accept: text/html'``) or where a header is removed (``Accept:``,
+    review54d), and what follows that is HTTPie's too."""
     quote = ""
     for at, character in enumerate(text):
         if quote:
@@ -657,8 +709,25 @@ def _a_colon_then_a_blank(text: str) -> bool:
         elif character in "'\"":
             quote = character
         elif character == ":" and text[at + 1 : at + 2] in (" ", "\t"):
-            return True
+            return any(word[0] not in "-'\"" and not any(c in word for c in ":=@") for word in text[at + 1 :].split())
     return False
+
+
+def _config_user(match: re.Match[str]) -> str:
+    """A curl config file's ``user`` line (``_CONFIG_USER``) with its password redacted, but after a ``:`` where it
+    looks like no password (``_looks_made``): a compose file's ``user: "www-data:www-data"`` names a group there."""
+    value = match.group("quoted") if match.group("quoted") is not None else match.group("bare")
+    if match.group("sign") == ":" and not _looks_made(value, password=True):
+        return match.group(0)
+    return _option_value(match, "cli-credentials")
+
+
+def _a_hosts_path(password: str) -> bool:
+    """Whether the bare password of a ``user:password`` is a path on a host (``web1:/srv/www``, ``web:~/app/``, what
+    rsync's, scp's or ``docker cp``'s ``-a`` is given after the word http): a ``/`` or ``~/`` and two folders or more,
+    of letters, digits and ``._-`` alone, which no password is written as."""
+    path = password.removeprefix("~")
+    return path.startswith("/") and path.count("/") >= 2 and all(c.isalnum() or c in "/._-" for c in path)
 
 
 def _a_closing_quote(match: re.Match[str]) -> bool:
@@ -765,8 +834,9 @@ _PROSE_WORDS = frozenset(  # (words split, not list literals: one a line would t
 def _a_command_word(text: str, at: int) -> bool:
     """Whether the tool's name at ``at`` runs a command: after a blank, a line's start (an escaped ``\\n`` in a JSON
     string too), a shell's ``;&|(``, a quote or a path's folder that runs it (``_a_programs_path``; ``C:\\tools\\``).
-    Not a part of another word (``pymysql``, ``gzip``), a file's extension (``wget …/x.zip -P /tmp``), a variable's
-    value, nor the value of a long option that names something (``docker run --name mongo -p …``: a container's;
+    A Makefile recipe's ``@`` before it too (``_a_recipes_prefix``). Not a part of another word (``pymysql``,
+    ``gzip``), a file's extension (``wget …/x.zip -P /tmp``), a variable's value, nor the value of an option that names
+    something (``docker run --name mongo -p …``: a container's; ``sudo -u http rsync …``: a user's;
     ``_NAMING_OPTIONS``)."""
     if text.startswith("-", at):  # (an option, not a name: ``redis-server --requirepass``)
         return True
@@ -778,7 +848,16 @@ def _a_command_word(text: str, at: int) -> bool:
         return not (words and words[-1] in _NAMING_OPTIONS) and not _a_cmdlets_argument(before)
     if before[-1] == "/":
         return _a_programs_path(text, at - len(before), before)
+    if _a_recipes_prefix(before):
+        return True
     return not (before[-1].isalnum() or before[-1] in "_-.=:@%+#")
+
+
+def _a_recipes_prefix(before: str) -> bool:
+    """Whether ``before`` (a line up to a tool's name) is a Makefile recipe's prefix: ``@`` (run silently), ``-``
+    (go on when it fails), ``+``, after the recipe's tab or with an ``@`` among them (``\t@http -a …``: review54d)."""
+    prefix = before.lstrip(" \t")
+    return bool(prefix) and not prefix.strip("@+-") and ("@" in prefix or before.startswith("\t"))
 
 
 def _an_escaped_line_end(before: str) -> bool:
@@ -855,12 +934,13 @@ def _a_programs_path(text: str, line: int, before: str) -> bool:
 _SHELL_KEYWORDS = frozenset({"do", "then", "else", "{", "!"})
 
 
-#: The long options whose value is a name a tool's may be (``docker run --name mongo``), and find's that name a file
-#: (``find . -name mysql -print``); a wrapper's flag that takes none (``sudo --preserve-env mysql -p…``, ``xargs
-#: --no-run-if-empty mysql …``) is followed by a command (review45f H2).
+#: The long options whose value is a name a tool's may be (``docker run --name mongo``), find's that name a file
+#: (``find . -name mysql -print``) and a wrapper's that name the user or group it runs as (``sudo -u http rsync -a
+#: web1:/srv …``, where ``http`` is no HTTPie: review53a D3); a wrapper's flag that takes none (``sudo --preserve-env
+#: mysql -p…``, ``xargs --no-run-if-empty mysql …``) is followed by a command (review45f H2).
 _NAMING_OPTIONS = frozenset(
     {"--name", "--hostname", "--container-name", "--entrypoint", "--network", "--net", "--link", "--volumes-from"}
-    | {"-name", "-iname"}
+    | {"-name", "-iname", "-u", "--user", "-g", "--group"}
 )
 
 
@@ -1144,8 +1224,19 @@ def _url_token(match: re.Match[str]) -> bool:
 
 
 def _cli_password(match: re.Match[str]) -> bool:
-    """``-u user:password`` / ``--user user:password`` as an option, not inside a word (``git push-u``)."""
-    return match.string[match.start() - 1 : match.start()] in ("", " ", "\t", "\n") and _url_password(match)
+    """``-u user:password`` / ``--user user:password`` as an option, not inside a word (``git push-u``), nor a
+    container's user and group (``docker run -u 1000:1000``, ``docker exec -u root:root``: review54d)."""
+    at = match.start()
+    if match.string[at - 1 : at] not in ("", " ", "\t", "\n") or not _url_password(match):
+        return False
+    command = match.string[max(0, at - 200) : at].rpartition("\n")[2]
+    for sign in ";&|(":
+        command = command.rpartition(sign)[2]
+    return not any(word.lower().removesuffix(".exe") in _CONTAINER_TOOLS for word in command.split())
+
+
+#: The tools whose ``-u``/``--user`` is the user and group a container runs as (``uid:gid``, ``user:group``).
+_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "buildah", "docker-compose"})
 
 
 def _header_value(match: re.Match[str]) -> bool:
@@ -1469,25 +1560,35 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
             (("http", "xh"), _HTTPIE_AUTH, _httpie_argument),
         )
     ),
-    # A curl config file's (``curl -K``) ``user = "deploy:…"`` line (``user deploy:…``, ``proxy-user``, ``--user``):
-    # the line's first word, after blanks, or after what shows such a line (``CONFIG_LINE_SHOWN``: a diff's ``+``, a
-    # list's ``-``, a grep hit's ``path:2:``, the first quote of ``echo '…' >> ~/.curlrc`` or of a Markdown span:
-    # review54d F1). From a line's start, not ``user`` anywhere: a value runs to a blank, so each line is read once
-    # (``user=user=…`` read from each ``user`` took time quadratic in the line). Not a uid and gid (Terraform's
-    # ``user = "1000:1000"``) nor a sudoers line (``user ALL=(ALL:ALL) ALL``: review54d D1).
+    # A curl config file's (``curl -K``) ``user = "deploy:…"`` line (``user deploy:…``, ``proxy-user``, ``--user``,
+    # ``user: …``: ``_CONFIG_USER``): the line's first word, after blanks, or after what shows such a line
+    # (``CONFIG_LINE_SHOWN``: a diff's ``+``, a list's ``-``, a grep hit's ``path:2:``: review54d F1). From a line's
+    # start, not ``user`` anywhere: a value runs to a blank, so each line is read once (``user=user=…`` read from each
+    # ``user`` took time quadratic in the line). Or after a quote, a backtick or an escaped line end
+    # (``_CONFIG_LINE_INSIDE``: review54f F4), each read at once.
     Rule(
         "cli-credentials",
-        rf"(?m:^)[ \t]*{CONFIG_LINE_SHOWN}?[ \t]*(?:--)?(?:proxy-)?user(?:[ \t]*=[ \t]*|[ \t]+)"
-        r"(?![\"']?\d+:\d+[\"']?(?:\s|$)|ALL=)" + _USER_AND_PASSWORD,
+        rf"(?m:^)[ \t]*{CONFIG_LINE_SHOWN}?[ \t]*{_CONFIG_USER}{_USER_AND_PASSWORD}",
         ("user",),
-        replace=lambda m: _option_value(m, "cli-credentials"),
+        replace=lambda m: _config_user(m),
         again=True,
     ),
-    # HTTPie's bearer token (``_BEARER_TYPE``), its ``-a`` after ``-A bearer`` or before it: asked of a text holding
-    # ``bearer`` alone (asked of every text holding ``http``, they were compiled for any URL's).
     Rule(
         "cli-credentials",
-        _option_of(_HTTPIE_PROGRAM, rf"{_BEARER_TYPE}['\"]?[^\n|;&]{{0,200}}?\s(?:{_HTTPIE_AUTH[1]})")
+        rf"{_CONFIG_LINE_INSIDE}[ \t]*{_CONFIG_USER}"
+        + _user_and_password(_BARE_USER_ON_ESCAPED_LINES, _BARE_PASSWORD_ON_ESCAPED_LINES),
+        ("user",),
+        replace=lambda m: _config_user(m),
+    ),
+    # HTTPie's bearer token (``_BEARER_TYPE``), its ``-a`` after ``-A bearer`` or before it, and xh's own ``--bearer
+    # TOKEN``: asked of a text holding ``bearer`` alone (asked of every text holding ``http``, they were compiled for
+    # any URL's).
+    Rule(
+        "cli-credentials",
+        _option_of(
+            _HTTPIE_PROGRAM,
+            rf"{_BEARER_TYPE}['\"]?{_CONTINUED_LINES}[^\n|;&]{{0,200}}?\s(?:{_HTTPIE_AUTH[1]})|--bearer(?:=|[ \t]+)",
+        )
         + _NOT_REDACTED
         + _OPTION_VALUE,
         ("bearer",),
@@ -1499,6 +1600,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         _option_of(*_HTTPIE_AUTH) + _NOT_REDACTED + _OPTION_VALUE + _BEARER_AFTER,
         ("bearer",),
         replace=_httpie_argument,
+        retry=True,
+    ),
+    # curl's own (``curl --oauth2-bearer TOKEN``): a token shorter than the ``Bearer …`` rule's 16 was kept (red55).
+    Rule(
+        "cli-credentials",
+        _option_of(_CURL_USER[0], r"--oauth2-bearer[ \t]+") + _NOT_REDACTED + _OPTION_VALUE,
+        ("bearer",),
+        replace=_argument,
         retry=True,
     ),
     Rule(

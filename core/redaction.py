@@ -20,7 +20,12 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (30: bash's ``$'…'`` and an escaped ``\"`` in a curl/HTTPie password, HTTPie's ``-va`` cluster, xh, its
+#: (31: an escaped quote inside a curl/HTTPie password in a JSON string's escaped quotes (``\\"…\\\\\\"…\\"``) and in
+#: bash's ``$'…\\'…'``, a made password in brackets (``[deploy:…]``), HTTPie's bearer token on a continued line and
+#: after ``-A=bearer``, xh's ``--bearer``, curl's ``--oauth2-bearer``, a Makefile's ``@http -a …``, HTTPie's ``-a``
+#: after a header it removes, a curl config file's ``user: …`` and its user line after any quote or an escaped line
+#: end (``printf 'url = x\\nuser = …'``), a numeric user and PIN there (``104233:83726451``): red55;
+#: 30: bash's ``$'…'`` and an escaped ``\"`` in a curl/HTTPie password, HTTPie's ``-va`` cluster, xh, its
 #: bearer token (``-A bearer -a …``), the names in capitals, a user holding ``[``/``<``, a single-quoted password
 #: starting with ``$``, ``az login -p =…``, a curl config file's ``user = "…:…"`` line: red54;
 #: 29: curl's ``-u`` glued to its value or last in a cluster (``-udeploy:…``, ``-sSfu deploy:…``), its proxy's ``-U``
@@ -49,7 +54,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 30
+RULES_VERSION = 31
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
@@ -1020,57 +1025,112 @@ def _an_httpie_auth_may_match(text: str, lowered: str) -> bool:
 
 def _a_bearer_token_may_match(text: str, lowered: str) -> bool:
     """What the rules ``bearer`` calls on need around it: HTTPie's name (``http``, ``xh``; ``http -A bearer -a
-    TOKEN``). ``Authorization: Bearer …`` alone, with no URL, holds none."""
-    return "http" in lowered or "xh" in lowered
+    TOKEN``) or curl's (``curl --oauth2-bearer TOKEN``). ``Authorization: Bearer …`` alone, with no URL, holds none."""
+    return "http" in lowered or "xh" in lowered or "curl" in lowered
 
 
 def _a_config_user_may_match(text: str, lowered: str) -> bool:
-    """What the rule ``user`` calls on needs around it: a line of a curl config file, ``user`` first on it (after
-    blanks, ``--``, ``proxy-``), a blank or a ``=`` after it, and a user and a ``:`` (``user = "deploy:…"``).
-    "permission denied for user deploy" and pip's "Defaulting to user installation" hold none."""
-    for line in lowered.split("\n"):
-        for start in _config_line_starts(line.lstrip(" \t")):
-            rest = start.lstrip(" \t").removeprefix("--").removeprefix("proxy-")
-            value = rest[4:].lstrip(" \t").removeprefix("=").lstrip(" \t")
-            starts_a_user = rest.startswith("user") and rest[4:5] in (" ", "\t", "=")
-            if starts_a_user and _a_user_then_a_colon(value, 0) and not _uid_and_gid(value):
+    """What the rules ``user`` calls on need around it: a curl config file's line, ``user`` first on it (after blanks,
+    ``--``, ``proxy-``, at its line's start or after what shows the line there, a quote, a backtick or an escaped line
+    end: ``_config_line_start``), a blank, a ``=`` or a ``:`` after it, and a user and a ``:`` that are no uid and gid
+    (``user = "deploy:…"``). Asked at each ``user`` of the text alone (a line without one is not read), each value
+    read once. "permission denied for user deploy" and pip's "Defaulting to user installation" hold none."""
+    read_to = {False: 0, True: 0}  # (where the last user read ends, on lines whose ends are escaped or not)
+    at = lowered.find("user")
+    while at != -1:
+        start = _config_line_start(lowered, at)
+        escaped_lines = start == "\\n"
+        value = _a_config_users_value(lowered, at + 4) if start else -1
+        # (a value inside the last user read ends where it did, with the same answer: read again, a line of
+        # ```user=`` repeated took time quadratic in its length)
+        if value >= read_to[escaped_lines] and not _uid_and_gid(text, value):
+            end = _user_end(lowered, value, escaped_lines=escaped_lines)
+            if lowered.startswith(":", _after(lowered, end, "\\'\"")):
                 return True
+            read_to[escaped_lines] = end
+        at = lowered.find("user", at + 4)
     return False
 
 
-def _uid_and_gid(value: str) -> bool:
-    """Whether a config line's ``value`` is one the ``user`` rule keeps: a uid and gid (``"1000:1000"``, quoted or
-    not, then a blank or the end) or a sudoers line's ``ALL=``: the gate loads no rules for them (review54f F10)."""
-    if value.startswith("all="):
+def _config_line_start(lowered: str, at: int) -> str:
+    """What starts the config line whose ``user`` is at ``at`` (``--`` and ``proxy-`` before it, blanks before them),
+    as ``redact``'s ``user`` rules read it: ``"line"`` (its line's start, or ``redact.CONFIG_LINE_SHOWN`` from there:
+    a diff's ``+``/``-``, a quote's ``>``, ``cat -n``'s number and tab, a grep hit's ``path:`` or ``path:2:``), the
+    quote or backtick before it, ``"\\n"`` (an escaped line end: ``redact._CONFIG_LINE_INSIDE``), or "" (none)."""
+    at -= 6 * lowered.endswith("proxy-", 0, at)
+    at -= 2 * lowered.endswith("--", 0, at)
+    at = _back_over(lowered, at, " \t")
+    before = lowered[at - 1 : at]
+    if before in ("`", "'", '"'):
+        return before
+    if lowered.endswith("\\n", 0, at) and not lowered.endswith("\\\\n", 0, at):
+        return "\\n"
+    return "line" if _shown_from_the_line_start(lowered, at, before) else ""
+
+
+def _shown_from_the_line_start(lowered: str, at: int, before: str) -> bool:
+    """Whether ``lowered`` up to ``at`` (``before``, the character there) is blanks from its line's start, and what
+    ``redact.CONFIG_LINE_SHOWN`` reads between them and ``at`` (blanks taken off its end already)."""
+    if before.isascii() and before.isdigit():  # (``cat -n``: the number, then the tab taken off as a blank)
+        digits = _back_over(lowered, at, "0123456789")
+        if lowered.startswith("\t", at):
+            return _a_line_start(lowered, _back_over(lowered, digits, " \t"))
+    if before in ("+", ">", "-"):
+        return _a_line_start(lowered, _back_over(lowered, at - 1, " \t"))
+    if before == ":":
+        path = _back_over_a_path(lowered, at - 1)
+        if path < at - 1 and _a_line_start(lowered, _back_over(lowered, path, " \t")):
+            return True
+        number = _back_over(lowered, at - 1, "0123456789")
+        if number < at - 1 and lowered.endswith(":", 0, number):  # (``path:2:``)
+            path = _back_over_a_path(lowered, number - 1)
+            return path < number - 1 and _a_line_start(lowered, _back_over(lowered, path, " \t"))
+    return _a_line_start(lowered, at)
+
+
+def _a_line_start(text: str, at: int) -> bool:
+    return at == 0 or text[at - 1] == "\n"
+
+
+def _back_over(text: str, at: int, chars: str) -> int:
+    """Where the run of ``chars`` that ends at ``at`` of ``text`` starts."""
+    while at > 0 and text[at - 1] in chars:
+        at -= 1
+    return at
+
+
+def _back_over_a_path(text: str, at: int) -> int:
+    """Where a grep hit's path (no blank, ``:``, quote nor backtick) that ends at ``at`` of ``text`` starts."""
+    while at > 0 and not text[at - 1].isspace() and text[at - 1] not in ":`'\"":
+        at -= 1
+    return at
+
+
+def _a_config_users_value(lowered: str, at: int) -> int:
+    """Where the value of the ``user`` ending at ``at`` starts as ``redact._CONFIG_USER`` reads it, after blanks, a
+    ``=`` or a ``:`` (blanks around it), or -1 (neither). A ``:`` after blanks is left to the value: it may be its
+    own, an empty user's (``user :token``)."""
+    value = _after(lowered, at, " \t")
+    if lowered.startswith("=", value) or (value == at and lowered.startswith(":", value)):
+        return _after(lowered, value + 1, " \t")
+    return value if value > at else -1
+
+
+def _uid_and_gid(text: str, at: int) -> bool:
+    """Whether a config line's value at ``at`` is one the ``user`` rules keep (``redact._CONFIG_USER``): a uid and gid
+    (``"1000:1000"``, quoted or not, the same number twice or two of five digits at most, then a blank, a quote, a
+    ``\\`` or the end) or a sudoers line's ``ALL=`` (in capitals, as the rule reads it): the gate loads no rules for
+    them (review54f F10)."""
+    if text.startswith("ALL=", at):
         return True
-    bare = value[1:] if value[:1] in ("'", '"') else value
-    uid, colon, rest = bare.partition(":")
-    gid = rest[: len(rest) - len(rest.lstrip("0123456789"))]
-    after = rest[len(gid) :]
-    after = after[1:] if after[:1] in ("'", '"') else after
-    return bool(colon and uid.isdecimal() and uid.isascii() and gid) and (not after or after[0].isspace())
-
-
-def _config_line_starts(line: str) -> list[str]:
-    """Where a config file's line may begin in ``line`` (blanks taken off its start), as ``redact.CONFIG_LINE_SHOWN``
-    reads it: at its start, after a diff's ``+``/``-`` or a quote's ``>``, ``cat -n``'s number and tab, a grep hit's
-    ``path:`` or ``path:2:``, or its first quote or backtick."""
-    starts = [line]
-    if line[:1] in ("+", ">", "-"):
-        starts.append(line[1:])
-    digits = len(line) - len(line.lstrip("0123456789"))
-    if digits and line[digits : digits + 1] == "\t":
-        starts.append(line[digits + 1 :])
-    colon = line.find(":")
-    if colon > 0 and not any(char.isspace() or char in "`'\"" for char in line[:colon]):
-        starts.append(line[colon + 1 :])
-        number = colon + 1 + len(line[colon + 1 :]) - len(line[colon + 1 :].lstrip("0123456789"))
-        if number > colon + 1 and line[number : number + 1] == ":":
-            starts.append(line[number + 1 :])
-    quote = min((at for at in map(line.find, ("`", "'", '"')) if at >= 0), default=-1)
-    if quote >= 0:
-        starts.append(line[quote + 1 :])
-    return starts
+    at += text[at : at + 1] in ("'", '"')
+    colon = _after(text, at, "0123456789")
+    end = _after(text, colon + 1, "0123456789")
+    uid, gid = text[at:colon], text[colon + 1 : end]
+    if not (uid and gid and text.startswith(":", colon)) or not (uid == gid or max(len(uid), len(gid)) <= 5):
+        return False
+    end += text[end : end + 1] in ("'", '"')
+    return end == len(text) or text[end].isspace() or text[end] in "\\'\"`"
 
 
 def _an_option_then_a_user(text: str, names: tuple[str, ...], letters: str) -> bool:
@@ -1104,18 +1164,25 @@ def _a_user_after_an_option(text: str, start: int, names: tuple[str, ...], lette
 
 def _a_user_then_a_colon(text: str, at: int) -> bool:
     """Whether an option's value at ``at`` may be ``user:password`` as ``redact._USER_AND_PASSWORD`` reads it: after
-    blanks or tabs, a ``=``, and quotes, backslashes or bash's ``$'`` (``$'deploy:…'``), a user (no blank, ``'``, ``"`` nor ``:``), quotes or
-    backslashes again (``"deploy":"…"``), then a ``:``."""
-    while text[at : at + 1] in (" ", "\t"):
-        at += 1
+    blanks or tabs, a ``=``, and quotes, backslashes or bash's ``$'`` (``$'deploy:…'``), a user (no blank, ``'``,
+    ``"`` nor ``:``; a bracket is one of its characters: ``[deploy:…]``), quotes or backslashes again
+    (``"deploy":"…"``), then a ``:``."""
+    return text.startswith(":", _after(text, _user_end(text, at), "\\'\""))
+
+
+def _user_end(text: str, at: int, *, escaped_lines: bool = False) -> int:
+    """Where the user of ``_a_user_then_a_colon``'s value at ``at`` ends (before the quotes after it), on lines whose
+    ends are escaped at the next one's ``\\n`` (``redact._BARE_USER_ON_ESCAPED_LINES``)."""
+    at = _after(text, at, " \t")
     at += text.startswith("=", at)
-    while text[at : at + 1] in ("\\", "'", '"', "$"):
-        at += 1
+    at = _after(text, at, "\\'\"$")
     while at < len(text) and not text[at].isspace() and text[at] not in ":'\"":
+        if escaped_lines and text[at] == "\\":
+            if text[at + 1 : at + 2] in ("n", "'", '"', "`") or text[at + 1 : at + 2].isspace():
+                break
+            at += 1  # (an escaped backslash is read whole: ``\\n`` is no line's end)
         at += 1
-    while text[at : at + 1] in ("\\", "'", '"'):
-        at += 1
-    return text.startswith(":", at)
+    return at
 
 
 def _a_login_rule_may_match(text: str, lowered: str) -> bool:

@@ -200,8 +200,8 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         ],
         "curl": ["keyed:(?:(?i:curl(?:\\.exe)", *listed],
         **dict.fromkeys(("http", "xh"), ["keyed:(?:(?i:(?:https?|htt"]),
-        "bearer": ["keyed:(?:(?i:(?:https?|htt"] * 2,
-        "user": ["keyed:(?m:^)[ \\t]*(?:[+>-]"],
+        "bearer": ["keyed:(?:(?i:(?:https?|htt"] * 2 + ["keyed:(?:(?i:curl(?:\\.exe)"],
+        "user": ["keyed:(?:[`'\"]|(?<!\\\\)\\\\n)", "keyed:(?m:^)[ \\t]*(?:[+>-]"],
         "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
         ".": ["token:[MNO][A-Za-z\\d_-]{23"],
     }
@@ -286,6 +286,9 @@ AROUND = [
     "$'", "$'deploy:", 'a\\"', "-va", "-va ", "-bqa", "xh ", "xhs ", "CURL ", "HTTP ", "[1]", "dep<loy", "=", " =",
     "-A bearer ", "--auth-type=bearer ", "-A", "bearer", "user", "user = ", "user ", "proxy-user = ", "\nuser = ",
     "'$", "+user = ", "- user ", "`user = ", "echo 'user = ", "~/.curlrc:2:user = ", "> user ", "'", "`", ":2:",
+    "user: ", "\\nuser = ", "printf '%s\\n' 'user = ", "\\\\n", "1000:1000", "104233:83726451", "--bearer ",
+    "-A=bearer ", "\t@", "@", "Accept: ", "[deploy:", "<deploy:", '\\"deploy:a\\\\\\"', "$'deploy:a\\'", "/srv/www",
+    "sudo -u ", "docker run -u ",
 ]  # fmt: skip
 
 
@@ -380,6 +383,22 @@ SEEDS = [
     'url = "https://api.internal/v1"\nuser = "deploy:' + 'Xk9mPq2Lw7"\n',
     "curl -u deploy:'$" + "Xk9mPq2Lw7' https://api.internal/v1",
     "curl.exe -u $env:JIRA_USER:" + "Xk9mPq2Lw7 https://jira.internal",
+    # red55's: a JSON-escaped quote or $'…'s inside a password, brackets, continued or other bearer spellings, a
+    # Makefile's @, a header removed, a config user line after a colon, any quote or an escaped line end.
+    '{"c": "curl -u \\"deploy:a\\\\\\"' + 'Xk9mPq2Lw7\\" https://api.internal"}',
+    "curl -u $'deploy:a\\'" + "Xk9mPq2Lw7' https://api.internal/v1",
+    "curl -u [deploy:" + "Xk9mPq2Lw7] https://api.internal/v1",
+    "http -A bearer \\\n  -a " + "Xk9mPq2Lw7 api.internal/v1",
+    "http -A=bearer -a " + "Xk9mPq2Lw7 api.internal/v1",
+    "xh --bearer " + "Xk9mPq2Lw7 api.internal/v1",
+    "build:\n\t@http -a deploy:" + "Xk9mPq2Lw7 api.internal/v1",
+    "http POST api.internal Accept: -a deploy:" + "Xk9mPq2Lw7",
+    'url: "https://api.internal/v1"\nuser: "deploy:' + 'Xk9mPq2Lw7"\n',
+    "printf 'url = x\\nuser = \"deploy:" + "Xk9mPq2Lw7\"' > .curlrc",
+    "printf '%s\\n' 'user = \"deploy:" + "Xk9mPq2Lw7\"' >> ~/.curlrc",
+    'user = "104233:' + '83726451"',
+    "curl --oauth2-bearer " + "Xk9mPq2Lw7 https://api.internal/v1",
+    "user all=deploy:" + "Xk9mPq2Lw7",  # (not a sudoers line's ``ALL=``: the rule reads it in capitals alone)
 ]
 
 
@@ -534,7 +553,7 @@ _SHAPES = (
         ("", " -A bearer", " --auth-type=bearer", " -A digest", " | -A bearer"),
     ),
     (
-        ("", "\n", "  ", "x ", "\\n", "--", "proxy-", "--proxy-"),
+        ("", "\n", "  ", "x ", "\\n", "\\\\n", "--", "proxy-", "--proxy-", "'", "`", "x '", "1\t", "a:2:", "+"),
         ("user", "USER", "users", "User"),
         (" = ", "=", " ", "\t", ": ", "", "  =  "),
         _QUOTES,

@@ -320,6 +320,32 @@ def test_a_password_given_with_its_user_to_curl_httpie_or_az_is_redacted(written
             f"http api.example.com 'Accept: text/html' -a deploy:{P}",
             f"http api.example.com 'Accept: text/html' -a deploy:{R}",
         ),
+        # red54's and review54d's strict xfails (stop 55): an escaped quote inside a password in a JSON string's
+        # escaped quotes and in bash's $'…', a made password in brackets (help text's `<user:password>` stays), a
+        # curl config's `user: …`, and its user line after an escaped line end.
+        (
+            f'{{"command": "curl -u \\"deploy:a\\\\\\"{P}\\" x"}}',
+            f'{{"command": "curl -u \\"deploy:{R}\\" x"}}',
+        ),
+        (f"curl -u $'deploy:Xk9m\\'{P}' https://x", f"curl -u $'deploy:{R}' https://x"),
+        (f"curl -u [deploy:{P}] x", f"curl -u [deploy:{R}] x"),
+        (f"curl -u <deploy:{P}> x", f"curl -u <deploy:{R}> x"),
+        (f'url: "https://x"\nuser: "deploy:{P}"\n', f'url: "https://x"\nuser: "deploy:{R}"\n'),
+        (f"printf 'url = x\\nuser = \"deploy:{P}\"' > .curlrc", f"printf 'url = x\\nuser = \"deploy:{R}\"' > .curlrc"),
+        # HTTPie's bearer token on a line a `\` or a backtick continues, after `-A=bearer`, xh's `--bearer`, a
+        # Makefile's silenced command, HTTPie's password after a header it removes (`Accept:`).
+        (f"http -A bearer \\\n  -a {P} example.org", f"http -A bearer \\\n  -a {R} example.org"),
+        (f"http --auth-type=bearer \\\n  --auth {P} x", f"http --auth-type=bearer \\\n  --auth {R} x"),
+        (f"http -a {P} \\\n  -A bearer example.org", f"http -a {R} \\\n  -A bearer example.org"),
+        (f"http -A bearer `\n  -a {P} example.org", f"http -A bearer `\n  -a {R} example.org"),
+        (f"http -A=bearer -a {P} example.org", f"http -A=bearer -a {R} example.org"),
+        (f"xh --bearer {P} api.example.org", f"xh --bearer {R} api.example.org"),
+        (f"xh --bearer={P} api.example.org", f"xh --bearer={R} api.example.org"),
+        (f"deploy:\n\t@http -a deploy:{P} x\n", f"deploy:\n\t@http -a deploy:{R} x\n"),
+        (f"deploy:\n\t@xh -a deploy:{P} x\n", f"deploy:\n\t@xh -a deploy:{R} x\n"),
+        (f"http POST example.org Accept: -a deploy:{P}", f"http POST example.org Accept: -a deploy:{R}"),
+        # curl's own bearer option, a token shorter than the `Bearer …` rule's 16 characters.
+        (f"curl --oauth2-bearer {P} https://x", f"curl --oauth2-bearer {R} https://x"),
     ],
 )
 def test_rarer_spellings_of_a_curl_httpie_or_az_password_are_redacted(written: str, shown: str) -> None:
@@ -464,6 +490,22 @@ KEPT = [
     "copy the http conf: docker cp -a web:/etc/nginx ./nginx",
     "For the http root: rsync -a web1:/srv/www/ ./backup/",
     "For the http root: rsync -va web1:/srv/www/ ./backup/",
+    # red54's and review54d's strict xfails (stop 55): the word http as sudo's user or in a sentence before
+    # another tool's -a host:path, docker's user and group; their neighbours: help text's words in brackets, a
+    # compose file's user and group, HTTPie's -a with a variable after a header removed.
+    "sudo -u http rsync -a web1:/srv/http ./",
+    "The http server failed, so I ran rsync -va web1:/srv/www ./backup",
+    "docker run -u 1000:1000 alpine id",
+    "docker exec -u root:root web sh",
+    "docker run --user 1000:1000 img",
+    "podman run --user app:app img",
+    "curl -u <username:token> https://x",
+    "http -a [USER:PASS] example.org",
+    'user: "www-data:www-data"',
+    "user: node:node",
+    "http POST example.org Accept: -a deploy:$PW",
+    "xh --bearer $TOKEN api.example.org",
+    'curl --oauth2-bearer "$TOKEN" https://x',
 ]
 
 

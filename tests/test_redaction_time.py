@@ -160,6 +160,18 @@ def test_a_long_line_of_many_b_options_is_redacted_in_time_linear_in_its_size(tm
         "\\nuser=",
         "curl -u $'a:",
         'curl -u "a:\\"',
+        # red55: an escaped quote in JSON's quotes and in $'…', brackets, a continued bearer, xh's, a Makefile's @.
+        'curl -u \\"a:\\\\\\"',
+        "curl -u $'a:\\'",
+        "curl -u [a:",
+        "curl -u <a:b> ",
+        "http -A bearer \\\n",
+        "xh --bearer ",
+        "curl --oauth2-bearer ",
+        "\t@http -a a:b\n",
+        "http Accept: x: -a a:b ",
+        "docker -u a:b ",
+        "http -a x:/a/b ",
         "http -A bearer -a T ",
         "vault login s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Z",
         "name: pw, value: '",
@@ -176,6 +188,21 @@ def test_a_long_text_of_continued_command_lines_or_new_shapes_of_a_setting_is_re
     (keytool's ``-dname``) too: each name's look is bounded, so the time grows with the text; a setting's pair read
     again for its next value (a diff's new one) is read a bounded number of times (secrets46)."""
     assert _cpu_seconds(1_000_000, tmp_path, unit) / _cpu_seconds(250_000, tmp_path, unit) < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit",
+    ["\\nuser=", "\\nuser=a:", "\\\\nuser=a", "'user=", "`user=", "'user='\\nuser=", "user: ", "'user=a:", "1\tuser="],
+)
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_long_line_of_config_user_lines_inside_it_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str, *, gate: bool
+) -> None:
+    """A curl config's ``user`` line is read after each quote, backtick or escaped line end of a line (review54f F4),
+    each at once: read from the line's start, a line of many took a pass of the rule for each, and a user read past
+    the next ``\\n`` (or, by the gate, past the next backtick) read the line's rest again for each."""
+    assert _cpu_seconds(1_000_000, tmp_path, unit, gate=gate) / _cpu_seconds(250_000, tmp_path, unit, gate=gate) < 8
 
 
 @pytest.mark.hostile
