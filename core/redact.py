@@ -1631,7 +1631,14 @@ _FED_AND_STORED_RULES = (
     Rule("cli-credentials", _fed_piped(_CHPASSWD), ("chpasswd",), replace=_chpasswd_piped),
     Rule("cli-credentials", _fed_here_string(_CHPASSWD), ("chpasswd",), replace=_chpasswd_here_string, retry=True),
     *(
-        Rule("cli-credentials", lead + _NOT_REDACTED + _OPTION_VALUE, needles, replace=replace, again=True, retry=True)
+        Rule(
+            "cli-credentials",
+            lead + _NOT_REDACTED + _OPTION_VALUE,
+            needles,
+            replace=replace,
+            again=needles == ("doppler",),  # (its pairs: each pass the next)
+            retry=True,
+        )
         for needles, lead, replace in _STORED_SECRETS
     ),
 )

@@ -172,7 +172,14 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
     ]  # (the listed commands': a list, a call, a "command" key)
     assert calls == {
         **dict.fromkeys(("pass", "pw", "token", "key"), [comment]),
-        "secret": [comment, "keyed:(?:gh(?:\\.exe)?[ \\t]"],
+        "secret": [
+            comment,
+            "keyed:(?:echo|printf)(?:[ ",
+            "keyed:(?:gh(?:\\.exe)?[ \\t]",
+            "keyed:gh(?:\\.exe)?[ \\t]+se",
+        ],
+        "sudo": ["keyed:(?:echo|printf)(?:[ ", "keyed:sudo(?![\\w.-])(?:[ \\"],
+        "passwd": ["keyed:(?:echo|printf)(?:[ ", "keyed:passwd(?![\\w.-])(?:["],
         "://": ["keyed:://(?:\\[redacted:[\\w"],
         "@": ["keyed:://([A-Za-z0-9_-]{20"],
         "sentry": ["keyed:://([A-Za-z0-9]{8,})"],
@@ -286,6 +293,7 @@ AROUND = [
     "$'", "$'deploy:", 'a\\"', "-va", "-va ", "-bqa", "xh ", "xhs ", "CURL ", "HTTP ", "[1]", "dep<loy", "=", " =",
     "-A bearer ", "--auth-type=bearer ", "-A", "bearer", "user", "user = ", "user ", "proxy-user = ", "\nuser = ",
     "'$", "+user = ", "- user ", "`user = ", "echo 'user = ", "~/.curlrc:2:user = ", "> user ", "'", "`", ":2:",
+    "sudo", "sudo ", "-S", " -S ", "-kS", "--stdin", "passwd ", "echo ", "echo Xk9mPq2Lw7 | ", "<<< ", "|",
 ]  # fmt: skip
 
 
@@ -340,6 +348,8 @@ SEEDS = [
     "DB_PW=" + "Xk9mPq2Lw7",
     "db_pw   # was: " + "Xk9mPq2Lw7",
     "gh secret set DEPLOY " + "-b Xk9mPq2Lw7",
+    "echo Xk9mPq2Lw7 " + "| sudo -S -u postgres psql",
+    "echo Xk9mPq2Lw7 " + "| passwd --stdin deploy",
     "CREATE USER app WITH PASSWORD " + "'Xk9mPq2Lw7';",
     "default password " + "Xk9mPq2Lw7",
     "docker login registry.internal -u deploy " + "-p Xk9mPq2Lw7",
