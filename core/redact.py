@@ -1522,10 +1522,12 @@ def _users_passwords(match: re.Match[str]) -> str:
 
 
 def _chpasswd_piped(match: re.Match[str]) -> str:
+    """``_users_passwords`` of what ``echo``/``printf`` pipes to ``chpasswd``, when it is a command's word."""
     return _users_passwords(match) if _echoed_by_a_command(match) else match.group(0)
 
 
 def _chpasswd_here_string(match: re.Match[str]) -> str:
+    """``_users_passwords`` of a here-string fed to ``chpasswd``, when its name is a command's word."""
     return _users_passwords(match) if _a_command_word(match.string, match.start()) else match.group(0)
 
 
