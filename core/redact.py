@@ -618,7 +618,7 @@ def _echoed_by_a_command(match: re.Match[str]) -> bool:
     return not (at and (match.string[at - 1].isalnum() or match.string[at - 1] in "_-."))
 
 
-def _argument(match: re.Match[str]) -> str:
+def _argument(match: re.Match[str], kind: str = "cli-credentials") -> str:
     """A ``_PASSWORD_ARGUMENTS`` match with its value redacted, when its tool's name is a command's word and its
     value is a literal (one that looks made where the match holds ``prose``), not a port given to ``-p``/``-P`` nor a
     word of a sentence about the option (``_a_sentences_word``)."""
@@ -639,7 +639,7 @@ def _argument(match: re.Match[str]) -> str:
     option = match.string[match.start() : match.start(group)].rstrip(" \t='\"\\")
     if option.endswith(("-p", "-P")) and _a_port(value, again=_flag_before(option)):
         return match.group(0)
-    return _option_value(match, "cli-credentials")
+    return _option_value(match, kind)
 
 
 def _httpie_argument(match: re.Match[str]) -> str:
@@ -1486,6 +1486,7 @@ _FED_COMMANDS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("doppler",), r"doppler(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])"),
     (("secret",), r"gh(?:\.exe)?[ \t]+secret[ \t]+set(?![\w-])"),
     (("secret create",), r"(?:docker|podman)[ \t]+secret[ \t]+create(?![\w-])[^\n|;&<>]{0,200}?[ \t]-(?![^\s])"),
+    (("firebase",), r"firebase(?![\w.-])[ \t]+functions:secrets:set(?![\w-])"),
 )
 _CHPASSWD = r"chpasswd(?![\w.-])"
 
@@ -1531,13 +1532,19 @@ def _chpasswd_here_string(match: re.Match[str]) -> str:
     return _users_passwords(match) if _a_command_word(match.string, match.start()) else match.group(0)
 
 
-def _stored_secret(match: re.Match[str]) -> str:
+def _stored_secret(match: re.Match[str], kind: str = "cli-credentials") -> str:
     """``_argument`` of a secret given to a store's CLI on its line, but a file's (``file://…``, ``fileb://…``) and a
     JSON object, whose values the settings' rules redact (``--secret-string '{"pw":"…"}'``)."""
     value = match.group("quoted") if match.group("quoted") is not None else match.group("bare")
     if value.startswith(("file://", "fileb://", "{")):
         return match.group(0)
-    return _argument(match)
+    return _argument(match, kind)
+
+
+def _stored_setting(match: re.Match[str]) -> str:
+    """``_stored_secret`` of a store's ``NAME VALUE`` or ``NAME=VALUE`` pair, marked as a setting's secret: the
+    settings' rules, which ran after these, marked a secret-named one so (``--from-literal=DB_PASSWORD=…``)."""
+    return _stored_secret(match, "secret")
 
 
 def _secure_parameter(match: re.Match[str]) -> str:
@@ -1584,7 +1591,22 @@ _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
     (
         ("doppler",),
         r"doppler(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])[^\n|;&<>]{0,200}?[ \t][A-Z_][A-Z0-9_]*(?:=|[ \t]+)",
-        _stored_secret,
+        _stored_setting,
+    ),
+    # Fly's and Supabase's ``secrets set NAME=VALUE …`` (each pair), and kubectl's ``create secret …
+    # --from-literal=NAME=VALUE`` (each; a ``configmap``'s stay).
+    (
+        ("secrets set",),
+        r"(?:fly|flyctl|supabase)(?:\.exe)?(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])[^\n|;&<>]{0,200}?[ \t][A-Za-z_][\w.]*=",
+        _stored_setting,
+    ),
+    (
+        ("from-literal",),
+        _option_of(
+            r"(?:kubectl|oc)(?:\.exe)?(?![\w.-])[^\n|;&]{0,80}?[ \t]create[ \t]+secret",
+            r"--from-literal(?:=|[ \t]+)['\"]?[^\s='\"]+=",
+        ),
+        _stored_setting,
     ),
     (("twine",), _option_of("twine", "-p|--password") + r"(?:=|[ \t]+)", _argument),
     (
@@ -1620,6 +1642,9 @@ _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
         _argument,
     ),
 )
+#: The needles of the rows whose command gives more than one secret (``NAME=VALUE`` pairs): applied again, each pass
+#: the next (``Rule.again``).
+_SEVERAL_STORED = ("doppler", "secrets set", "from-literal")
 #: The rules of this block, in ``_CONTEXT_RULES``.
 _FED_AND_STORED_RULES = (
     *(
@@ -1638,7 +1663,7 @@ _FED_AND_STORED_RULES = (
             lead + _NOT_REDACTED + _OPTION_VALUE,
             needles,
             replace=replace,
-            again=needles == ("doppler",),  # (its pairs: each pass the next)
+            again=needles[0] in _SEVERAL_STORED,
             retry=True,
         )
         for needles, lead, replace in _STORED_SECRETS

@@ -50,8 +50,7 @@ PW = "Hx7Sud0Pw42"
         "aws ssm put-parameter --name /db/pw --type SecureString --value Hx7Sud0Pw42",
         "aws ssm put-parameter --name /db/pw --value Hx7Sud0Pw42 --overwrite",
         "az keyvault secret set --vault-name shopkv --name db --value Hx7Sud0Pw42",
-        "doppler secrets set DB_PASSWORD Hx7Sud0Pw42",
-        "doppler secrets set --project backend API_KEY=Hx7Sud0Pw42",
+        "echo Hx7Sud0Pw42 | firebase functions:secrets:set API",
         # a tool's password or token on its line
         "twine upload -u __token__ -p Hx7Sud0Pw42 dist/*",
         "twine upload --password Hx7Sud0Pw42 dist/*",
@@ -79,6 +78,26 @@ def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_com
 
 
 @pytest.mark.parametrize(
+    "written",
+    [
+        "doppler secrets set DB_PASSWORD Hx7Sud0Pw42",
+        "doppler secrets set --project backend API_KEY=Hx7Sud0Pw42",
+        "fly secrets set SESSION=Hx7Sud0Pw42",
+        "flyctl secrets set -a app SESSION=Hx7Sud0Pw42",
+        "supabase secrets set STRIPE=Hx7Sud0Pw42",
+        "kubectl create secret generic db --from-literal=api=Hx7Sud0Pw42",
+        "kubectl -n prod create secret generic db --from-literal api=Hx7Sud0Pw42",
+        "kubectl create secret generic db --from-literal='api=Hx7Sud0Pw42'",
+    ],
+)
+def test_a_secret_a_store_is_given_as_a_name_and_its_value_is_redacted_as_a_settings(written: str) -> None:
+    """A pair's value is marked as a secret-named setting's is (``--from-literal=DB_PASSWORD=…`` was before)."""
+    shown = redact(written)
+    assert shown == written.replace(PW, "[redacted:secret]")
+    assert as_indexed(written, whatever_the_setting=True) == shown
+
+
+@pytest.mark.parametrize(
     ("written", "shown"),
     [
         (
@@ -87,7 +106,15 @@ def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_com
         ),
         (
             "doppler secrets set API_KEY=Hx7Sud0Pw42 DB=Zr8Kq3Vw7Mx",
-            f"doppler secrets set API_KEY={R} DB={R}",
+            "doppler secrets set API_KEY=[redacted:secret] DB=[redacted:secret]",
+        ),
+        (
+            "fly secrets set SESSION=Hx7Sud0Pw42 OTHER=Zr8Kq3Vw7Mx",
+            "fly secrets set SESSION=[redacted:secret] OTHER=[redacted:secret]",
+        ),
+        (
+            "kubectl create secret generic db --from-literal=DB_PASS=Hx7Sud0Pw42 --from-literal=api=Zr8Kq3Vw7Mx",
+            "kubectl create secret generic db --from-literal=DB_PASS=[redacted:secret] --from-literal=api=[redacted:secret]",
         ),
         (
             "mc alias set s3 https://s3 AKIAIOSFODNN7EXAMPLE Hx7Sud0Pw42",
@@ -129,6 +156,10 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
         "net use Z: \\\\srv\\share * /user:corp\\me",
         "ngrok config add-authtoken $NGROK_TOKEN",
         "mc alias set s3 https://s3 $AK $SK",
+        "kubectl create configmap app --from-literal=mode=prod",
+        "kubectl create secret generic db --from-literal=pw=$PW",
+        "fly secrets list",
+        "supabase secrets set --env-file .env",
     ],
 )
 def test_a_variable_a_file_help_text_and_other_commands_stay_as_written(line: str) -> None:

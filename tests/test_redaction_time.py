@@ -289,6 +289,10 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         "net use Z: \\\\s\\x ",
         "ConvertTo-SecureString x ",
         "ConvertTo-SecureString -Force ",
+        "kubectl create secret x --from-literal=a=b ",
+        "kubectl create secret ",
+        "fly secrets set A=b ",
+        "echo a | firebase functions:secrets:set x ",
     ],
 )
 def test_a_long_text_of_commands_fed_a_password_or_given_a_stored_secret_is_redacted_in_time_linear_in_its_size(
