@@ -1642,6 +1642,16 @@ _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
         _argument,
     ),
 )
+
+
+def _argument_rule(needles: tuple[str, ...], lead: str, replace: Replace, *, again: bool) -> Rule:
+    """The rule of a tool's secret given as its argument: ``lead`` up to the value (``_OPTION_VALUE``), past a value
+    redacted already or a variable's (``_NOT_REDACTED``), a match ``replace`` leaves looked for again one on."""
+    return Rule(
+        "cli-credentials", lead + _NOT_REDACTED + _OPTION_VALUE, needles, replace=replace, again=again, retry=True
+    )
+
+
 #: The needles of the rows whose command gives more than one secret (``NAME=VALUE`` pairs): applied again, each pass
 #: the next (``Rule.again``).
 _SEVERAL_STORED = ("doppler", "secrets set", "from-literal")
@@ -1658,14 +1668,7 @@ _FED_AND_STORED_RULES = (
     Rule("cli-credentials", _fed_piped(_CHPASSWD), ("chpasswd",), replace=_chpasswd_piped),
     Rule("cli-credentials", _fed_here_string(_CHPASSWD), ("chpasswd",), replace=_chpasswd_here_string, retry=True),
     *(
-        Rule(
-            "cli-credentials",
-            lead + _NOT_REDACTED + _OPTION_VALUE,
-            needles,
-            replace=replace,
-            again=needles[0] in _SEVERAL_STORED,
-            retry=True,
-        )
+        _argument_rule(needles, lead, replace, again=needles[0] in _SEVERAL_STORED)
         for needles, lead, replace in _STORED_SECRETS
     ),
 )
@@ -1738,14 +1741,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         check=_cli_password,
     ),
     *(
-        Rule(
-            "cli-credentials",
-            lead + _NOT_REDACTED + _OPTION_VALUE,
-            needles,
-            replace=_argument,
-            again=needles[0] in _SEVERAL_PASSWORDS,
-            retry=True,
-        )
+        _argument_rule(needles, lead, _argument, again=needles[0] in _SEVERAL_PASSWORDS)
         for needles, lead in _PASSWORD_ARGUMENTS
     ),
     Rule("cli-credentials", _HERE_STRING, _STDIN_NEEDLES, replace=lambda m: _option_value(m, "cli-credentials")),
