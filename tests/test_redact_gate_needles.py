@@ -277,6 +277,7 @@ def _real_strings() -> list[str]:
 
 #: What each narrowed needle's rules read around it: separators, quotes, blanks, nouns, values, URLs' parts.
 AROUND = [
+    "sudo", "sudo ", "-S", " -S ", "-kS", "--stdin", "passwd ", "echo ", "echo Xk9mPq2Lw7 | ", "<<< ", "|",
     *redaction.NOUN_FORMS, "PASSWORD", "Token", "API_KEY", "_2", "12", ":", "=", " ", "  ", "\t", "\n", "\u00a0",
     '"', "'", "\\", '\\"', "]", "*", "**", "`", "#", " # ", "(", ")", "<", ">", "</", "/", "@", "://", "https://",
     "-", "--", "---", "-----", "_", ".", ",", "Key", "Value", "Key   Value\n---   -----\n", "define", "DEFINE", "auth",
@@ -293,7 +294,6 @@ AROUND = [
     "$'", "$'deploy:", 'a\\"', "-va", "-va ", "-bqa", "xh ", "xhs ", "CURL ", "HTTP ", "[1]", "dep<loy", "=", " =",
     "-A bearer ", "--auth-type=bearer ", "-A", "bearer", "user", "user = ", "user ", "proxy-user = ", "\nuser = ",
     "'$", "+user = ", "- user ", "`user = ", "echo 'user = ", "~/.curlrc:2:user = ", "> user ", "'", "`", ":2:",
-    "sudo", "sudo ", "-S", " -S ", "-kS", "--stdin", "passwd ", "echo ", "echo Xk9mPq2Lw7 | ", "<<< ", "|",
 ]  # fmt: skip
 
 
