@@ -645,22 +645,27 @@ _HEREDOC_LINE = (
 )
 _HEREDOC_FED = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?{_HEREDOC_OPENS}{_HEREDOC_LINE}"
 _HEREDOC_PIPED = rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}{_HEREDOC_LINE}"
-_PIPED_IN = (
-    r"""(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]+"""
-    rf"{_NOT_REDACTED}{_OPTION_VALUE}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}"
-)
+#: ``echo`` or ``printf`` up to the value it writes to a pipe (``echo -n …``, ``printf '%s\\n' …``).
+_ECHOED = r"""(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]+"""
+_PIPED_IN = rf"{_ECHOED}{_NOT_REDACTED}{_OPTION_VALUE}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}"
 
 
 def _piped_in(match: re.Match[str]) -> str:
     """A ``_PIPED_IN`` match with the literal ``echo`` or ``printf`` gives redacted, when that is a command's word
     (not ``myecho``, ``--echo``)."""
-    at = match.start()
-    if at and (match.string[at - 1].isalnum() or match.string[at - 1] in "_-."):
+    if not _echoed_by_a_command(match):
         return match.group(0)
     return _option_value(match, "cli-credentials")
 
 
-def _argument(match: re.Match[str]) -> str:
+def _echoed_by_a_command(match: re.Match[str]) -> bool:
+    """Whether the ``echo`` or ``printf`` a match starts with (``_ECHOED``) is a command's word, not a part of
+    another (``myecho``, ``--echo``)."""
+    at = match.start()
+    return not (at and (match.string[at - 1].isalnum() or match.string[at - 1] in "_-."))
+
+
+def _argument(match: re.Match[str], kind: str = "cli-credentials") -> str:
     """A ``_PASSWORD_ARGUMENTS`` match with its value redacted, when its tool's name is a command's word and its
     value is a literal (one that looks made where the match holds ``prose``), not a port given to ``-p``/``-P`` nor a
     word of a sentence about the option (``_a_sentences_word``)."""
@@ -681,7 +686,7 @@ def _argument(match: re.Match[str]) -> str:
     option = match.string[match.start() : match.start(group)].rstrip(" \t='\"\\")
     if option.endswith(("-p", "-P")) and _a_port(value, again=_flag_before(option)):
         return match.group(0)
-    return _option_value(match, "cli-credentials")
+    return _option_value(match, kind)
 
 
 def _httpie_argument(match: re.Match[str]) -> str:
@@ -1533,6 +1538,233 @@ def _generated(value: str) -> bool:
     return len(value) >= 16 or (len(value) >= 8 and letters and digits)
 
 
+# --------------------------------------------------------------------------- secrets fed to a command or a store
+#
+# A password an agent gives a command that would prompt for it: piped to ``sudo -S``, ``passwd --stdin`` or
+# ``chpasswd``, written to a secret store's CLI by ``echo``/``printf`` or a here-string (``wrangler secret put``,
+# ``vercel env add``, ``gcloud secrets … --data-file=-``), or given to it on its line (``aws secretsmanager …
+# --secret-string``, ``az keyvault secret set --value``, ``doppler secrets set NAME …``, ``twine -p``, …): trial55 F0.
+# These rules follow ``--with-token``/``--password-stdin``'s (``_PIPED_IN``, ``_HERE_STRING``) and
+# ``_PASSWORD_ARGUMENTS``' shapes; ``redaction`` knows each needle (``KEYED_NEEDLES``, ``ARGUMENT_WORDS``).
+
+#: One of sudo's options before the command it runs, read one way only (atomic): a cluster whose last letter takes a
+#: value with that value (``-u postgres``, ``-p ''``), a long option that takes one with it (``--user postgres``,
+#: ``--prompt=…``), any other. The command's own options (``pacman -S``, ``sort -S 1G``) come after its name, which
+#: is no option, and are never read as sudo's.
+_SUDO_OPTION = (
+    rf"(?>-[A-Za-z]*[ughpCDrtTUR][ \t]+{_WORD}"
+    rf"|--(?:user|group|prompt|host|role|type|chdir|chroot|close-from|command-timeout|other-user)(?:=\S*|[ \t]+{_WORD})"
+    r"|--[\w-]+(?:=\S*)?|-[A-Za-z]+)"
+)
+#: sudo reading its password from its input: ``-S`` (alone or in a cluster, ``-kS``, ``-Su postgres``) or
+#: ``--stdin`` among its first 16 options.
+_SUDO_READS_ITS_INPUT = (
+    rf"sudo(?![\w.-])(?:[ \t]+{_SUDO_OPTION}){{0,16}}?[ \t]+(?:-[A-Za-z]*S[A-Za-z]*|--stdin)(?![^\s])"
+)
+#: The commands that read a password or a secret from their input, each with the needles its rules need, up to
+#: where what is fed to them may follow (a here-string) on their line.
+_FED_COMMANDS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("sudo",), _SUDO_READS_ITS_INPUT),
+    # (RHEL's; ``chpasswd``'s own rules are below.)
+    (("passwd",), r"passwd(?![\w.-])(?:[ \t]+[^\s|;&<>]+){0,4}?[ \t]+--stdin(?![^\s])"),
+    (("wrangler",), r"wrangler(?![\w.-])[^\n|;&<>]{0,80}?[ \t]secret[ \t]+put(?![\w-])"),
+    (("vercel",), r"vercel(?![\w.-])[ \t]+env[ \t]+add(?![\w-])"),
+    (
+        ("gcloud",),
+        r"gcloud(?![\w.-])[ \t]+secrets[ \t]+(?:create|versions[ \t]+add)(?![\w-])[^\n|;&<>]{0,200}?"
+        r"[ \t]--data-file(?:=|[ \t]+)(?:-|/dev/stdin)(?![^\s])",
+    ),
+    (("doppler",), r"doppler(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])"),
+    (("secret",), r"gh(?:\.exe)?[ \t]+secret[ \t]+set(?![\w-])"),
+    (("secret create",), r"(?:docker|podman)[ \t]+secret[ \t]+create(?![\w-])[^\n|;&<>]{0,200}?[ \t]-(?![^\s])"),
+    (("firebase",), r"firebase(?![\w.-])[ \t]+functions:secrets:set(?![\w-])"),
+)
+_CHPASSWD = r"chpasswd(?![\w.-])"
+
+
+def _fed_piped(command: str) -> str:
+    """What ``echo``/``printf`` pipes to ``command``, on the pipe's line (``echo 'PW' | sudo -S systemctl …``)."""
+    return rf"{_ECHOED}{_NOT_REDACTED}{_OPTION_VALUE}[ \t]*\|[^\n|;&]{{0,200}}?(?<![\w.-]){command}"
+
+
+def _fed_here_string(command: str) -> str:
+    """What a here-string on ``command``'s line feeds it (``sudo -S <<< 'PW' apt install nginx``)."""
+    return rf"{command}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_NOT_REDACTED}{_OPTION_VALUE}"
+
+
+def _here_string_fed(match: re.Match[str]) -> str:
+    """A ``_fed_here_string`` match with its literal value redacted, when the command's name is a command's word."""
+    if not _a_command_word(match.string, match.start()):
+        return match.group(0)
+    return _option_value(match, "cli-credentials")
+
+
+def _users_passwords(match: re.Match[str]) -> str:
+    """A match of what is fed to ``chpasswd`` with each ``user:password`` pair's password redacted (``printf
+    'a:PW\\nb:PW2\\n'`` gives two), a literal one: ``deploy:$PW`` is a variable's but in single quotes."""
+    group = "quoted" if match.group("quoted") is not None else "bare"
+    single = match.group("quote") == "'"
+    pairs = match.group(group).split("\\n")
+    for at, pair in enumerate(pairs):
+        user, colon, password = pair.partition(":")
+        if colon and _is_literal(password.removeprefix("$") if single else password):
+            pairs[at] = f"{user}:[redacted:cli-credentials]"
+    redacted = "\\n".join(pairs)
+    return match.group(0) if redacted == match.group(group) else _marked(match, group, redacted)
+
+
+def _chpasswd_piped(match: re.Match[str]) -> str:
+    """``_users_passwords`` of what ``echo``/``printf`` pipes to ``chpasswd``, when it is a command's word."""
+    return _users_passwords(match) if _echoed_by_a_command(match) else match.group(0)
+
+
+def _chpasswd_here_string(match: re.Match[str]) -> str:
+    """``_users_passwords`` of a here-string fed to ``chpasswd``, when its name is a command's word."""
+    return _users_passwords(match) if _a_command_word(match.string, match.start()) else match.group(0)
+
+
+def _stored_secret(match: re.Match[str], kind: str = "cli-credentials") -> str:
+    """``_argument`` of a secret given to a store's CLI on its line, but a file's (``file://…``, ``fileb://…``) and a
+    JSON object, whose values the settings' rules redact (``--secret-string '{"pw":"…"}'``)."""
+    value = match.group("quoted") if match.group("quoted") is not None else match.group("bare")
+    if value.startswith(("file://", "fileb://", "{")):
+        return match.group(0)
+    return _argument(match, kind)
+
+
+def _stored_setting(match: re.Match[str]) -> str:
+    """``_stored_secret`` of a store's ``NAME VALUE`` or ``NAME=VALUE`` pair, marked as a setting's secret: the
+    settings' rules, which ran after these, marked a secret-named one so (``--from-literal=DB_PASSWORD=…``)."""
+    return _stored_secret(match, "secret")
+
+
+def _secure_parameter(match: re.Match[str]) -> str:
+    """``_stored_secret`` of ``aws ssm put-parameter --value …``, but where its line says the parameter is plain
+    (``--type String``, ``StringList``): a setting's value, no secret (``SecureString``'s, or no type given: redacted)."""
+    line = match.string[match.start() : match.start() + 600].partition("\n")[0]
+    if _PLAIN_PARAMETER.search(line) is not None:
+        return match.group(0)
+    return _stored_secret(match)
+
+
+_PLAIN_PARAMETER = Lazy(globals(), "_PLAIN_PARAMETER", r"""--type(?:=|[ \t]+)['"]?String(?:List)?(?![\w-])""")
+
+
+def _plain_secure_string(match: re.Match[str]) -> str:
+    """``_argument`` of PowerShell's ``ConvertTo-SecureString 'PW' -AsPlainText``: the password in plain text. Without
+    ``-AsPlainText`` on its line it reads an encrypted string, no password as typed."""
+    line = match.string[match.start() : match.start() + 600].partition("\n")[0]
+    if "-asplaintext" not in line.lower():
+        return match.group(0)
+    return _argument(match)
+
+
+#: The secrets given to a store's or a tool's CLI on its line: the needles, the pattern up to the value
+#: (``_OPTION_VALUE``) and what redacts it.
+_STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
+    (
+        ("secretsmanager",),
+        _option_of(r"aws(?:\.exe)?[ \t]+secretsmanager", "--secret-string|--secret-binary") + r"(?:=|[ \t]+)",
+        _stored_secret,
+    ),
+    (
+        ("put-parameter",),
+        _option_of(r"aws(?:\.exe)?[ \t]+ssm[ \t]+put-parameter", "--value") + r"(?:=|[ \t]+)",
+        _secure_parameter,
+    ),
+    (
+        ("keyvault",),
+        _option_of(r"az(?:\.cmd|\.exe)?[ \t]+keyvault[ \t]+secret[ \t]+set", "--value") + r"(?:=|[ \t]+)",
+        _stored_secret,
+    ),
+    # ``doppler secrets set NAME VALUE`` and ``NAME=VALUE …`` (applied again: each pair). Doppler's names are in
+    # capitals, so an option's value (``--project backend``) is no name.
+    (
+        ("doppler",),
+        r"doppler(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])[^\n|;&<>]{0,200}?[ \t][A-Z_][A-Z0-9_]*(?:=|[ \t]+)",
+        _stored_setting,
+    ),
+    # Fly's and Supabase's ``secrets set NAME=VALUE …`` (each pair), and kubectl's ``create secret …
+    # --from-literal=NAME=VALUE`` (each; a ``configmap``'s stay).
+    (
+        ("secrets set",),
+        r"(?:fly|flyctl|supabase)(?:\.exe)?(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])[^\n|;&<>]{0,200}?[ \t][A-Za-z_][\w.]*=",
+        _stored_setting,
+    ),
+    (
+        ("from-literal",),
+        _option_of(
+            r"(?:kubectl|oc)(?:\.exe)?(?![\w.-])[^\n|;&]{0,80}?[ \t]create[ \t]+secret",
+            r"--from-literal(?:=|[ \t]+)['\"]?[^\s='\"]+=",
+        ),
+        _stored_setting,
+    ),
+    (("twine",), _option_of("twine", "-p|--password") + r"(?:=|[ \t]+)", _argument),
+    (
+        ("poetry",),
+        rf"poetry(?![\w.-])[ \t]+config(?:[ \t]+--?[\w-]+)*?[ \t]+"
+        rf"(?:http-basic\.[\w.-]+[ \t]+{_WORD}|pypi-token\.[\w.-]+)[ \t]+",
+        _argument,
+    ),
+    # ``dotnet nuget add source … -p``, ``nuget.exe sources add … -Password``, and a push's API key.
+    (
+        ("nuget",),
+        _option_of(r"nuget(?:\.exe)?", "-p|--password|-Password|-k|--api-key|-ApiKey") + r"(?:=|[ \t]+)",
+        _argument,
+    ),
+    (
+        ("convertto-securestring",),
+        r"(?i:convertto-securestring)(?:[ \t]+-(?i:asplaintext|force))*(?:[ \t]+-(?i:string))?[ \t]+",
+        _plain_secure_string,
+    ),
+    # ``net use Z: \\srv\share PW /user:corp\me``, the password after the user too; not ``/persistent:no`` nor
+    # ``*`` (a prompt).
+    (
+        ("net use",),
+        r"(?i:net(?:\.exe)?[ \t]+use)(?:[ \t]+(?:[A-Za-z]:|\*))?[ \t]+\\\\[^\s\\]+\\\S*"
+        r"(?:[ \t]+/(?i:user):\S+)?[ \t]+(?![/*])",
+        _argument,
+    ),
+    (("ngrok",), r"ngrok(?:\.exe)?[ \t]+(?:config[ \t]+add-(?:authtoken|api-key)|authtoken)[ \t]+", _argument),
+    # MinIO's ``mc alias set ALIAS URL ACCESS_KEY SECRET_KEY`` (``mc config host add``, its older name).
+    (
+        ("alias set", "host add"),
+        rf"mc(?:\.exe)?[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+{_WORD}[ \t]+{_WORD}[ \t]+{_WORD}[ \t]+",
+        _argument,
+    ),
+)
+
+
+def _argument_rule(needles: tuple[str, ...], lead: str, replace: Replace, *, again: bool) -> Rule:
+    """The rule of a tool's secret given as its argument: ``lead`` up to the value (``_OPTION_VALUE``), past a value
+    redacted already or a variable's (``_NOT_REDACTED``), a match ``replace`` leaves looked for again one on."""
+    return Rule(
+        "cli-credentials", lead + _NOT_REDACTED + _OPTION_VALUE, needles, replace=replace, again=again, retry=True
+    )
+
+
+#: The needles of the rows whose command gives more than one secret (``NAME=VALUE`` pairs): applied again, each pass
+#: the next (``Rule.again``).
+_SEVERAL_STORED = ("doppler", "secrets set", "from-literal")
+#: The rules of this block, in ``_CONTEXT_RULES``.
+_FED_AND_STORED_RULES = (
+    *(
+        rule
+        for needles, command in _FED_COMMANDS
+        for rule in (
+            Rule("cli-credentials", _fed_piped(command), needles, replace=_piped_in),
+            Rule("cli-credentials", _fed_here_string(command), needles, replace=_here_string_fed, retry=True),
+        )
+    ),
+    Rule("cli-credentials", _fed_piped(_CHPASSWD), ("chpasswd",), replace=_chpasswd_piped),
+    Rule("cli-credentials", _fed_here_string(_CHPASSWD), ("chpasswd",), replace=_chpasswd_here_string, retry=True),
+    *(
+        _argument_rule(needles, lead, replace, again=needles[0] in _SEVERAL_STORED)
+        for needles, lead, replace in _STORED_SECRETS
+    ),
+)
+
+
 _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "url-credentials",
@@ -1618,20 +1850,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         check=_cli_password,
     ),
     *(
-        Rule(
-            "cli-credentials",
-            lead + _NOT_REDACTED + _OPTION_VALUE,
-            needles,
-            replace=_argument,
-            again=needles[0] in _SEVERAL_PASSWORDS,
-            retry=True,
-        )
+        _argument_rule(needles, lead, _argument, again=needles[0] in _SEVERAL_PASSWORDS)
         for needles, lead in _PASSWORD_ARGUMENTS
     ),
     Rule("cli-credentials", _HERE_STRING, _STDIN_NEEDLES, replace=lambda m: _option_value(m, "cli-credentials")),
     Rule("cli-credentials", _PIPED_IN, _STDIN_NEEDLES, replace=_piped_in),
     Rule("cli-credentials", _HEREDOC_FED, _STDIN_NEEDLES, group="value"),
     Rule("cli-credentials", _HEREDOC_PIPED, _STDIN_NEEDLES, group="value"),
+    *_FED_AND_STORED_RULES,
     *(
         Rule(
             "cli-credentials",

@@ -105,7 +105,10 @@ def withheld(built_with: str) -> str:
 #: ``redact._PASSWORD_ARGUMENTS``; HTTPie's ``-A bearer -a TOKEN``, ``redact._BEARER_TYPE``).
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
                   "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "lftp", "mosquitto_", "net rpc",
-                  "net ads", "net -u", "rpcclient", "secret set", "-a bearer")  # fmt: skip
+                  "net ads", "net -u", "rpcclient", "secret set", "-a bearer",
+                  # (a password piped to ``sudo -S``, a secret to a store's CLI: ``redact._FED_AND_STORED_RULES``)
+                  "sudo", "doppler", "wrangler", "vercel", "secret create", "http-basic", "pypi-token", "nuget",
+                  "convertto-securestring", "net use", "ngrok")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -622,7 +625,11 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "mosquitto_", "Value=", "value=", 'value"',
                  "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ",
-                 "--with-token", "--password-stdin", "curl", "http", "xh", "user", "bearer")  # fmt: skip
+                 "--with-token", "--password-stdin", "curl", "http", "xh", "user", "bearer",
+                 # (``redact._FED_AND_STORED_RULES``)
+                 "sudo", "passwd", "chpasswd", "wrangler", "vercel", "gcloud", "doppler", "secret create",
+                 "secretsmanager", "put-parameter", "keyvault", "twine", "poetry", "nuget", "convertto-securestring",
+                 "net use", "ngrok", "alias set", "host add", "firebase", "secrets set", "from-literal")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -1201,6 +1208,23 @@ def _a_login_rule_may_match(text: str, lowered: str) -> bool:
     return _a_word_then(text, "login", " \t") and _a_word_then(text, "password", " \t")
 
 
+def _an_option_to_read_input(text: str, lowered: str) -> bool:
+    """Whether ``text`` holds ``--stdin`` or a ``-`` before letters holding an ``S`` (``-S``, ``-kS``): what the rules
+    of ``sudo`` and ``passwd`` reading a password from their input need (``redact._FED_COMMANDS``). A failed
+    command's ``sudo: a terminal is required`` or ``/etc/passwd`` holds neither."""
+    if "--stdin" in text:
+        return True
+    at = text.find("-")
+    while at != -1:
+        end = at + 1
+        while end < len(text) and text[end].isascii() and text[end].isalpha():
+            end += 1
+        if "S" in text[at + 1 : end]:
+            return True
+        at = text.find("-", max(end, at + 1))
+    return False
+
+
 #: What the rules a common needle calls on need around it, asked only where the needle is in the text (and the text
 #: lowers exactly: ``_may_be_changed_as_written``): a needle alone let nearly every failed command's output load the
 #: rules (``pass`` in "12 passed", ``key`` in ``KeyError``, ``://`` in any URL, ``--`` in pytest's header): about 38 M
@@ -1225,6 +1249,7 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "xh": _an_httpie_auth_may_match,
     "user": _a_config_user_may_match,
     "bearer": _a_bearer_token_may_match,
+    **dict.fromkeys(("sudo", "passwd"), _an_option_to_read_input),
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.

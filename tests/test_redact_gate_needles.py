@@ -172,7 +172,14 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
     ]  # (the listed commands': a list, a call, a "command" key)
     assert calls == {
         **dict.fromkeys(("pass", "pw", "token", "key"), [comment]),
-        "secret": [comment, "keyed:(?:gh(?:\\.exe)?[ \\t]"],
+        "secret": [
+            comment,
+            "keyed:(?:echo|printf)(?:[ ",
+            "keyed:(?:gh(?:\\.exe)?[ \\t]",
+            "keyed:gh(?:\\.exe)?[ \\t]+se",
+        ],
+        "sudo": ["keyed:(?:echo|printf)(?:[ ", "keyed:sudo(?![\\w.-])(?:[ \\"],
+        "passwd": ["keyed:(?:echo|printf)(?:[ ", "keyed:passwd(?![\\w.-])(?:["],
         "://": ["keyed:://(?:\\[redacted:[\\w"],
         "@": ["keyed:://([A-Za-z0-9_-]{20"],
         "sentry": ["keyed:://([A-Za-z0-9]{8,})"],
@@ -270,6 +277,7 @@ def _real_strings() -> list[str]:
 
 #: What each narrowed needle's rules read around it: separators, quotes, blanks, nouns, values, URLs' parts.
 AROUND = [
+    "sudo", "sudo ", "-S", " -S ", "-kS", "--stdin", "passwd ", "echo ", "echo Xk9mPq2Lw7 | ", "<<< ", "|",
     *redaction.NOUN_FORMS, "PASSWORD", "Token", "API_KEY", "_2", "12", ":", "=", " ", "  ", "\t", "\n", "\u00a0",
     '"', "'", "\\", '\\"', "]", "*", "**", "`", "#", " # ", "(", ")", "<", ">", "</", "/", "@", "://", "https://",
     "-", "--", "---", "-----", "_", ".", ",", "Key", "Value", "Key   Value\n---   -----\n", "define", "DEFINE", "auth",
@@ -343,6 +351,8 @@ SEEDS = [
     "DB_PW=" + "Xk9mPq2Lw7",
     "db_pw   # was: " + "Xk9mPq2Lw7",
     "gh secret set DEPLOY " + "-b Xk9mPq2Lw7",
+    "echo Xk9mPq2Lw7 " + "| sudo -S -u postgres psql",
+    "echo Xk9mPq2Lw7 " + "| passwd --stdin deploy",
     "CREATE USER app WITH PASSWORD " + "'Xk9mPq2Lw7';",
     "default password " + "Xk9mPq2Lw7",
     "docker login registry.internal -u deploy " + "-p Xk9mPq2Lw7",

@@ -291,6 +291,57 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
 
 
 @pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "echo a | sudo -u x ",
+        "echo a | sudo -kS ",
+        "sudo -S ",
+        "sudo -u sudo -u ",
+        "sudo --user ",
+        "sudo -S <<< a ",
+        "echo a | ",
+        "passwd x --stdin ",
+        "echo 'a:b' | chpasswd ",
+        "chpasswd <<< 'a:b\\n",
+        "wrangler secret put x ",
+        "gcloud secrets create x --data-file=- ",
+        "docker secret create x - ",
+        "doppler secrets set A B ",
+        "doppler secrets set ",
+        "aws secretsmanager --secret-string x ",
+        "aws ssm put-parameter --value x ",
+        "poetry config --local ",
+        "mc alias set a b c d ",
+        "net use Z: \\\\s\\x ",
+        "ConvertTo-SecureString x ",
+        "ConvertTo-SecureString -Force ",
+        "kubectl create secret x --from-literal=a=b ",
+        "kubectl create secret ",
+        "fly secrets set A=b ",
+        "echo a | firebase functions:secrets:set x ",
+    ],
+)
+def test_a_long_text_of_commands_fed_a_password_or_given_a_stored_secret_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str
+) -> None:
+    """sudo's options are each read one way (an atomic group), and each command reads a bounded reach on (red55b)."""
+    assert _cpu_seconds(1_000_000, tmp_path, unit) / _cpu_seconds(250_000, tmp_path, unit) < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize("head", ["echo a | sudo -u x -", "echo a | sudo ", "sudo -"])
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_long_cluster_of_sudos_option_letters_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, head: str, *, gate: bool
+) -> None:
+    """``sudo -kkk…``: each letter of the run may end a cluster taking a value, or hold ``S``; read once."""
+    assert redact("echo Xk9mPq2Lw7 | sudo -kkS x") == "echo [redacted:cli-credentials] | sudo -kkS x"
+    longer, shorter = (_cpu_seconds(size, tmp_path, "k", head, gate=gate) for size in (1_000_000, 250_000))
+    assert longer / shorter < 8
+
+
+@pytest.mark.hostile
 @pytest.mark.parametrize("unit", ["u", "sSu"])
 @pytest.mark.parametrize("gate", [True, False])
 def test_a_long_run_of_curls_option_letters_is_redacted_in_time_linear_in_its_size(

@@ -1,0 +1,172 @@
+"""A password an agent gives a command that would prompt for it (piped to ``sudo -S``, ``passwd --stdin``,
+``chpasswd``, fed to a secret store's CLI by ``echo`` or a here-string) or gives a store's or a tool's CLI on its
+line (``aws secretsmanager --secret-string``, ``az keyvault secret set --value``, ``twine -p`` …) is redacted, as
+``--password-stdin`` and ``gh secret set -b`` were; the command still reads, and a variable, a file, help text and
+the same words of other commands stay as written (trial55 F0)."""
+
+from __future__ import annotations
+
+import pytest
+
+from deja.core.redact import redact
+from deja.core.redaction import as_indexed
+
+R = "[redacted:cli-credentials]"
+PW = "Hx7Sud0Pw42"
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        # sudo reading its password from its input: ``-S`` alone, in a cluster, after options with values, ``--stdin``
+        "echo 'Hx7Sud0Pw42' | sudo -S systemctl restart nginx",
+        "echo Hx7Sud0Pw42 | sudo -S -u postgres psql",
+        "printf '%s\\n' Hx7Sud0Pw42 | sudo --stdin whoami",
+        "sudo -S <<< 'Hx7Sud0Pw42' apt install nginx",
+        'sudo -S apt install nginx <<< "Hx7Sud0Pw42"',
+        "echo Hx7Sud0Pw42 | sudo -kS whoami",
+        "echo Hx7Sud0Pw42 | sudo -u postgres -S psql",
+        "echo Hx7Sud0Pw42 | sudo --user postgres -S psql",
+        "echo -n Hx7Sud0Pw42 | sudo -S -p '' whoami",
+        'echo "Hx7Sud0Pw42" | /usr/bin/sudo -S id',
+        "echo 'Hx7Sud0Pw42'|sudo -S id",
+        "echo Hx7Sud0Pw42 | sudo -S -u postgres -H psql -c 'select 1'",
+        # passwd's and chpasswd's
+        "echo Hx7Sud0Pw42 | passwd --stdin deploy",
+        "echo 'deploy:Hx7Sud0Pw42' | chpasswd",
+        "chpasswd <<< 'deploy:Hx7Sud0Pw42'",
+        # the stores' CLIs reading the secret from their input
+        "wrangler secret put API_KEY <<< Hx7Sud0Pw42",
+        "echo Hx7Sud0Pw42 | npx wrangler secret put API_KEY",
+        "vercel env add DB_PASSWORD production <<< Hx7Sud0Pw42",
+        "echo Hx7Sud0Pw42 | vercel env add DB_PASSWORD production",
+        "gcloud secrets versions add db --data-file=- <<< Hx7Sud0Pw42",
+        "echo -n Hx7Sud0Pw42 | gcloud secrets create db --data-file=-",
+        "echo Hx7Sud0Pw42 | gh secret set API_KEY",
+        "printf Hx7Sud0Pw42 | docker secret create db_pw -",
+        # and given to them on its line
+        "aws secretsmanager create-secret --name shop/db --secret-string Hx7Sud0Pw42",
+        "aws secretsmanager put-secret-value --secret-id db --secret-string='Hx7Sud0Pw42'",
+        "aws ssm put-parameter --name /db/pw --type SecureString --value Hx7Sud0Pw42",
+        "aws ssm put-parameter --name /db/pw --value Hx7Sud0Pw42 --overwrite",
+        "az keyvault secret set --vault-name shopkv --name db --value Hx7Sud0Pw42",
+        "echo Hx7Sud0Pw42 | firebase functions:secrets:set API",
+        # a tool's password or token on its line
+        "twine upload -u __token__ -p Hx7Sud0Pw42 dist/*",
+        "twine upload --password Hx7Sud0Pw42 dist/*",
+        "poetry config http-basic.private me Hx7Sud0Pw42",
+        "poetry config pypi-token.private Hx7Sud0Pw42",
+        "dotnet nuget add source https://x/index.json -n x -u me -p Hx7Sud0Pw42",
+        "dotnet nuget push pkg.nupkg -k Hx7Sud0Pw42 -s x",
+        "nuget push pkg.nupkg -ApiKey Hx7Sud0Pw42 -Source x",
+        "$cred = ConvertTo-SecureString 'Hx7Sud0Pw42' -AsPlainText -Force",
+        '$s = ConvertTo-SecureString -String "Hx7Sud0Pw42" -AsPlainText -Force',
+        "net use Z: \\\\srv\\share /user:corp\\me Hx7Sud0Pw42",
+        "NET USE Z: \\\\srv\\share Hx7Sud0Pw42 /USER:corp\\me",
+        "ngrok config add-authtoken Hx7Sud0Pw42",
+        "ngrok authtoken Hx7Sud0Pw42",
+        "mc alias set s3 https://s3 minioadmin Hx7Sud0Pw42",
+    ],
+)
+def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_command_still_reads(
+    written: str,
+) -> None:
+    shown = redact(written)
+    assert PW not in shown
+    assert shown == written.replace(PW, R)
+    assert as_indexed(written, whatever_the_setting=True) == shown  # (the gate lets each through to the rules)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "doppler secrets set DB_PASSWORD Hx7Sud0Pw42",
+        "doppler secrets set --project backend API_KEY=Hx7Sud0Pw42",
+        "fly secrets set SESSION=Hx7Sud0Pw42",
+        "flyctl secrets set -a app SESSION=Hx7Sud0Pw42",
+        "supabase secrets set STRIPE=Hx7Sud0Pw42",
+        "kubectl create secret generic db --from-literal=api=Hx7Sud0Pw42",
+        "kubectl -n prod create secret generic db --from-literal api=Hx7Sud0Pw42",
+        "kubectl create secret generic db --from-literal='api=Hx7Sud0Pw42'",
+    ],
+)
+def test_a_secret_a_store_is_given_as_a_name_and_its_value_is_redacted_as_a_settings(written: str) -> None:
+    """A pair's value is marked as a secret-named setting's is (``--from-literal=DB_PASSWORD=…`` was before)."""
+    shown = redact(written)
+    assert shown == written.replace(PW, "[redacted:secret]")
+    assert as_indexed(written, whatever_the_setting=True) == shown
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        (
+            "printf 'a:Hx7Sud0Pw42\\nb:Zr8Kq3Vw7Mx\\n' | sudo chpasswd",
+            f"printf 'a:{R}\\nb:{R}\\n' | sudo chpasswd",
+        ),
+        (
+            "doppler secrets set API_KEY=Hx7Sud0Pw42 DB=Zr8Kq3Vw7Mx",
+            "doppler secrets set API_KEY=[redacted:secret] DB=[redacted:secret]",
+        ),
+        (
+            "fly secrets set SESSION=Hx7Sud0Pw42 OTHER=Zr8Kq3Vw7Mx",
+            "fly secrets set SESSION=[redacted:secret] OTHER=[redacted:secret]",
+        ),
+        (
+            "kubectl create secret generic db --from-literal=DB_PASS=Hx7Sud0Pw42 --from-literal=api=Zr8Kq3Vw7Mx",
+            "kubectl create secret generic db --from-literal=DB_PASS=[redacted:secret] --from-literal=api=[redacted:secret]",
+        ),
+        (
+            "mc alias set s3 https://s3 AKIAIOSFODNN7EXAMPLE Hx7Sud0Pw42",
+            f"mc alias set s3 https://s3 [redacted:aws-key] {R}",
+        ),
+    ],
+)
+def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, shown: str) -> None:
+    assert redact(written) == shown
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "echo hello | sudo tee /etc/motd",
+        "echo y | sudo pacman -S vim",  # (pacman's -S, after the command sudo runs)
+        'echo "$SUDO_PASS" | sudo -S systemctl restart nginx',
+        "echo ${PW} | sudo -S whoami",
+        "echo $(cat ~/.pw) | sudo -S whoami",
+        "sudo -S systemctl restart nginx",
+        "sudo -S --help",
+        "the sudo -S flag reads the password from stdin",
+        'echo "deploy:$PW" | chpasswd',
+        "cat /etc/passwd | grep deploy",
+        "doppler secrets set API_KEY",
+        "doppler secrets set --help",
+        "aws secretsmanager create-secret --name db --secret-string file://secret.json",
+        'aws secretsmanager put-secret-value --secret-id db --secret-string "$PW"',
+        "aws ssm put-parameter --name /app/url --type String --value https://api.example.com",
+        "az keyvault secret set --vault-name v --name db --file secret.txt",
+        'az keyvault secret set --vault-name v --name db --value "$DB_PW"',
+        "kubectl set env deploy/web --value x",
+        'twine upload -u __token__ -p "$PYPI_TOKEN" dist/*',
+        "twine upload --help",
+        "poetry config http-basic.private me",
+        "ConvertTo-SecureString $enc",
+        "$s = ConvertTo-SecureString $env:PW -AsPlainText -Force",
+        "net use Z: \\\\srv\\share /persistent:no",
+        "net use Z: \\\\srv\\share * /user:corp\\me",
+        "ngrok config add-authtoken $NGROK_TOKEN",
+        "mc alias set s3 https://s3 $AK $SK",
+        "kubectl create configmap app --from-literal=mode=prod",
+        "kubectl create secret generic db --from-literal=pw=$PW",
+        "fly secrets list",
+        "supabase secrets set --env-file .env",
+    ],
+)
+def test_a_variable_a_file_help_text_and_other_commands_stay_as_written(line: str) -> None:
+    assert redact(line) == line
+
+
+def test_the_json_a_store_is_given_keeps_its_keys() -> None:
+    """``--secret-string '{"pw":"…"}'``: the settings' rules redact its values, and its keys still read."""
+    written = """aws secretsmanager create-secret --name db --secret-string '{"pw":"Hx7Sud0Pw42"}'"""
+    assert redact(written) == written.replace(PW, "[redacted:secret]")
