@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 #: bash's ``$'…\\'…'``, a made password in brackets (``[deploy:…]``), HTTPie's bearer token on a continued line and
 #: after ``-A=bearer``, xh's ``--bearer``, curl's ``--oauth2-bearer``, a Makefile's ``@http -a …``, HTTPie's ``-a``
 #: after a header it removes, a curl config file's ``user: …`` and its user line after any quote or an escaped line
-#: end (``printf 'url = x\\nuser = …'``), a numeric user and PIN there (``104233:83726451``): red55;
+#: end (``printf 'url = x\\nuser = …'``), a numeric user and PIN there (``104233:83726451``): red55; a password piped or
+#: fed to ``sudo -S``/``--stdin``, ``passwd --stdin``, ``chpasswd``, a secret given to a secret store's CLI (``aws
+#: secretsmanager``/``ssm``, ``az keyvault``, ``doppler``, ``wrangler``, ``vercel``, ``gcloud secrets``, …), twine's,
+#: poetry's, nuget's ``-p``, ``ConvertTo-SecureString … -AsPlainText``, ``net use``, ``ngrok``, ``mc alias set``: red55b;
 #: 30: bash's ``$'…'`` and an escaped ``\"`` in a curl/HTTPie password, HTTPie's ``-va`` cluster, xh, its
 #: bearer token (``-A bearer -a …``), the names in capitals, a user holding ``[``/``<``, a single-quoted password
 #: starting with ``$``, ``az login -p =…``, a curl config file's ``user = "…:…"`` line: red54;
