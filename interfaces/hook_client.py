@@ -53,7 +53,8 @@ READY = b"R"
 READY_SECONDS = 1.0
 _INT = 4  # (the bytes of a pid, a descriptor, a length: a C int)
 
-#: Why the server did not answer this call ("" where it was not asked, or answered); the in-process run logs it.
+#: Why the server did not answer this call ("" where it was not asked, or answered): kept for a reader of this
+#: process (the tests); the in-process run's own line in hooks.log does not say it (review55d F5).
 why_not = ""
 #: Whether the hook, run in this process, should start a server once it has answered (``hook_server.start_beside``).
 start_wanted = False
@@ -145,6 +146,9 @@ def answer(folder: str, command: str) -> None:
         except (FileNotFoundError, ConnectionRefusedError) as exc:
             why_not, start_wanted = f"no hook server ({exc.strerror})", True
             return
+        if not _served_by_this_user(connection, path):
+            why_not = "the hook server's socket is another user's"
+            return
         if _receive(connection, 1, min(deadline, monotonic() + READY_SECONDS)) != READY:
             why_not = "the hook server closed the call"
             return
@@ -170,6 +174,27 @@ def answer(folder: str, command: str) -> None:
         why_not = f"the hook server was not reached ({type(exc).__name__}: {exc})"
     finally:
         connection.close()
+
+
+def _served_by_this_user(connection: socket, path: str) -> bool:
+    """Whether the process listening at ``path`` runs as this user (``SO_PEERCRED``), or where the system does not
+    say (macOS), whether the socket is this user's: the hook hands it Cursor's streams and its whole environment, and
+    a deja home another user can write to (one they made first in ``/tmp``) could hold their socket (review55d F2)."""
+    from posix import getuid
+
+    try:
+        from _socket import SO_PEERCRED, SOL_SOCKET
+    except ImportError:  # pragma: no cover - Linux has it
+        from posix import lstat
+
+        return lstat(path).st_uid == getuid()
+    return same_user(connection.getsockopt(SOL_SOCKET, SO_PEERCRED, 12), getuid())
+
+
+def same_user(credentials: bytes, uid: int) -> bool:
+    """Whether a peer's ``SO_PEERCRED`` (``struct ucred``: pid, uid, gid, C ints) is user ``uid``'s: the server asks
+    it of each hook, the hook of the server."""
+    return len(credentials) >= 8 and int.from_bytes(credentials[4:8], sys.byteorder) == uid
 
 
 def _end_with(connection: socket, pid: int, command: str, deadline: float) -> NoReturn:

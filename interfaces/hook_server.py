@@ -47,6 +47,11 @@ _MESSAGE_LIMIT = 16 << 20  # (a caller's arguments, folder and environment)
 _CODE = 5  # (how many fields of ``hook_client.fingerprint`` are ``code_fingerprint``'s: the rest is the locale's)
 
 
+#: The lock is never opened through a link put in its place (its pid would be written into the file it names:
+#: review55d F3).
+LOCK_FLAGS = getattr(oscalls, "O_NOFOLLOW", 0)
+
+
 def start_beside(folder: str) -> None:
     """Start a server for the launcher in ``folder`` (a site-packages), detached, once a hook ran without one
     (``hook_client.start_wanted``): where the ``hook_server`` setting is on, deja's home is where the client looks
@@ -70,9 +75,14 @@ def start_beside(folder: str) -> None:
     from ..core import detached
 
     try:
-        oscalls.close(oscalls.open(lock, oscalls.O_WRONLY | oscalls.O_CREAT, 0o600))
+        oscalls.close(oscalls.open(lock, oscalls.O_WRONLY | oscalls.O_CREAT | LOCK_FLAGS, 0o600))
         utime(lock)
-        detached.start([sys.executable, "-I", "-S", hook_client.launcher(folder), COMMAND], background=False)
+        # (in the UTF-8 mode of the hook that starts it: with no locale, Python coerces this process's LC_CTYPE to
+        # C.UTF-8 and turns the mode on, and a server started with that LC_CTYPE had it off, so it declined every
+        # hook Cursor started without a locale: review55d F1)
+        utf8 = f"utf8={sys.flags.utf8_mode}"
+        argv = [sys.executable, "-I", "-S", "-X", utf8, hook_client.launcher(folder), COMMAND]
+        detached.start(argv, background=False)
     except OSError:
         return
 
@@ -107,11 +117,6 @@ def state() -> str:
     return f"runs (pid {pid}): its children answer the hooks"
 
 
-def same_user(credentials: bytes, uid: int) -> bool:
-    """Whether a peer's ``SO_PEERCRED`` (``struct ucred``: pid, uid, gid, C ints) is user ``uid``'s."""
-    return len(credentials) >= 8 and int.from_bytes(credentials[4:8], sys.byteorder) == uid
-
-
 def _own_user(conn: socket) -> bool:
     """Whether the peer on ``conn`` runs as this process's user. Where the system does not say (no ``SO_PEERCRED``:
     macOS), the socket's 0600 mode in a 0700 folder is the check."""
@@ -119,7 +124,7 @@ def _own_user(conn: socket) -> bool:
         from _socket import SO_PEERCRED, SOL_SOCKET
     except ImportError:  # pragma: no cover - Linux has it
         return True
-    return same_user(conn.getsockopt(SOL_SOCKET, SO_PEERCRED, 12), oscalls.getuid())
+    return hook_client.same_user(conn.getsockopt(SOL_SOCKET, SO_PEERCRED, 12), oscalls.getuid())
 
 
 def serve() -> None:
@@ -143,7 +148,7 @@ def _locked(path: str) -> int | None:
     import fcntl
     from posix import O_RDWR
 
-    fd = oscalls.open(path, O_RDWR | oscalls.O_CREAT, 0o600)
+    fd = oscalls.open(path, O_RDWR | oscalls.O_CREAT | LOCK_FLAGS, 0o600)
     for _ in range(20):
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

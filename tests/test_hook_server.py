@@ -394,9 +394,9 @@ def test_a_peer_of_another_user_is_refused() -> None:
     def ucred(pid: int, uid: int, gid: int) -> bytes:
         return b"".join(n.to_bytes(4, sys.byteorder) for n in (pid, uid, gid))
 
-    assert hook_server.same_user(ucred(77, os.getuid(), 0), os.getuid())
-    assert not hook_server.same_user(ucred(77, os.getuid() + 1, os.getuid()), os.getuid())
-    assert not hook_server.same_user(b"", os.getuid())
+    assert hook_client.same_user(ucred(77, os.getuid(), 0), os.getuid())
+    assert not hook_client.same_user(ucred(77, os.getuid() + 1, os.getuid()), os.getuid())
+    assert not hook_client.same_user(b"", os.getuid())
 
 
 def test_no_server_is_asked_or_started_where_it_is_off(site_packages: Path, indexed_sample: Sample) -> None:
@@ -473,3 +473,144 @@ def test_a_server_that_takes_no_call_leaves_it_to_the_hook_which_answers_it_once
     _, later = payloads(indexed_sample, "taken-later")["prompt that recalls"]
     assert served_call(serving, site_packages, command, later).done.stdout == own.stdout
     assert (indexed_sample.home / "hooks.log").read_text().count("never-taken") == 1
+
+
+# --------------------------------------------------------------------------- review55d: locale, another user, the lock
+
+LOCALE_PROMPT = {"hook_event_name": "beforeSubmitPrompt", "prompt": "tests fail: No module named 'api.cache'"}
+
+
+def _without_locale(env: dict[str, str]) -> dict[str, str]:
+    """The environment Cursor gives its hooks where no locale is set (a GUI app on macOS, a remote over SSH)."""
+    return {k: v for k, v in env.items() if k not in ("LANG", "LC_ALL", "LC_CTYPE", "LANGUAGE")}
+
+
+def _started_hook(site: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-I", "-S", str(launcher(site)), "hook-prompt"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+
+
+def test_a_server_a_hook_started_without_a_locale_serves_the_next_hook(site_packages: Path, tmp_path: Path) -> None:
+    """The first hook without a locale has Python coerce its LC_CTYPE to C.UTF-8 (and turn UTF-8 mode on): a server
+    started with that environment was not in UTF-8 mode and declined every later hook (review55d F1)."""
+    home = tmp_path / "deja"
+    home.mkdir(mode=0o700)
+    env = _without_locale({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEJA_HOME": str(home), **SWITCH})
+    first = _started_hook(site_packages, env)
+    first.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "first"}).encode(), timeout=60)
+    try:
+        wait_for("a server", lambda: (home / hook_client.SOCKET_NAME).exists(), 20)
+        server = int((home / hook_client.LOCK_NAME).read_text())
+        second = _started_hook(site_packages, env)  # (stdin left open: a served call's child waits on it)
+        try:
+            wait_for("a child of the server answering the second hook", lambda: children_of(server), 5)
+        finally:
+            second.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "second"}).encode(), timeout=60)
+        assert second.returncode == 0
+    finally:
+        stop_servers(home)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a socket another user owns takes root")
+def test_a_socket_another_user_owns_is_handed_nothing(site_packages: Path, tmp_path: Path) -> None:
+    """A deja home another user can write to (one they made first in /tmp) may hold their socket: the hook hands it
+    neither Cursor's streams nor its environment, and answers in its own process (review55d F2)."""
+    import socket
+    import threading
+
+    home = tmp_path / "shared"
+    home.mkdir()
+    os.chmod(home, 0o777)
+    path = home / hook_client.SOCKET_NAME
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    os.setresuid(-1, 1001, -1)  # (a listener's credentials are those it listened with: another user's)
+    try:
+        listener.listen(1)
+    finally:
+        os.setresuid(-1, 0, -1)
+    listener.settimeout(20)
+    got: list[bytes] = []
+
+    def impostor() -> None:
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            return
+        try:  # (the hook refuses it: it hangs up first)
+            conn.sendall(hook_client.READY)
+            data, ancillary, _, _ = conn.recvmsg(1 << 20, socket.CMSG_SPACE(12))
+        except OSError:
+            return
+        finally:
+            conn.close()
+        for _, _, fds in ancillary:
+            for i in range(0, len(fds) - 3, 4):
+                os.close(int.from_bytes(fds[i : i + 4], sys.byteorder))
+        got.append(data)
+
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEJA_HOME": str(home), "MY_API_KEY": "sk-live-123"}
+    thread = threading.Thread(target=impostor)
+    thread.start()
+    try:
+        hook = _started_hook(site_packages, {**env, **SWITCH})
+        hook.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "x"}).encode(), timeout=60)
+    finally:
+        listener.close()
+        thread.join(30)
+    assert hook.returncode == 0
+    assert not any(b"sk-live-123" in data for data in got)
+
+
+def test_a_link_planted_at_the_lock_is_not_followed(site_packages: Path, tmp_path: Path) -> None:
+    """The server writes its pid into its lock: through a link put in its place, into the file it names (review55d
+    F3). It starts no server there; the file stays as it was."""
+    home = tmp_path / "deja"
+    home.mkdir(mode=0o700)
+    precious = tmp_path / "precious.txt"
+    precious.write_text("precious content\n")
+    (home / hook_client.LOCK_NAME).symlink_to(precious)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEJA_HOME": str(home), "LANG": "C.UTF-8", **SWITCH}
+    server = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(launcher(site_packages)), hook_server.COMMAND],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        server.wait(20)
+    finally:
+        server.kill()
+        server.wait()
+    assert precious.read_text() == "precious content\n"
+    assert not (home / hook_client.SOCKET_NAME).exists()
+
+
+@pytest.mark.xfail(strict=True, reason="review55d F5: hooks.log does not say why a hook was not served (why_not)")
+def test_hooks_log_says_why_the_server_did_not_answer(site_packages: Path, tmp_path: Path) -> None:
+    home = tmp_path / "deja"
+    home.mkdir(mode=0o700)
+    env = _without_locale({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEJA_HOME": str(home), **SWITCH})
+    server = subprocess.Popen(  # (a server of another locale: it declines the call)
+        [sys.executable, "-I", "-S", "-X", "utf8=0", str(launcher(site_packages)), hook_server.COMMAND],
+        env={**env, "LC_CTYPE": "C.UTF-8"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for("its socket", lambda: (home / hook_client.SOCKET_NAME).exists(), 20)
+        done = _started_hook(site_packages, env)
+        done.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "c-why"}).encode(), timeout=60)
+        assert "hook server" in (home / "hooks.log").read_text()
+    finally:
+        server.kill()
+        server.wait()
