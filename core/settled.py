@@ -309,7 +309,8 @@ def only_next_steps(answer: str) -> bool:
     (review53h, stop 53's note). Sign-offs, a word of assent opening a sentence ("Good.") and acknowledgements alone
     ("I see.", "Ah, got it.", "Thanks!") are passed over, and an answer of acknowledgements or assent alone names no
     step but says nothing found either: it counts too, as ``deja wip`` settles nothing of it ("Understood.": review55a
-    F4); one of sign-offs alone does not ("Would you like me to restart the pods?" is where it stopped). A step
+    F4); one of sign-offs and no step does not ("Would you like me to restart the pods?", "Got it. Would you like…" is
+    where it stopped: review55c F1). A step
     may open on a word of order or of thinking aloud ("Now let me…", "Hmm, let me…": ``_STEP_OPENER``; review54b F7,
     review54f F9, F12). A verb not of a step (``_NEXT_STEP_VERBS``: keep, go with, need, not) is a decision or a
     blocker. A sentence says more where a colon, a semicolon, a dash, "because", "since", "now that" or "as" leads to
@@ -328,15 +329,19 @@ def only_next_steps(answer: str) -> bool:
         and not lowered.lstrip().startswith(_NOTHING_OPENERS)
     ):
         return False
-    # (an answer of sign-offs alone, "Would you like me to restart the pods?", is where it stopped: its own conclusion)
-    signed_off_alone = True
+    # (an answer that names no step and signs off, "Would you like me to restart the pods?", is where it stopped: its
+    # own conclusion, with or without a "Got it." before it: review55c F1)
+    signed_off = acknowledged = stepped = False
     for sentence in (_after_assent(sentence) for line in _prose(answer) for sentence in _SENTENCE_END.split(line)):
         if _SIGN_OFF.match(sentence):
-            continue
-        if not _says_nothing(sentence) and not _a_next_step(sentence):
+            signed_off = True
+        elif _says_nothing(sentence):
+            acknowledged = True
+        elif _a_next_step(sentence):
+            stepped = True
+        else:
             return False  # (read no further: review55a F7)
-        signed_off_alone = False
-    return not signed_off_alone and not gives_steps(answer)
+    return (stepped or (acknowledged and not signed_off)) and not gives_steps(answer)
 
 
 def _says_nothing(sentence: str) -> bool:

@@ -181,7 +181,7 @@ def test_a_next_step_after_thanks_or_good_catch_concludes_nothing(fake_home: Pat
 
 @pytest.mark.parametrize(
     "answer",
-    ["I see.", "Got it.", "Understood.", "Good.", "Hmm.", "Ah, I see.", "Got it! Let me know if you need more."],
+    ["I see.", "Got it.", "Understood.", "Good.", "Hmm.", "Ah, I see.", "Got it. Thanks!"],
 )
 def test_an_acknowledgement_alone_concludes_nothing(fake_home: Path, answer: str) -> None:
     """Review55a F4: ``deja wip`` settled nothing of an answer that only acknowledges ("Understood." after "don't touch
@@ -194,6 +194,20 @@ def test_an_acknowledgement_alone_concludes_nothing(fake_home: Path, answer: str
 def test_a_question_alone_is_the_conclusion(fake_home: Path) -> None:
     """A sign-off is passed over like an acknowledgement, but an answer of one alone is where the session stopped."""
     answer = "Would you like me to restart the api pods?"
+    block = session_start_block(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block
+
+
+@pytest.mark.parametrize("ack", ["Got it.", "I see.", "Thanks!", "Understood.", "Good catch."])
+@pytest.mark.parametrize(
+    "sign_off", ["Would you like me to restart the api pods?", "Let me know if you want me to open the PR."]
+)
+def test_an_acknowledgement_before_a_question_keeps_the_question_as_the_conclusion(
+    fake_home: Path, ack: str, sign_off: str
+) -> None:
+    """Review55c F1: an acknowledgement before a sign-off counted as "acknowledgements alone", and the block dropped
+    the question where the session stopped, which it gives for the question alone."""
+    answer = f"{ack} {sign_off}"
     block = session_start_block(_chat_ending_on(fake_home, answer))
     assert f"  concluded: {answer}\n" in block, block
 
