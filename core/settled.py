@@ -496,9 +496,32 @@ def _said(line: str) -> str:
             sentence = _capitalised(sentence[refusal.end() :])
         if apologised and (but := _BUT.match(sentence)):
             sentence = _capitalised(sentence[but.end() :])
-        if sentence and not sentence.endswith((":", "?")) and not _OPENER.match(sentence):
+        if _OPENER.match(sentence):
+            sentence = _finding_after_opener(sentence)
+        if sentence and not sentence.endswith((":", "?")):
             kept.append(sentence)
     return " ".join(kept)
+
+
+#: What ends the part of a sentence opened on a next step where what was found or decided begins ("Let me check the
+#: config — the port is wrong.": ``_finding_after_opener``).
+_FINDING_AFTER = Lazy(globals(), "_FINDING_AFTER", r"(?:[:;]|\s-)\s+(?=\S)|[—–]\s*(?=\S)")
+
+
+def _finding_after_opener(sentence: str) -> str:
+    """What ``sentence``, opening on a next step or a decision (``_OPENER``), says was found or decided, as the
+    session-start block concludes it (``only_next_steps``): after the step its colon, semicolon or dash ends, "Let me
+    confirm the fix is good: the race was in the ack handler." → "The race was in the ack handler."; the sentence
+    whole where a decision leads ("Let's go with option B: it avoids the migration.") or a clause says what was ("Let
+    me rerun the tests, and the port was 8080 all along."); "" for a step alone, a sign-off or an opener that only
+    says what follows ("I'll help you with that."). ``deja wip`` dropped each whole (review55c F3)."""
+    step = _STEP_OPENER.match(sentence)
+    if not step or _SIGN_OFF.match(sentence) or sentence.rstrip().endswith(":"):
+        return ""
+    if ends := _FINDING_AFTER.search(sentence, step.end()):
+        return _capitalised(sentence[ends.end() :]) if _a_next_step(sentence[: ends.start()].rstrip()) else sentence
+    stepping = step["verb"].lower() in _NEXT_STEP_VERBS
+    return sentence if stepping and not _a_next_step(sentence) else ""
 
 
 def _after_assent(sentence: str) -> str:

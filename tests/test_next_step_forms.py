@@ -1,7 +1,7 @@
 """Which last answers only name the next step or say nothing (no conclusion) and which one-line sentences in -ing are
 decisions: the forms review54f found after review54b F7 and review54e F1/F2, and review55a after them; the
-session-start block's ``concluded:`` and ``deja wip``'s ``settled:`` agree on them (but a sentence opening on "Let me",
-which wip reads as an opener, settles nothing where the block concludes its finding)."""
+session-start block's ``concluded:`` and ``deja wip``'s ``settled:`` agree on them (where a sentence opening on "Let
+me" leads to a finding, wip settles the finding: review55c F3)."""
 
 from __future__ import annotations
 
@@ -35,19 +35,19 @@ def _block_and_wip(project: Path) -> tuple[str, str]:
 def test_a_next_step_with_the_reason_found_after_as_is_the_conclusion(fake_home: Path) -> None:
     answer = "Let me check the config as the port was wrong."
     block = session_start_block(_chat_ending_on(fake_home, answer))
-    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+    assert f"  concluded: {answer}\n" in block, block
 
 
 def test_a_next_step_then_and_what_was_found_is_the_conclusion(fake_home: Path) -> None:
     answer = "Let me rerun the tests, and the port was 8080 all along."
     block = session_start_block(_chat_ending_on(fake_home, answer))
-    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+    assert f"  concluded: {answer}\n" in block, block
 
 
 def test_a_next_step_then_a_clause_on_tooling_is_the_conclusion(fake_home: Path) -> None:
     answer = "Let me rerun the tests, tooling was the issue."
     block = session_start_block(_chat_ending_on(fake_home, answer))
-    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+    assert f"  concluded: {answer}\n" in block, block
 
 
 @pytest.mark.parametrize(
@@ -116,7 +116,7 @@ def test_a_clause_after_this_time_that_says_what_came_of_it_is_the_conclusion(fa
 def test_a_with_clause_saying_what_came_of_it_is_the_conclusion(fake_home: Path, answer: str) -> None:
     """Review55a F2: a clause opening on with/without was read as how the step is taken whatever it said."""
     block = session_start_block(_chat_ending_on(fake_home, answer))
-    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+    assert f"  concluded: {answer}\n" in block, block
 
 
 @pytest.mark.parametrize(
@@ -133,7 +133,28 @@ def test_a_finding_after_a_word_of_assent_inside_a_sentence_is_the_conclusion(fa
     """Review55a F1: a word of assent was stripped wherever it stood, "good:" and the "ok:" of "webhook:" with the
     colon that led to the finding."""
     block = session_start_block(_chat_ending_on(fake_home, answer))
-    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+    assert f"  concluded: {answer}\n" in block, block
+
+
+@pytest.mark.parametrize(
+    ("answer", "settled"),
+    [
+        ("I'll keep it as is; the current behaviour is correct.", None),
+        ("Let me confirm the fix is good: the race was in the ack handler.", "The race was in the ack handler."),
+        ("Let me check the config — the port is wrong.", "The port is wrong."),
+        ("Let me rerun the tests, and the port was 8080 all along.", None),
+        ("Let's go with option B: it avoids the migration.", None),
+    ],
+)
+def test_wip_settles_what_the_block_concludes_of_an_answer_an_opener_leads(
+    fake_home: Path, answer: str, settled: str | None
+) -> None:
+    """Review55c F3: ``deja wip`` dropped a sentence opening on "Let me" or "I'll" whole, the finding after its colon
+    or dash with it, where the block concludes it: wip settles the finding, or the sentence whole (``None``) where a
+    decision leads or a clause says what was."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block
+    assert f"settled: {settled or answer}\n" in wip, wip
 
 
 @pytest.mark.parametrize(
