@@ -92,8 +92,11 @@ _SENTENCE_END = Lazy(globals(), "_SENTENCE_END", r"(?<=[.!?])\s+")
 
 #: A Markdown heading ("## Summary") or a line that is only a bold label ("**Summary**", "**Changes made:**"): it
 #: names a part of the answer, never what was found (review43d H1: ``settled: ## Summary`` for every agent-mode
-#: answer that opened with one).
-_HEADING = Lazy(globals(), "_HEADING", r"#{1,6}(\s|$)|(\*\*|__)[^*_]+(\*\*|__):?$|(\*\*|__)[^*_]+:(\*\*|__)$")
+#: answer that opened with one). A bold sentence ("**Done.**", "**Understood.**") is none: the block concludes it, or
+#: nothing of an acknowledgement (review55c F6).
+_HEADING = Lazy(
+    globals(), "_HEADING", r"#{1,6}(\s|$)|(\*\*|__)[^*_]*[^*_.!?](\*\*|__):?$|(\*\*|__)[^*_]+:(\*\*|__)$"
+)
 
 #: A list item: ``1.``, ``2)``, ``-``, ``*``, ``•``.
 _LIST_ITEM = Lazy(globals(), "_LIST_ITEM", r"(\d+[.)]|[-*•])\s+")
@@ -327,7 +330,7 @@ def only_next_steps(answer: str) -> bool:
     if (
         answer.isascii()
         and not any(word in lowered for word in _STEP_WORDS)
-        and not lowered.lstrip().startswith(_NOTHING_OPENERS)
+        and not lowered.lstrip(" \t\n*_").startswith(_NOTHING_OPENERS)  # (in bold too: "**Understood.**")
     ):
         return False
     # (an answer that names no step and signs off, "Would you like me to restart the pods?", is where it stopped: its
@@ -346,9 +349,15 @@ def only_next_steps(answer: str) -> bool:
 
 
 def _says_nothing(sentence: str) -> bool:
-    """Whether ``sentence`` is empty or an acknowledgement alone ("I see.", "Ah, got it!": ``_ACKNOWLEDGEMENT``)."""
-    bare = sentence.strip(" .!")
-    return not bare or bool(_ACKNOWLEDGEMENT.fullmatch(bare))
+    """Whether ``sentence`` is empty or acknowledgements alone ("I see.", "Ah, got it!", "Got it, thanks!":
+    ``_ACKNOWLEDGEMENT``; review55c F5), in bold too ("**Understood.**", which ``_HEADING`` passes over as a label:
+    review55c F6)."""
+    bare = sentence.strip(" .!*_")
+    return not bare or all(map(_ACKNOWLEDGEMENT.fullmatch, _ACKNOWLEDGEMENTS_APART.split(bare)))
+
+
+#: What parts acknowledgements run together in one sentence ("Got it, thanks", "Thanks, got it").
+_ACKNOWLEDGEMENTS_APART = Lazy(globals(), "_ACKNOWLEDGEMENTS_APART", r"[,!.]+\s*")
 
 
 def _a_next_step(sentence: str) -> bool:
@@ -525,9 +534,12 @@ def _finding_after_opener(sentence: str) -> str:
 
 
 def _after_assent(sentence: str) -> str:
-    """``sentence`` without the word of assent it opens on (``_INTERJECTION``: "OK: the key…" → "The key…")."""
-    assent = _INTERJECTION.match(sentence)
-    return _capitalised(sentence[assent.end() :]) if assent else sentence
+    """``sentence`` without the words of assent it opens on (``_INTERJECTION``: "OK: the key…" → "The key…"; "Ok,
+    good." → "": review55c F5)."""
+    opens = 0
+    while assent := _INTERJECTION.match(sentence, opens):
+        opens = assent.end()
+    return _capitalised(sentence[opens:]) if opens else sentence
 
 
 def _capitalised(sentence: str) -> str:

@@ -212,6 +212,24 @@ def test_an_acknowledgement_alone_concludes_nothing(fake_home: Path, answer: str
     assert "settled:" not in wip, wip
 
 
+@pytest.mark.parametrize(
+    "answer", ["Got it, thanks!", "Thanks, got it.", "Ok, good.", "Perfect, great!", "**Understood.**"]
+)
+def test_acknowledgements_run_together_or_in_bold_conclude_nothing(fake_home: Path, answer: str) -> None:
+    """Review55c F5, F6: each acknowledgement alone concluded nothing, but two in one sentence were read as one that
+    says something ("settled: Good." of "Ok, good."), and the block concluded a bold one wip took for a label."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert "concluded:" not in block, block
+    assert "settled:" not in wip, wip
+
+
+def test_a_bold_sentence_is_settled_as_the_block_concludes_it(fake_home: Path) -> None:
+    """Review55c F6: wip took a bold line for a label ("**Summary**"), where the block concluded it."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, "**Done.**"))
+    assert "  concluded: **Done.**\n" in block, block
+    assert "settled: **Done.**\n" in wip, wip
+
+
 def test_a_question_alone_is_the_conclusion(fake_home: Path) -> None:
     """A sign-off is passed over like an acknowledgement, but an answer of one alone is where the session stopped."""
     answer = "Would you like me to restart the api pods?"
