@@ -94,9 +94,7 @@ _SENTENCE_END = Lazy(globals(), "_SENTENCE_END", r"(?<=[.!?])\s+")
 #: names a part of the answer, never what was found (review43d H1: ``settled: ## Summary`` for every agent-mode
 #: answer that opened with one). A bold sentence ("**Done.**", "**Understood.**") is none: the block concludes it, or
 #: nothing of an acknowledgement (review55c F6).
-_HEADING = Lazy(
-    globals(), "_HEADING", r"#{1,6}(\s|$)|(\*\*|__)[^*_]*[^*_.!?](\*\*|__):?$|(\*\*|__)[^*_]+:(\*\*|__)$"
-)
+_HEADING = Lazy(globals(), "_HEADING", r"#{1,6}(\s|$)|(\*\*|__)[^*_]*[^*_.!?](\*\*|__):?$|(\*\*|__)[^*_]+:(\*\*|__)$")
 
 #: A list item: ``1.``, ``2)``, ``-``, ``*``, ``•``.
 _LIST_ITEM = Lazy(globals(), "_LIST_ITEM", r"(\d+[.)]|[-*•])\s+")
