@@ -521,12 +521,17 @@ def _finding_after_opener(sentence: str) -> str:
     confirm the fix is good: the race was in the ack handler." → "The race was in the ack handler."; the sentence
     whole where a decision leads ("Let's go with option B: it avoids the migration.") or a clause says what was ("Let
     me rerun the tests, and the port was 8080 all along."); "" for a step alone, a sign-off or an opener that only
-    says what follows ("I'll help you with that."). ``deja wip`` dropped each whole (review55c F3)."""
+    says what follows ("I'll help you with that."); the sentence whole where another opener follows the dash. ``deja
+    wip`` dropped each whole (review55c F3)."""
     step = _STEP_OPENER.match(sentence)
     if not step or _SIGN_OFF.match(sentence) or sentence.rstrip().endswith(":"):
         return ""
     if ends := _FINDING_AFTER.search(sentence, step.end()):
-        return _capitalised(sentence[ends.end() :]) if _a_next_step(sentence[: ends.start()].rstrip()) else sentence
+        found = sentence[
+            ends.end() :
+        ]  # (itself a next step, "Let's find a time - I'll check my schedule.": no finding)
+        stepped = _a_next_step(sentence[: ends.start()].rstrip()) and not _OPENER.match(found)
+        return _capitalised(found) if stepped else sentence
     stepping = step["verb"].lower() in _NEXT_STEP_VERBS
     return sentence if stepping and not _a_next_step(sentence) else ""
 

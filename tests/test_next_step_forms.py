@@ -144,6 +144,7 @@ def test_a_finding_after_a_word_of_assent_inside_a_sentence_is_the_conclusion(fa
         ("Let me check the config — the port is wrong.", "The port is wrong."),
         ("Let me rerun the tests, and the port was 8080 all along.", None),
         ("Let's go with option B: it avoids the migration.", None),
+        ("Let me check the config - I'll rerun the tests after.", None),
     ],
 )
 def test_wip_settles_what_the_block_concludes_of_an_answer_an_opener_leads(
