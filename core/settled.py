@@ -16,6 +16,7 @@ its ``concluded`` too, and an answer that is only a line of progress (``only_pro
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from .lines import FENCES, cut, one_line
 from .patterns import Lazy  # (a refresh imports this module for ``prose_and_code`` and ``only_progress``)
@@ -91,8 +92,9 @@ _SENTENCE_END = Lazy(globals(), "_SENTENCE_END", r"(?<=[.!?])\s+")
 
 #: A Markdown heading ("## Summary") or a line that is only a bold label ("**Summary**", "**Changes made:**"): it
 #: names a part of the answer, never what was found (review43d H1: ``settled: ## Summary`` for every agent-mode
-#: answer that opened with one).
-_HEADING = Lazy(globals(), "_HEADING", r"#{1,6}(\s|$)|(\*\*|__)[^*_]+(\*\*|__):?$|(\*\*|__)[^*_]+:(\*\*|__)$")
+#: answer that opened with one). A bold sentence ("**Done.**", "**Understood.**") is none: the block concludes it, or
+#: nothing of an acknowledgement (review55c F6).
+_HEADING = Lazy(globals(), "_HEADING", r"#{1,6}(\s|$)|(\*\*|__)[^*_]*[^*_.!?](\*\*|__):?$|(\*\*|__)[^*_]+:(\*\*|__)$")
 
 #: A list item: ``1.``, ``2)``, ``-``, ``*``, ``•``.
 _LIST_ITEM = Lazy(globals(), "_LIST_ITEM", r"(\d+[.)]|[-*•])\s+")
@@ -309,7 +311,8 @@ def only_next_steps(answer: str) -> bool:
     (review53h, stop 53's note). Sign-offs, a word of assent opening a sentence ("Good.") and acknowledgements alone
     ("I see.", "Ah, got it.", "Thanks!") are passed over, and an answer of acknowledgements or assent alone names no
     step but says nothing found either: it counts too, as ``deja wip`` settles nothing of it ("Understood.": review55a
-    F4); one of sign-offs alone does not ("Would you like me to restart the pods?" is where it stopped). A step
+    F4); one of sign-offs and no step does not ("Would you like me to restart the pods?", "Got it. Would you like…" is
+    where it stopped: review55c F1). A step
     may open on a word of order or of thinking aloud ("Now let me…", "Hmm, let me…": ``_STEP_OPENER``; review54b F7,
     review54f F9, F12). A verb not of a step (``_NEXT_STEP_VERBS``: keep, go with, need, not) is a decision or a
     blocker. A sentence says more where a colon, a semicolon, a dash, "because", "since", "now that" or "as" leads to
@@ -325,24 +328,34 @@ def only_next_steps(answer: str) -> bool:
     if (
         answer.isascii()
         and not any(word in lowered for word in _STEP_WORDS)
-        and not lowered.lstrip().startswith(_NOTHING_OPENERS)
+        and not lowered.lstrip(" \t\n*_").startswith(_NOTHING_OPENERS)  # (in bold too: "**Understood.**")
     ):
         return False
-    # (an answer of sign-offs alone, "Would you like me to restart the pods?", is where it stopped: its own conclusion)
-    signed_off_alone = True
+    # (an answer that names no step and signs off, "Would you like me to restart the pods?", is where it stopped: its
+    # own conclusion, with or without a "Got it." before it: review55c F1)
+    signed_off = acknowledged = stepped = False
     for sentence in (_after_assent(sentence) for line in _prose(answer) for sentence in _SENTENCE_END.split(line)):
         if _SIGN_OFF.match(sentence):
-            continue
-        if not _says_nothing(sentence) and not _a_next_step(sentence):
+            signed_off = True
+        elif _says_nothing(sentence):
+            acknowledged = True
+        elif _a_next_step(sentence):
+            stepped = True
+        else:
             return False  # (read no further: review55a F7)
-        signed_off_alone = False
-    return not signed_off_alone and not gives_steps(answer)
+    return (stepped or (acknowledged and not signed_off)) and not gives_steps(answer)
 
 
 def _says_nothing(sentence: str) -> bool:
-    """Whether ``sentence`` is empty or an acknowledgement alone ("I see.", "Ah, got it!": ``_ACKNOWLEDGEMENT``)."""
-    bare = sentence.strip(" .!")
-    return not bare or bool(_ACKNOWLEDGEMENT.fullmatch(bare))
+    """Whether ``sentence`` is empty or acknowledgements alone ("I see.", "Ah, got it!", "Got it, thanks!":
+    ``_ACKNOWLEDGEMENT``; review55c F5), in bold too ("**Understood.**", which ``_HEADING`` passes over as a label:
+    review55c F6)."""
+    bare = sentence.strip(" .!*_")
+    return not bare or all(map(_ACKNOWLEDGEMENT.fullmatch, _ACKNOWLEDGEMENTS_APART.split(bare)))
+
+
+#: What parts acknowledgements run together in one sentence ("Got it, thanks", "Thanks, got it").
+_ACKNOWLEDGEMENTS_APART = Lazy(globals(), "_ACKNOWLEDGEMENTS_APART", r"[,!.]+\s*")
 
 
 def _a_next_step(sentence: str) -> bool:
@@ -418,9 +431,12 @@ def _short_code_inline(answer: str) -> str:
         return answer
     from .destructive import is_destructive
 
+    # (where each fence starts, found once: counted from the answer's start for each block, a 100 KB answer of
+    # introduced one-liners took 17 s: review55c F4)
+    fences = [fence.start() for fence in _FENCE_LINE.finditer(answer)]
+
     def inline(block: re.Match[str]) -> str:
-        fences_before = len(_FENCE_LINE.findall(answer, 0, block.start()))
-        if fences_before % 2 or is_destructive(block[2]):
+        if bisect_left(fences, block.start()) % 2 or is_destructive(block[2]):
             return block[0]
         return f": `{block[2]}`"
 
@@ -487,15 +503,46 @@ def _said(line: str) -> str:
             sentence = _capitalised(sentence[refusal.end() :])
         if apologised and (but := _BUT.match(sentence)):
             sentence = _capitalised(sentence[but.end() :])
-        if sentence and not sentence.endswith((":", "?")) and not _OPENER.match(sentence):
+        if _OPENER.match(sentence):
+            sentence = _finding_after_opener(sentence)
+        if sentence and not sentence.endswith((":", "?")):
             kept.append(sentence)
     return " ".join(kept)
 
 
+#: What ends the part of a sentence opened on a next step where what was found or decided begins ("Let me check the
+#: config — the port is wrong.": ``_finding_after_opener``).
+_FINDING_AFTER = Lazy(globals(), "_FINDING_AFTER", r"(?:[:;]|\s-)\s+(?=\S)|[—–]\s*(?=\S)")
+
+
+def _finding_after_opener(sentence: str) -> str:
+    """What ``sentence``, opening on a next step or a decision (``_OPENER``), says was found or decided, as the
+    session-start block concludes it (``only_next_steps``): after the step its colon, semicolon or dash ends, "Let me
+    confirm the fix is good: the race was in the ack handler." → "The race was in the ack handler."; the sentence
+    whole where a decision leads ("Let's go with option B: it avoids the migration.") or a clause says what was ("Let
+    me rerun the tests, and the port was 8080 all along."); "" for a step alone, a sign-off or an opener that only
+    says what follows ("I'll help you with that."); the sentence whole where another opener follows the dash. ``deja
+    wip`` dropped each whole (review55c F3)."""
+    step = _STEP_OPENER.match(sentence)
+    if not step or _SIGN_OFF.match(sentence) or sentence.rstrip().endswith(":"):
+        return ""
+    if ends := _FINDING_AFTER.search(sentence, step.end()):
+        found = sentence[
+            ends.end() :
+        ]  # (itself a next step, "Let's find a time - I'll check my schedule.": no finding)
+        stepped = _a_next_step(sentence[: ends.start()].rstrip()) and not _OPENER.match(found)
+        return _capitalised(found) if stepped else sentence
+    stepping = step["verb"].lower() in _NEXT_STEP_VERBS
+    return sentence if stepping and not _a_next_step(sentence) else ""
+
+
 def _after_assent(sentence: str) -> str:
-    """``sentence`` without the word of assent it opens on (``_INTERJECTION``: "OK: the key…" → "The key…")."""
-    assent = _INTERJECTION.match(sentence)
-    return _capitalised(sentence[assent.end() :]) if assent else sentence
+    """``sentence`` without the words of assent it opens on (``_INTERJECTION``: "OK: the key…" → "The key…"; "Ok,
+    good." → "": review55c F5)."""
+    opens = 0
+    while assent := _INTERJECTION.match(sentence, opens):
+        opens = assent.end()
+    return _capitalised(sentence[opens:]) if opens else sentence
 
 
 def _capitalised(sentence: str) -> str:

@@ -1,7 +1,7 @@
 """Which last answers only name the next step or say nothing (no conclusion) and which one-line sentences in -ing are
 decisions: the forms review54f found after review54b F7 and review54e F1/F2, and review55a after them; the
-session-start block's ``concluded:`` and ``deja wip``'s ``settled:`` agree on them (but a sentence opening on "Let me",
-which wip reads as an opener, settles nothing where the block concludes its finding)."""
+session-start block's ``concluded:`` and ``deja wip``'s ``settled:`` agree on them (where a sentence opening on "Let
+me" leads to a finding, wip settles the finding: review55c F3)."""
 
 from __future__ import annotations
 
@@ -35,19 +35,19 @@ def _block_and_wip(project: Path) -> tuple[str, str]:
 def test_a_next_step_with_the_reason_found_after_as_is_the_conclusion(fake_home: Path) -> None:
     answer = "Let me check the config as the port was wrong."
     block = session_start_block(_chat_ending_on(fake_home, answer))
-    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+    assert f"  concluded: {answer}\n" in block, block
 
 
 def test_a_next_step_then_and_what_was_found_is_the_conclusion(fake_home: Path) -> None:
     answer = "Let me rerun the tests, and the port was 8080 all along."
     block = session_start_block(_chat_ending_on(fake_home, answer))
-    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+    assert f"  concluded: {answer}\n" in block, block
 
 
 def test_a_next_step_then_a_clause_on_tooling_is_the_conclusion(fake_home: Path) -> None:
     answer = "Let me rerun the tests, tooling was the issue."
     block = session_start_block(_chat_ending_on(fake_home, answer))
-    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+    assert f"  concluded: {answer}\n" in block, block
 
 
 @pytest.mark.parametrize(
@@ -116,7 +116,7 @@ def test_a_clause_after_this_time_that_says_what_came_of_it_is_the_conclusion(fa
 def test_a_with_clause_saying_what_came_of_it_is_the_conclusion(fake_home: Path, answer: str) -> None:
     """Review55a F2: a clause opening on with/without was read as how the step is taken whatever it said."""
     block = session_start_block(_chat_ending_on(fake_home, answer))
-    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+    assert f"  concluded: {answer}\n" in block, block
 
 
 @pytest.mark.parametrize(
@@ -133,7 +133,29 @@ def test_a_finding_after_a_word_of_assent_inside_a_sentence_is_the_conclusion(fa
     """Review55a F1: a word of assent was stripped wherever it stood, "good:" and the "ok:" of "webhook:" with the
     colon that led to the finding."""
     block = session_start_block(_chat_ending_on(fake_home, answer))
-    assert f"  concluded: {answer}\n" in block, block  # (wip reads a "Let me" sentence as an opener: no settled:)
+    assert f"  concluded: {answer}\n" in block, block
+
+
+@pytest.mark.parametrize(
+    ("answer", "settled"),
+    [
+        ("I'll keep it as is; the current behaviour is correct.", None),
+        ("Let me confirm the fix is good: the race was in the ack handler.", "The race was in the ack handler."),
+        ("Let me check the config — the port is wrong.", "The port is wrong."),
+        ("Let me rerun the tests, and the port was 8080 all along.", None),
+        ("Let's go with option B: it avoids the migration.", None),
+        ("Let me check the config - I'll rerun the tests after.", None),
+    ],
+)
+def test_wip_settles_what_the_block_concludes_of_an_answer_an_opener_leads(
+    fake_home: Path, answer: str, settled: str | None
+) -> None:
+    """Review55c F3: ``deja wip`` dropped a sentence opening on "Let me" or "I'll" whole, the finding after its colon
+    or dash with it, where the block concludes it: wip settles the finding, or the sentence whole (``None``) where a
+    decision leads or a clause says what was."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block
+    assert f"settled: {settled or answer}\n" in wip, wip
 
 
 @pytest.mark.parametrize(
@@ -181,7 +203,7 @@ def test_a_next_step_after_thanks_or_good_catch_concludes_nothing(fake_home: Pat
 
 @pytest.mark.parametrize(
     "answer",
-    ["I see.", "Got it.", "Understood.", "Good.", "Hmm.", "Ah, I see.", "Got it! Let me know if you need more."],
+    ["I see.", "Got it.", "Understood.", "Good.", "Hmm.", "Ah, I see.", "Got it. Thanks!"],
 )
 def test_an_acknowledgement_alone_concludes_nothing(fake_home: Path, answer: str) -> None:
     """Review55a F4: ``deja wip`` settled nothing of an answer that only acknowledges ("Understood." after "don't touch
@@ -191,9 +213,41 @@ def test_an_acknowledgement_alone_concludes_nothing(fake_home: Path, answer: str
     assert "settled:" not in wip, wip
 
 
+@pytest.mark.parametrize(
+    "answer", ["Got it, thanks!", "Thanks, got it.", "Ok, good.", "Perfect, great!", "**Understood.**"]
+)
+def test_acknowledgements_run_together_or_in_bold_conclude_nothing(fake_home: Path, answer: str) -> None:
+    """Review55c F5, F6: each acknowledgement alone concluded nothing, but two in one sentence were read as one that
+    says something ("settled: Good." of "Ok, good."), and the block concluded a bold one wip took for a label."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, answer))
+    assert "concluded:" not in block, block
+    assert "settled:" not in wip, wip
+
+
+def test_a_bold_sentence_is_settled_as_the_block_concludes_it(fake_home: Path) -> None:
+    """Review55c F6: wip took a bold line for a label ("**Summary**"), where the block concluded it."""
+    block, wip = _block_and_wip(_chat_ending_on(fake_home, "**Done.**"))
+    assert "  concluded: **Done.**\n" in block, block
+    assert "settled: **Done.**\n" in wip, wip
+
+
 def test_a_question_alone_is_the_conclusion(fake_home: Path) -> None:
     """A sign-off is passed over like an acknowledgement, but an answer of one alone is where the session stopped."""
     answer = "Would you like me to restart the api pods?"
+    block = session_start_block(_chat_ending_on(fake_home, answer))
+    assert f"  concluded: {answer}\n" in block, block
+
+
+@pytest.mark.parametrize("ack", ["Got it.", "I see.", "Thanks!", "Understood.", "Good catch."])
+@pytest.mark.parametrize(
+    "sign_off", ["Would you like me to restart the api pods?", "Let me know if you want me to open the PR."]
+)
+def test_an_acknowledgement_before_a_question_keeps_the_question_as_the_conclusion(
+    fake_home: Path, ack: str, sign_off: str
+) -> None:
+    """Review55c F1: an acknowledgement before a sign-off counted as "acknowledgements alone", and the block dropped
+    the question where the session stopped, which it gives for the question alone."""
+    answer = f"{ack} {sign_off}"
     block = session_start_block(_chat_ending_on(fake_home, answer))
     assert f"  concluded: {answer}\n" in block, block
 

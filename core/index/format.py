@@ -154,7 +154,9 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     so does one that only acknowledges ("Understood.", "Got it."); "Keeping a single worker." concludes, and a
 #:     finding after "good:" inside a sentence or a clause of what came of the step ("…, with the fixture
 #:     regenerated") stays the conclusion (``settled.only_next_steps``, ``settled._decided``: review54f F8, F9, F12,
-#:     review55a F1-F5).
+#:     review55a F1-F5); so does a question or sign-off after an acknowledgement ("Got it. Would you like…?"), and
+#:     acknowledgements run together or in bold ("Got it, thanks!", "**Understood.**") conclude nothing (review55c F1,
+#:     F5, F6; 26 was not released, so no bump).
 FORMAT_VERSION = 26
 #: How many formats past this one a newer deja's index may plausibly be (some twenty were made in fifty stops): a
 #: number further on is a damaged manifest, which a rebuild mends, not a newer deja's index, which is left alone.
