@@ -66,6 +66,17 @@ def socket_of(env: dict[str, str]) -> Path:
     return Path(env["DEJA_HOME"]) / hook_client.SOCKET_NAME
 
 
+def started(site: Path, command: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """``command`` as Cursor starts it, its event not sent yet (stdin left open: a served call's child waits on it)."""
+    return subprocess.Popen(
+        [sys.executable, "-I", "-S", str(launcher(site)), command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+
+
 def wait_for(what: str, check: Any, seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while not check():
@@ -294,12 +305,7 @@ def test_a_killed_servers_socket_is_run_past_and_replaced(
     try:
         wait_for("its socket", lambda: socket_of(serving.env).exists())
         _, payload = payloads(indexed_sample, "to-the-new-one")["prompt that recalls"]
-        process = subprocess.Popen(
-            [sys.executable, "-I", "-S", str(launcher(site_packages)), command],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=serving.env,
-        )
+        process = started(site_packages, command, serving.env)
         wait_for("a child of the new server", lambda: children_of(new), 10)
         out, _ = process.communicate(json.dumps(payload).encode(), timeout=60)
         assert out == done.stdout
@@ -339,13 +345,7 @@ def test_a_child_that_hangs_is_killed_and_the_hook_exits_0_within_its_budget(
     """Nothing the server holds keeps the hook's stdout open: the reader sees its end when the hook exits."""
     command, payload = payloads(indexed_sample, "hangs")["prompt that recalls"]
     started = time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, "-I", "-S", str(launcher(site_packages)), command],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=serving.env,
-    )
+    process = started(site_packages, command, serving.env)
     wait_for("a child of the server", lambda: children_of(serving.process.pid), 10)
     child = children_of(serving.process.pid)[0]
     os.kill(child, signal.SIGSTOP)
@@ -361,13 +361,7 @@ def test_a_child_that_dies_gives_exit_0_and_nothing(
     serving: Served, site_packages: Path, indexed_sample: Sample
 ) -> None:
     command, payload = payloads(indexed_sample, "dies")["prompt that recalls"]
-    process = subprocess.Popen(
-        [sys.executable, "-I", "-S", str(launcher(site_packages)), command],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=serving.env,
-    )
+    process = started(site_packages, command, serving.env)
     wait_for("a child of the server", lambda: children_of(serving.process.pid), 10)
     os.kill(children_of(serving.process.pid)[0], signal.SIGKILL)
     out, err = process.communicate(json.dumps(payload).encode(), timeout=60)
@@ -485,28 +479,18 @@ def _without_locale(env: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if k not in ("LANG", "LC_ALL", "LC_CTYPE", "LANGUAGE")}
 
 
-def _started_hook(site: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-I", "-S", str(launcher(site)), "hook-prompt"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-
-
 def test_a_server_a_hook_started_without_a_locale_serves_the_next_hook(site_packages: Path, tmp_path: Path) -> None:
     """The first hook without a locale has Python coerce its LC_CTYPE to C.UTF-8 (and turn UTF-8 mode on): a server
     started with that environment was not in UTF-8 mode and declined every later hook (review55d F1)."""
     home = tmp_path / "deja"
     home.mkdir(mode=0o700)
     env = _without_locale({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEJA_HOME": str(home), **SWITCH})
-    first = _started_hook(site_packages, env)
+    first = started(site_packages, "hook-prompt", env)
     first.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "first"}).encode(), timeout=60)
     try:
         wait_for("a server", lambda: (home / hook_client.SOCKET_NAME).exists(), 20)
         server = int((home / hook_client.LOCK_NAME).read_text())
-        second = _started_hook(site_packages, env)  # (stdin left open: a served call's child waits on it)
+        second = started(site_packages, "hook-prompt", env)  # (stdin left open: a served call's child waits on it)
         try:
             wait_for("a child of the server answering the second hook", lambda: children_of(server), 5)
         finally:
@@ -558,7 +542,7 @@ def test_a_socket_another_user_owns_is_handed_nothing(site_packages: Path, tmp_p
     thread = threading.Thread(target=impostor)
     thread.start()
     try:
-        hook = _started_hook(site_packages, {**env, **SWITCH})
+        hook = started(site_packages, "hook-prompt", {**env, **SWITCH})
         hook.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "x"}).encode(), timeout=60)
     finally:
         listener.close()
@@ -608,7 +592,7 @@ def test_hooks_log_says_why_the_server_did_not_answer(site_packages: Path, tmp_p
     )
     try:
         wait_for("its socket", lambda: (home / hook_client.SOCKET_NAME).exists(), 20)
-        done = _started_hook(site_packages, env)
+        done = started(site_packages, "hook-prompt", env)
         done.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "c-why"}).encode(), timeout=60)
         assert "hook server" in (home / "hooks.log").read_text()
     finally:
