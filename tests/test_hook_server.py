@@ -66,7 +66,7 @@ def socket_of(env: dict[str, str]) -> Path:
     return Path(env["DEJA_HOME"]) / hook_client.SOCKET_NAME
 
 
-def started(site: Path, command: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def started_hook(site: Path, command: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     """``command`` as Cursor starts it, its event not sent yet (stdin left open: a served call's child waits on it)."""
     return subprocess.Popen(
         [sys.executable, "-I", "-S", str(launcher(site)), command],
@@ -305,7 +305,7 @@ def test_a_killed_servers_socket_is_run_past_and_replaced(
     try:
         wait_for("its socket", lambda: socket_of(serving.env).exists())
         _, payload = payloads(indexed_sample, "to-the-new-one")["prompt that recalls"]
-        process = started(site_packages, command, serving.env)
+        process = started_hook(site_packages, command, serving.env)
         wait_for("a child of the new server", lambda: children_of(new), 10)
         out, _ = process.communicate(json.dumps(payload).encode(), timeout=60)
         assert out == done.stdout
@@ -345,7 +345,7 @@ def test_a_child_that_hangs_is_killed_and_the_hook_exits_0_within_its_budget(
     """Nothing the server holds keeps the hook's stdout open: the reader sees its end when the hook exits."""
     command, payload = payloads(indexed_sample, "hangs")["prompt that recalls"]
     started = time.monotonic()
-    process = started(site_packages, command, serving.env)
+    process = started_hook(site_packages, command, serving.env)
     wait_for("a child of the server", lambda: children_of(serving.process.pid), 10)
     child = children_of(serving.process.pid)[0]
     os.kill(child, signal.SIGSTOP)
@@ -361,7 +361,7 @@ def test_a_child_that_dies_gives_exit_0_and_nothing(
     serving: Served, site_packages: Path, indexed_sample: Sample
 ) -> None:
     command, payload = payloads(indexed_sample, "dies")["prompt that recalls"]
-    process = started(site_packages, command, serving.env)
+    process = started_hook(site_packages, command, serving.env)
     wait_for("a child of the server", lambda: children_of(serving.process.pid), 10)
     os.kill(children_of(serving.process.pid)[0], signal.SIGKILL)
     out, err = process.communicate(json.dumps(payload).encode(), timeout=60)
@@ -485,12 +485,12 @@ def test_a_server_a_hook_started_without_a_locale_serves_the_next_hook(site_pack
     home = tmp_path / "deja"
     home.mkdir(mode=0o700)
     env = _without_locale({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEJA_HOME": str(home), **SWITCH})
-    first = started(site_packages, "hook-prompt", env)
+    first = started_hook(site_packages, "hook-prompt", env)
     first.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "first"}).encode(), timeout=60)
     try:
         wait_for("a server", lambda: (home / hook_client.SOCKET_NAME).exists(), 20)
         server = int((home / hook_client.LOCK_NAME).read_text())
-        second = started(site_packages, "hook-prompt", env)  # (stdin left open: a served call's child waits on it)
+        second = started_hook(site_packages, "hook-prompt", env)  # (stdin left open: a served call's child waits on it)
         try:
             wait_for("a child of the server answering the second hook", lambda: children_of(server), 5)
         finally:
@@ -542,7 +542,7 @@ def test_a_socket_another_user_owns_is_handed_nothing(site_packages: Path, tmp_p
     thread = threading.Thread(target=impostor)
     thread.start()
     try:
-        hook = started(site_packages, "hook-prompt", {**env, **SWITCH})
+        hook = started_hook(site_packages, "hook-prompt", {**env, **SWITCH})
         hook.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "x"}).encode(), timeout=60)
     finally:
         listener.close()
@@ -592,7 +592,7 @@ def test_hooks_log_says_why_the_server_did_not_answer(site_packages: Path, tmp_p
     )
     try:
         wait_for("its socket", lambda: (home / hook_client.SOCKET_NAME).exists(), 20)
-        done = started(site_packages, "hook-prompt", env)
+        done = started_hook(site_packages, "hook-prompt", env)
         done.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "c-why"}).encode(), timeout=60)
         assert "hook server" in (home / "hooks.log").read_text()
     finally:
