@@ -1237,11 +1237,32 @@ def _cli_password(match: re.Match[str]) -> bool:
     command = match.string[max(0, at - 200) : at].rpartition("\n")[2]
     for sign in ";&|(":
         command = command.rpartition(sign)[2]
-    return not any(word.lower().removesuffix(".exe") in _CONTAINER_TOOLS for word in command.split())
+    return not _a_container_tools_own_option(command.split())
+
+
+def _a_container_tools_own_option(words: list[str]) -> bool:
+    """Whether the ``-u`` after ``words`` is a container tool's own (``docker run -e X=1 -u 1000:1000 img``), not the
+    option of a tool the container runs (``docker exec app wget -u deploy:…``, review55e F0): after the container
+    tool's last word come only its subcommands, options and the values of options, no image, container or program
+    name. A word after a one-letter or a long option is read as that option's value (``-e X=1``, ``--name db``)."""
+    tool = max((i for i, word in enumerate(words) if word.lower().removesuffix(".exe") in _CONTAINER_TOOLS), default=-1)
+    if tool < 0:
+        return False
+    after_an_option = False
+    for word in words[tool + 1 :]:
+        if word.startswith("-"):
+            after_an_option = "=" not in word and (word.startswith("--") or len(word) == 2)
+        elif after_an_option:
+            after_an_option = False
+        elif word.lower() not in _CONTAINER_SUBCOMMANDS:
+            return False
+    return True
 
 
 #: The tools whose ``-u``/``--user`` is the user and group a container runs as (``uid:gid``, ``user:group``).
 _CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "buildah", "docker-compose"})
+#: Their subcommands that take ``-u``/``--user`` (``docker container run``, ``docker compose exec``).
+_CONTAINER_SUBCOMMANDS = frozenset({"run", "exec", "create", "container", "compose"})
 
 
 def _header_value(match: re.Match[str]) -> bool:
