@@ -1621,6 +1621,41 @@ def _here_string_fed(match: re.Match[str]) -> str:
     return _option_value(match, "cli-credentials")
 
 
+def _piped_in_unless_data(match: re.Match[str]) -> str:
+    """``_piped_in`` of what is piped to ``sudo -S`` or ``vercel env add``, but data that cannot be a password
+    (``_plainly_data``): sudo reads its password from its input only when it needs one (with a cached credential the
+    input goes to the command: ``echo y | sudo -S apt install``, ``echo 3 | sudo -S tee …``), and ``vercel env add``
+    stores plain settings too (``echo https://api.example.com | vercel env add API_URL``): review55e F3."""
+    return match.group(0) if _plainly_data(_fed_value(match)) else _piped_in(match)
+
+
+def _here_string_fed_unless_data(match: re.Match[str]) -> str:
+    """``_here_string_fed`` of what a here-string feeds ``sudo -S`` or ``vercel env add``, but plain data (as
+    ``_piped_in_unless_data``)."""
+    return match.group(0) if _plainly_data(_fed_value(match)) else _here_string_fed(match)
+
+
+def _fed_value(match: re.Match[str]) -> str:
+    return match.group("quoted") if match.group("quoted") is not None else match.group("bare")
+
+
+def _plainly_data(value: str) -> bool:
+    """Whether a value fed to a command is data, no password: an answer or a short number (``y``, ``no``, ``3``), a
+    URL, words none of which looks made (``nameserver 8.8.8.8``, ``SELECT 1``: ``_looks_made``), or a setting
+    (``vm.max_map_count=262144``) whose value is a number or looks made neither."""
+    if len(value) <= 2 or value.lower() in ("yes", "no") or (value.isdigit() and len(value) <= 5) or "://" in value:
+        return True
+    words = value.split()
+    if len(words) > 1:
+        return not any(_looks_made(word, password=True) for word in words)
+    name, sign, setting = value.partition("=")
+    return (
+        bool(sign)
+        and name.replace(".", "_").isidentifier()
+        and (setting.isdigit() or not _looks_made(setting, password=True))
+    )
+
+
 def _users_passwords(match: re.Match[str]) -> str:
     """A match of what is fed to ``chpasswd`` with each ``user:password`` pair's password redacted (``printf
     'a:PW\\nb:PW2\\n'`` gives two), a literal one: ``deploy:$PW`` is a variable's but in single quotes."""
@@ -1765,6 +1800,8 @@ def _argument_rule(needles: tuple[str, ...], lead: str, replace: Replace, *, aga
     )
 
 
+#: The needles of the commands whose input may be data, no password (``_plainly_data``).
+_FED_DATA_TOO = ("sudo", "vercel")
 #: The needles of the rows whose command gives more than one secret (``NAME=VALUE`` pairs): applied again, each pass
 #: the next (``Rule.again``).
 _SEVERAL_STORED = ("doppler", "secrets set", "from-literal")
@@ -1774,8 +1811,19 @@ _FED_AND_STORED_RULES = (
         rule
         for needles, command in _FED_COMMANDS
         for rule in (
-            Rule("cli-credentials", _fed_piped(command), needles, replace=_piped_in),
-            Rule("cli-credentials", _fed_here_string(command), needles, replace=_here_string_fed, retry=True),
+            Rule(
+                "cli-credentials",
+                _fed_piped(command),
+                needles,
+                replace=_piped_in_unless_data if needles[0] in _FED_DATA_TOO else _piped_in,
+            ),
+            Rule(
+                "cli-credentials",
+                _fed_here_string(command),
+                needles,
+                replace=_here_string_fed_unless_data if needles[0] in _FED_DATA_TOO else _here_string_fed,
+                retry=True,
+            ),
         )
     ),
     Rule("cli-credentials", _fed_piped(_CHPASSWD), ("chpasswd",), replace=_chpasswd_piped),
