@@ -1769,6 +1769,7 @@ _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
         _option_of(r"nuget(?:\.exe)?", "-p|--password|-Password|-k|--api-key|-ApiKey") + r"(?:=|[ \t]+)",
         _argument,
     ),
+    (("setapikey",), r"nuget(?:\.exe)?[ \t]+setapikey[ \t]+", _argument),  # (its key kept on the machine)
     (
         ("convertto-securestring",),
         r"(?i:convertto-securestring)(?:[ \t]+-(?i:asplaintext|force))*(?:[ \t]+-(?i:string))?[ \t]+",

@@ -632,7 +632,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  # (``redact._FED_AND_STORED_RULES``)
                  "sudo", "passwd", "chpasswd", "wrangler", "vercel", "gcloud", "doppler", "secret create",
                  "secretsmanager", "put-parameter", "keyvault", "twine", "poetry", "nuget", "convertto-securestring",
-                 "net use", "ngrok", "alias set", "host add", "functions:secrets:set", "secrets set", "from-literal")  # fmt: skip
+                 "net use", "ngrok", "alias set", "host add", "functions:secrets:set", "secrets set", "setapikey", "from-literal")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):

@@ -327,6 +327,7 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         "sudo -u sudo -k ",
         "passwd passwd ",
         "twine nuget -p ",
+        "nuget setapikey x ",
     ],
 )
 def test_a_long_text_of_commands_fed_a_password_or_given_a_stored_secret_is_redacted_in_time_linear_in_its_size(
