@@ -1237,11 +1237,32 @@ def _cli_password(match: re.Match[str]) -> bool:
     command = match.string[max(0, at - 200) : at].rpartition("\n")[2]
     for sign in ";&|(":
         command = command.rpartition(sign)[2]
-    return not any(word.lower().removesuffix(".exe") in _CONTAINER_TOOLS for word in command.split())
+    return not _a_container_tools_own_option(command.split())
+
+
+def _a_container_tools_own_option(words: list[str]) -> bool:
+    """Whether the ``-u`` after ``words`` is a container tool's own (``docker run -e X=1 -u 1000:1000 img``), not the
+    option of a tool the container runs (``docker exec app wget -u deploy:…``, review55e F0): after the container
+    tool's last word come only its subcommands, options and the values of options, no image, container or program
+    name. A word after a one-letter or a long option is read as that option's value (``-e X=1``, ``--name db``)."""
+    tool = max((i for i, word in enumerate(words) if word.lower().removesuffix(".exe") in _CONTAINER_TOOLS), default=-1)
+    if tool < 0:
+        return False
+    after_an_option = False
+    for word in words[tool + 1 :]:
+        if word.startswith("-"):
+            after_an_option = "=" not in word and (word.startswith("--") or len(word) == 2)
+        elif after_an_option:
+            after_an_option = False
+        elif word.lower() not in _CONTAINER_SUBCOMMANDS:
+            return False
+    return True
 
 
 #: The tools whose ``-u``/``--user`` is the user and group a container runs as (``uid:gid``, ``user:group``).
 _CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "buildah", "docker-compose"})
+#: Their subcommands that take ``-u``/``--user`` (``docker container run``, ``docker compose exec``).
+_CONTAINER_SUBCOMMANDS = frozenset({"run", "exec", "create", "container", "compose"})
 
 
 def _header_value(match: re.Match[str]) -> bool:
@@ -1577,7 +1598,8 @@ _FED_COMMANDS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("doppler",), r"doppler(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])"),
     (("secret",), r"gh(?:\.exe)?[ \t]+secret[ \t]+set(?![\w-])"),
     (("secret create",), r"(?:docker|podman)[ \t]+secret[ \t]+create(?![\w-])[^\n|;&<>]{0,200}?[ \t]-(?![^\s])"),
-    (("firebase",), r"firebase(?![\w.-])[ \t]+functions:secrets:set(?![\w-])"),
+    # (Its subcommand the needle: the name alone is in every firebase failure, review55e F1.)
+    (("functions:secrets:set",), r"firebase(?![\w.-])[ \t]+functions:secrets:set(?![\w-])"),
 )
 _CHPASSWD = r"chpasswd(?![\w.-])"
 
@@ -1597,6 +1619,41 @@ def _here_string_fed(match: re.Match[str]) -> str:
     if not _a_command_word(match.string, match.start()):
         return match.group(0)
     return _option_value(match, "cli-credentials")
+
+
+def _piped_in_unless_data(match: re.Match[str]) -> str:
+    """``_piped_in`` of what is piped to ``sudo -S`` or ``vercel env add``, but data that cannot be a password
+    (``_plainly_data``): sudo reads its password from its input only when it needs one (with a cached credential the
+    input goes to the command: ``echo y | sudo -S apt install``, ``echo 3 | sudo -S tee …``), and ``vercel env add``
+    stores plain settings too (``echo https://api.example.com | vercel env add API_URL``): review55e F3."""
+    return match.group(0) if _plainly_data(_fed_value(match)) else _piped_in(match)
+
+
+def _here_string_fed_unless_data(match: re.Match[str]) -> str:
+    """``_here_string_fed`` of what a here-string feeds ``sudo -S`` or ``vercel env add``, but plain data (as
+    ``_piped_in_unless_data``)."""
+    return match.group(0) if _plainly_data(_fed_value(match)) else _here_string_fed(match)
+
+
+def _fed_value(match: re.Match[str]) -> str:
+    return match.group("quoted") if match.group("quoted") is not None else match.group("bare")
+
+
+def _plainly_data(value: str) -> bool:
+    """Whether a value fed to a command is data, no password: an answer or a short number (``y``, ``no``, ``3``), a
+    URL, words none of which looks made (``nameserver 8.8.8.8``, ``SELECT 1``: ``_looks_made``), or a setting
+    (``vm.max_map_count=262144``) whose value is a number or looks made neither."""
+    if len(value) <= 2 or value.lower() in ("yes", "no") or (value.isdigit() and len(value) <= 5) or "://" in value:
+        return True
+    words = value.split()
+    if len(words) > 1:
+        return not any(_looks_made(word, password=True) for word in words)
+    name, sign, setting = value.partition("=")
+    return (
+        bool(sign)
+        and name.replace(".", "_").isidentifier()
+        and (setting.isdigit() or not _looks_made(setting, password=True))
+    )
 
 
 def _users_passwords(match: re.Match[str]) -> str:
@@ -1712,6 +1769,7 @@ _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
         _option_of(r"nuget(?:\.exe)?", "-p|--password|-Password|-k|--api-key|-ApiKey") + r"(?:=|[ \t]+)",
         _argument,
     ),
+    (("setapikey",), r"nuget(?:\.exe)?[ \t]+setapikey[ \t]+", _argument),  # (its key kept on the machine)
     (
         ("convertto-securestring",),
         r"(?i:convertto-securestring)(?:[ \t]+-(?i:asplaintext|force))*(?:[ \t]+-(?i:string))?[ \t]+",
@@ -1743,6 +1801,8 @@ def _argument_rule(needles: tuple[str, ...], lead: str, replace: Replace, *, aga
     )
 
 
+#: The needles of the commands whose input may be data, no password (``_plainly_data``).
+_FED_DATA_TOO = ("sudo", "vercel")
 #: The needles of the rows whose command gives more than one secret (``NAME=VALUE`` pairs): applied again, each pass
 #: the next (``Rule.again``).
 _SEVERAL_STORED = ("doppler", "secrets set", "from-literal")
@@ -1752,8 +1812,19 @@ _FED_AND_STORED_RULES = (
         rule
         for needles, command in _FED_COMMANDS
         for rule in (
-            Rule("cli-credentials", _fed_piped(command), needles, replace=_piped_in),
-            Rule("cli-credentials", _fed_here_string(command), needles, replace=_here_string_fed, retry=True),
+            Rule(
+                "cli-credentials",
+                _fed_piped(command),
+                needles,
+                replace=_piped_in_unless_data if needles[0] in _FED_DATA_TOO else _piped_in,
+            ),
+            Rule(
+                "cli-credentials",
+                _fed_here_string(command),
+                needles,
+                replace=_here_string_fed_unless_data if needles[0] in _FED_DATA_TOO else _here_string_fed,
+                retry=True,
+            ),
         )
     ),
     Rule("cli-credentials", _fed_piped(_CHPASSWD), ("chpasswd",), replace=_chpasswd_piped),

@@ -632,7 +632,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  # (``redact._FED_AND_STORED_RULES``)
                  "sudo", "passwd", "chpasswd", "wrangler", "vercel", "gcloud", "doppler", "secret create",
                  "secretsmanager", "put-parameter", "keyvault", "twine", "poetry", "nuget", "convertto-securestring",
-                 "net use", "ngrok", "alias set", "host add", "firebase", "secrets set", "from-literal")  # fmt: skip
+                 "net use", "ngrok", "alias set", "host add", "functions:secrets:set", "secrets set", "setapikey", "from-literal")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -1212,20 +1212,135 @@ def _a_login_rule_may_match(text: str, lowered: str) -> bool:
 
 
 def _an_option_to_read_input(text: str, lowered: str) -> bool:
-    """Whether ``text`` holds ``--stdin`` or a ``-`` before letters holding an ``S`` (``-S``, ``-kS``): what the rules
-    of ``sudo`` and ``passwd`` reading a password from their input need (``redact._FED_COMMANDS``). A failed
-    command's ``sudo: a terminal is required`` or ``/etc/passwd`` holds neither."""
-    if "--stdin" in text:
-        return True
-    at = text.find("-")
+    """What the rules of ``sudo`` and ``passwd`` reading a password from their input need (``redact._FED_COMMANDS``):
+    sudo's own ``-S`` (alone or in a cluster, ``-kS``) or ``--stdin`` (``_sudo_reads_its_input``), or a ``--stdin``
+    on ``passwd``'s line. Looked for anywhere, "sudo" in a hint and any ``-…S…`` word (``pacman -Syu``,
+    ``-DSQLITE_…``) loaded the rules for every such failure (review55e F1)."""
+    return _sudo_reads_its_input(text) or _passwd_reads_its_input(text)
+
+
+def _sudo_reads_its_input(text: str) -> bool:
+    """Whether a ``sudo`` word has ``-S`` (in a cluster too) or ``--stdin`` among its first 16 options on its line,
+    before its command's name, as ``redact._SUDO_READS_ITS_INPUT`` reads them: an option word, the value after an
+    option that may take one (``-u postgres``, ``--user postgres``; any one-letter or long option, more than the
+    rule's), no other word. Bounded, so ``sudo`` many times on a line costs linear time."""
+    at = text.find("sudo")
     while at != -1:
-        end = at + 1
-        while end < len(text) and text[end].isascii() and text[end].isalpha():
-            end += 1
-        if "S" in text[at + 1 : end]:
+        end = at + 4
+        if not (text[end : end + 1].isalnum() or text[end : end + 1] in "_.-") and _an_input_option_after(text, end):
             return True
-        at = text.find("-", max(end, at + 1))
+        at = text.find("sudo", at + 1)
     return False
+
+
+def _an_input_option_after(text: str, at: int) -> bool:
+    """``_sudo_reads_its_input`` of the options after the ``sudo`` ending at ``at``."""
+    takes_a_value = False
+    for _ in range(34):  # (16 options, each with its value, then ``-S``)
+        start = _after(text, at, " \t")
+        if start == at or start == len(text):
+            return False
+        at = _word_end(text, start)
+        word = text[start:at]
+        if word == "--stdin" or (word[:1] == "-" and word[1:2] != "-" and "S" in word and word[1:].isalpha()):
+            return True
+        if word.startswith("-"):
+            takes_a_value = "=" not in word
+        elif takes_a_value:
+            takes_a_value = False
+        else:
+            return False
+    return False
+
+
+def _word_end(text: str, at: int) -> int:
+    """Where the word at ``at`` of a command line ends: at a blank, or past its quotes on the line (``-p 'a b'``)."""
+    quote = text[at] if text[at] in "'\"" else ""
+    if quote:
+        close = text.find(quote, at + 1)
+        line_end = text.find("\n", at)
+        if close != -1 and (line_end == -1 or close < line_end):
+            at = close + 1
+    while at < len(text) and not text[at].isspace():
+        at += 1
+    return at
+
+
+def _passwd_reads_its_input(text: str) -> bool:
+    """Whether a ``--stdin`` follows a ``passwd`` on its line (RHEL's ``passwd --stdin``). The next ``--stdin`` and
+    line end are found once per place they stand, so many ``passwd`` cost linear time."""
+    stdin = line_end = -1
+    at = text.find("passwd")
+    while at != -1:
+        if stdin < at:
+            stdin = text.find("--stdin", at)
+            if stdin == -1:
+                return False
+        if line_end < at:
+            line_end = text.find("\n", at)
+            line_end = len(text) if line_end == -1 else line_end
+        if stdin < line_end:
+            return True
+        at = text.find("passwd", at + 1)
+    return False
+
+
+def _an_option_given(text: str, options: tuple[str, ...]) -> bool:
+    """Whether one of ``options`` stands after a blank (``\\s``) with a ``=``, a blank or a tab after it, as
+    ``redact._option_of``'s rules read a store's or a tool's option (twine's and nuget's ``-p``, ``--api-key``)."""
+    for option in options:
+        at = text.find(option)
+        while at != -1:
+            after = text[at + len(option) : at + len(option) + 1]
+            if at and text[at - 1].isspace() and after in ("=", " ", "\t"):
+                return True
+            at = text.find(option, at + 1)
+    return False
+
+
+def _a_secret_put(text: str, lowered: str) -> bool:
+    """``wrangler secret put``'s words."""
+    return _blanks_between(lowered, "secret", "put")
+
+
+def _an_env_add(text: str, lowered: str) -> bool:
+    """``vercel env add``'s words."""
+    return _blanks_between(lowered, "env", "add")
+
+
+def _a_data_file(text: str, lowered: str) -> bool:
+    """``gcloud secrets create|versions add … --data-file=-``'s option."""
+    return "--data-file" in lowered
+
+
+def _a_secrets_set(text: str, lowered: str) -> bool:
+    """``doppler secrets set``'s words (its rule piped to and given on its line)."""
+    return _blanks_between(lowered, "secrets", "set")
+
+
+def _a_password_option(text: str, lowered: str) -> bool:
+    """twine's ``-p``/``--password`` and nuget's (``-Password``, ``-k``, ``--api-key``, ``-ApiKey``) given a value."""
+    return _an_option_given(lowered, ("-p", "--password", "-password", "-k", "--api-key", "-apikey"))
+
+
+def _a_poetry_credential(text: str, lowered: str) -> bool:
+    """``poetry config http-basic.NAME USER PW`` or ``pypi-token.NAME TOKEN``."""
+    return "http-basic." in lowered or "pypi-token." in lowered
+
+
+def _an_ngrok_token(text: str, lowered: str) -> bool:
+    """``ngrok authtoken``, ``ngrok config add-authtoken`` or ``add-api-key``."""
+    return "authtoken" in lowered or "add-api-key" in lowered
+
+
+def _a_pair_to_a_secrets_set(text: str, lowered: str) -> bool:
+    """fly's, flyctl's or supabase's ``secrets set NAME=VALUE``: the tool's name and a ``=``."""
+    return ("fly" in lowered or "supabase" in lowered) and "=" in text
+
+
+def _an_mc_alias(text: str, lowered: str) -> bool:
+    """MinIO's ``mc alias set`` or ``mc config host add``: ``mc`` and blanks before the subcommand."""
+    return _blanks_between(lowered, "mc", "alias") or _blanks_between(lowered, "mc", "config") or "mc.exe" in lowered
 
 
 #: What the rules a common needle calls on need around it, asked only where the needle is in the text (and the text
@@ -1253,6 +1368,15 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "user": _a_config_user_may_match,
     "bearer": _a_bearer_token_may_match,
     **dict.fromkeys(("sudo", "passwd"), _an_option_to_read_input),
+    "wrangler": _a_secret_put,
+    "vercel": _an_env_add,
+    "gcloud": _a_data_file,
+    "doppler": _a_secrets_set,
+    **dict.fromkeys(("twine", "nuget"), _a_password_option),
+    "poetry": _a_poetry_credential,
+    "ngrok": _an_ngrok_token,
+    "secrets set": _a_pair_to_a_secrets_set,
+    **dict.fromkeys(("alias set", "host add"), _an_mc_alias),
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.

@@ -94,6 +94,25 @@ $ xh -va deploy api.internal/v1/jobs
 xh: error: 401 Unauthorized
 $ CURL -u deploy https://api.internal/v1/health
 """
+STORES_AND_SUDO = """ERROR: (gcloud.run.deploy) PERMISSION_DENIED: The caller does not have permission
+Because app depends on requests (^9.0) which doesn't match any versions, version solving failed.
+poetry install failed
+Error: Failed to get Firebase project my-app. Please make sure the project exists.
+Vercel CLI 33.0.1
+Error: No existing credentials found. Please run `vercel login`
+/src/App.csproj : error NU1101: Unable to find package Foo. No packages exist with this id in source(s): nuget.org
+ERROR:  failed to start tunnel: The ngrok agent version 2.3 is too old.
+Doppler Error: Unable to fetch secrets
+HTTPError: 400 Bad Request from https://upload.pypi.org/legacy/ (twine failed)
+error: you cannot perform this operation unless you are root. (sudo pacman -Syu)
+hint: run it with sudo
+gcc -O2 -Wall -DSQLITE_THREADSAFE=1 -c sqlite3.c
+Permission denied. Try again with sudo.
+HTTP 403 X-Served-By: cache-fra
+$ sudo ls -lS /var/log
+$ ls -l /etc/passwd
+-rw-r--r-- 1 root root 2764 Re-Start
+"""
 OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER, PIP_AND_NPM, CURL_AND_HTTP]
 
 
@@ -112,6 +131,37 @@ def test_dockers_pips_and_npms_usual_errors_load_no_rules_and_no_re(output: str)
     a user and no password (``curl -u deploy``, ``http -a deploy``): each held a needle its rules were loaded for,
     and none what those rules need around it."""
     assert _as_indexed_afresh([output]) == {"out": [output], "loaded": [False, False]}
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("line", STORES_AND_SUDO.splitlines())
+def test_a_failed_store_or_tool_and_a_sudo_hint_load_no_rules(line: str) -> None:
+    """gcloud's, poetry's, firebase's, vercel's, nuget's, ngrok's, doppler's and twine's failures name their tool,
+    and a hint names sudo beside an unrelated ``-…S…`` word (``pacman -Syu``, ``-DSQLITE_…``, ``ls -lS``): each
+    loaded the rules, 30-130 ms instead of 1 (review55e F1). Their rules need a subcommand, an option or sudo's own
+    ``-S`` there."""
+    assert redact.scrub(line) == line
+    assert not redaction._may_be_changed(line)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "echo Xk9mPq2Lw7 | sudo -S pacman -Syu",
+        "sudo -u postgres -kS psql <<< Xk9mPq2Lw7",
+        "echo Xk9mPq2Lw7 | gcloud secrets versions add api --data-file=-",
+        "poetry config pypi-token.pypi Xk9mPq2Lw7",
+        "echo Xk9mPq2Lw7 | vercel env add API production",
+        "dotnet nuget add source x -u deploy -p Xk9mPq2Lw7",
+        "ngrok config add-authtoken Xk9mPq2Lw7",
+        "doppler secrets set API Xk9mPq2Lw7",
+        "twine upload --password Xk9mPq2Lw7 dist/*",
+    ],
+)
+def test_a_secret_given_to_those_tools_beside_their_failures_still_loads_the_rules(secret: str) -> None:
+    assert redaction._may_be_changed(f"{STORES_AND_SUDO}{secret}\n"), secret
+    assert "Xk9mPq2Lw7" not in redact.scrub(f"{STORES_AND_SUDO}{secret}\n")
 
 
 _PROBE = """
@@ -180,6 +230,16 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         ],
         "sudo": ["keyed:(?:echo|printf)(?:[ ", "keyed:sudo(?![\\w.-])(?:[ \\"],
         "passwd": ["keyed:(?:echo|printf)(?:[ ", "keyed:passwd(?![\\w.-])(?:["],
+        **dict.fromkeys(("alias set", "host add"), ["keyed:mc(?:\\.exe)?[ \\t]+(?"]),
+        "doppler": ["keyed:(?:echo|printf)(?:[ ", "keyed:doppler(?![\\w.-])[ \\"] + ["keyed:doppler(?![\\w.-])[ \\"],
+        "gcloud": ["keyed:(?:echo|printf)(?:[ ", "keyed:gcloud(?![\\w.-])[ \\t"],
+        "ngrok": ["keyed:ngrok(?:\\.exe)?[ \\t]"],
+        "nuget": ["keyed:(?:nuget(?:\\.exe)?)("],
+        "poetry": ["keyed:poetry(?![\\w.-])[ \\t"],
+        "secrets set": ["keyed:(?:fly|flyctl|supaba"],
+        "twine": ["keyed:(?:twine)(?![\\w-])(?"],
+        "vercel": ["keyed:(?:echo|printf)(?:[ ", "keyed:vercel(?![\\w.-])[ \\t"],
+        "wrangler": ["keyed:(?:echo|printf)(?:[ ", "keyed:wrangler(?![\\w.-])[^"],
         "://": ["keyed:://(?:\\[redacted:[\\w"],
         "@": ["keyed:://([A-Za-z0-9_-]{20"],
         "sentry": ["keyed:://([A-Za-z0-9]{8,})"],
@@ -297,6 +357,13 @@ AROUND = [
     "user: ", "\\nuser = ", "printf '%s\\n' 'user = ", "\\\\n", "1000:1000", "104233:83726451", "--bearer ",
     "-A=bearer ", "\t@", "@", "Accept: ", "[deploy:", "<deploy:", '\\"deploy:a\\\\\\"', "$'deploy:a\\'", "/srv/www",
     "sudo -u ", "docker run -u ",
+    # red55b's stores and tools, sudo's options (review55e F1)
+    "wrangler ", "secret put ", "vercel ", "env add ", "env  add ", "gcloud ", "secrets create ", "--data-file=-",
+    " --data-file -", "doppler ", "secrets set ", "secrets\tset ", "firebase ", "functions:secrets:set ", "twine ",
+    "upload ", "nuget ", "nuget.exe ", " -p ", " -k ", " --api-key ", " -ApiKey ", " -Password ", " --password=",
+    "poetry ", "config ", "http-basic.", "pypi-token.", "ngrok ", "authtoken ", "config add-api-key ", "fly ",
+    "flyctl ", "supabase ", "API=", "mc ", "mc.exe ", "alias set ", "config host add ", "-u postgres ",
+    "--user postgres ", "-p 'a b' ", "-k ", "-Syu", "-kS ", "-lS ", "sudo -k -S ", "'-S' ", "--stdin ", "passwd\t",
 ]  # fmt: skip
 
 
@@ -409,6 +476,19 @@ SEEDS = [
     'user = "104233:' + '83726451"',
     "curl --oauth2-bearer " + "Xk9mPq2Lw7 https://api.internal/v1",
     "user all=deploy:" + "Xk9mPq2Lw7",  # (not a sudoers line's ``ALL=``: the rule reads it in capitals alone)
+    # red55b's stores and tools (review55e F1: each name narrowed to its rule's words).
+    "echo Xk9mPq2Lw7 " + "| wrangler secret put API",
+    "echo Xk9mPq2Lw7 " + "| vercel env add API production",
+    "echo Xk9mPq2Lw7 " + "| gcloud secrets create api --data-file=-",
+    "doppler secrets set API " + "Xk9mPq2Lw7",
+    "twine upload -p " + "Xk9mPq2Lw7 dist/x.whl",
+    "nuget push app.nupkg -k " + "Xk9mPq2Lw7",
+    "poetry config http-basic.corp deploy " + "Xk9mPq2Lw7",
+    "ngrok authtoken " + "Xk9mPq2Lw7",
+    "fly secrets set API=" + "Xk9mPq2Lw7",
+    "mc alias set minio 10.0.0.5:9000 admin " + "Xk9mPq2Lw7",
+    "echo Xk9mPq2Lw7 " + "| sudo -u postgres -kS psql",
+    "echo Xk9mPq2Lw7 " + "| passwd deploy --stdin",
 ]
 
 

@@ -31,6 +31,7 @@ PW = "Hx7Sud0Pw42"
         'echo "Hx7Sud0Pw42" | /usr/bin/sudo -S id',
         "echo 'Hx7Sud0Pw42'|sudo -S id",
         "echo Hx7Sud0Pw42 | sudo -S -u postgres -H psql -c 'select 1'",
+        "echo Hx7Sud0Pw42 | sudo -S tee /dev/null",  # (data that looks made is a password)
         # passwd's and chpasswd's
         "echo Hx7Sud0Pw42 | passwd --stdin deploy",
         "echo 'deploy:Hx7Sud0Pw42' | chpasswd",
@@ -59,6 +60,8 @@ PW = "Hx7Sud0Pw42"
         "dotnet nuget add source https://x/index.json -n x -u me -p Hx7Sud0Pw42",
         "dotnet nuget push pkg.nupkg -k Hx7Sud0Pw42 -s x",
         "nuget push pkg.nupkg -ApiKey Hx7Sud0Pw42 -Source x",
+        "nuget.exe setapikey Hx7Sud0Pw42 -Source x",
+        "nuget setapikey Hx7Sud0Pw42",
         "$cred = ConvertTo-SecureString 'Hx7Sud0Pw42' -AsPlainText -Force",
         '$s = ConvertTo-SecureString -String "Hx7Sud0Pw42" -AsPlainText -Force',
         "net use Z: \\\\srv\\share /user:corp\\me Hx7Sud0Pw42",
@@ -131,6 +134,14 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
     [
         "echo hello | sudo tee /etc/motd",
         "echo y | sudo pacman -S vim",  # (pacman's -S, after the command sudo runs)
+        # data piped through sudo -S (with a cached credential it goes to the command) or to vercel's plain setting
+        "echo y | sudo -S apt install nginx",
+        "echo 3 | sudo -S tee /proc/sys/vm/drop_caches",
+        "echo 'nameserver 8.8.8.8' | sudo -S tee /etc/resolv.conf",
+        "echo 'vm.max_map_count=262144' | sudo -S tee -a /etc/sysctl.conf",
+        "echo 'SELECT 1' | sudo -S -u postgres psql",
+        "sudo -S tee /etc/resolv.conf <<< 'nameserver 1.1.1.1'",
+        "echo https://api.example.com | vercel env add API_URL production",
         'echo "$SUDO_PASS" | sudo -S systemctl restart nginx',
         "echo ${PW} | sudo -S whoami",
         "echo $(cat ~/.pw) | sudo -S whoami",
@@ -155,6 +166,8 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
         "net use Z: \\\\srv\\share /persistent:no",
         "net use Z: \\\\srv\\share * /user:corp\\me",
         "ngrok config add-authtoken $NGROK_TOKEN",
+        "nuget setapikey $NUGET_KEY -Source x",
+        "nuget setapikey --help",
         "mc alias set s3 https://s3 $AK $SK",
         "kubectl create configmap app --from-literal=mode=prod",
         "kubectl create secret generic db --from-literal=pw=$PW",
@@ -164,6 +177,15 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
 )
 def test_a_variable_a_file_help_text_and_other_commands_stay_as_written(line: str) -> None:
     assert redact(line) == line
+
+
+@pytest.mark.parametrize(
+    "written", ["echo 'correct horse Hx7Sud0Pw42' | sudo -S whoami", "sudo -S whoami <<< 'x=Hx7Sud0Pw42'"]
+)
+def test_data_fed_to_sudo_s_with_a_word_that_looks_made_is_redacted_whole(written: str) -> None:
+    """Data fed to ``sudo -S`` stays where it cannot be a password (review55e F3); a word or a setting's value that
+    looks made is one, and the value goes whole."""
+    assert redact(written) == written.replace(written[written.index("'") : written.rindex("'") + 1], f"'{R}'")
 
 
 def test_the_json_a_store_is_given_keeps_its_keys() -> None:

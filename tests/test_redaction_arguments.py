@@ -291,6 +291,29 @@ def test_a_password_given_with_its_user_to_curl_httpie_or_az_is_redacted(written
 @pytest.mark.parametrize(
     ("written", "shown"),
     [
+        (f"docker exec app wget -u deploy:{P} http://x", f"docker exec app wget -u deploy:{R} http://x"),
+        (f"podman exec app lftp -u admin:{P} ftp.example.com", f"podman exec app lftp -u admin:{R} ftp.example.com"),
+        (
+            f"docker compose exec web ncftpput -u admin:{P} host /x f",
+            f"docker compose exec web ncftpput -u admin:{R} host /x f",
+        ),
+        (
+            f"docker run -e X=1 alpine sh -c 'ftp -u deploy:{P}'",
+            f"docker run -e X=1 alpine sh -c 'ftp -u deploy:{R}'",
+        ),
+        (f"docker exec -it db wget -u deploy:{P} x", f"docker exec -it db wget -u deploy:{R} x"),
+    ],
+)
+def test_a_password_given_with_u_to_a_tool_a_container_runs_is_redacted(written: str, shown: str) -> None:
+    """A container tool's own ``-u`` is its user and group (kept, in ``KEPT``); another tool's on its line is not
+    (review55e F0: red55 kept every ``-u`` pair on a docker line)."""
+    assert redact(written) == shown
+    assert as_indexed(written) == shown
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
         # review53a L3 (strict xfails until stop 54): bash's $'…', an escaped quote inside a double-quoted password,
         # an argparse cluster ending in HTTPie's -a.
         (f"curl -u $'deploy:{P}' https://x", f"curl -u $'deploy:{R}' https://x"),
@@ -499,6 +522,10 @@ KEPT = [
     "docker exec -u root:root web sh",
     "docker run --user 1000:1000 img",
     "podman run --user app:app img",
+    "docker exec -u root:root web id",
+    "docker run --name db -e X=1 -u 1000:1000 alpine id",
+    "docker compose exec -u app:app web id",
+    "docker container run --rm --user app:app img",
     "curl -u <username:token> https://x",
     "http -a [USER:PASS] example.org",
     'user: "www-data:www-data"',

@@ -320,6 +320,14 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         "kubectl create secret ",
         "fly secrets set A=b ",
         "echo a | firebase functions:secrets:set x ",
+        # review55e F1's gate and F3's data: sudo's reach, passwd's line, data fed to sudo -S or vercel env add
+        "echo 'a b 1' | sudo -S x ",
+        "echo a.b=1 | vercel env add x ",
+        "sudo -S x <<< 'y' ",
+        "sudo -u sudo -k ",
+        "passwd passwd ",
+        "twine nuget -p ",
+        "nuget setapikey x ",
     ],
 )
 def test_a_long_text_of_commands_fed_a_password_or_given_a_stored_secret_is_redacted_in_time_linear_in_its_size(
