@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from harness import Sample, run_deja
 
+from deja.core.config import SETTINGS
 from deja.core.sample import API_CACHE_CHAT
 from deja.core.writers.cursor_agent import assistant_turn, tool_use, transcript_path, user_turn, write_transcript
 from deja.interfaces.views import text_columns
@@ -79,7 +80,7 @@ def test_config_columns_line_up_when_a_path_is_long(fake_home: Path, tmp_path: P
     long.mkdir()
     text = run_deja("config", env=bare_env(fake_home, DEJA_CURSOR_ROOT=str(long))).stdout
     rows = [line for line in text.splitlines() if line.split()[-1] in ("default", "DEJA_CURSOR_ROOT")]
-    assert len(rows) == 7
+    assert len(rows) == len(SETTINGS)  # (every setting's row)
     assert len({row.index(" default") if "default" in row else row.index(" env ") for row in rows}) == 1
 
 
