@@ -850,7 +850,7 @@ def _a_command_word(text: str, at: int) -> bool:
         return True
     if not before or before[-1].isspace():
         words = before.split()
-        return not (words and words[-1] in _NAMING_OPTIONS) and not _a_cmdlets_argument(before)
+        return not (words and _names_something(words)) and not _a_cmdlets_argument(before)
     if before[-1] == "/":
         return _a_programs_path(text, at - len(before), before)
     if _a_recipes_prefix(before):
@@ -945,8 +945,20 @@ _SHELL_KEYWORDS = frozenset({"do", "then", "else", "{", "!"})
 #: mysql -p…``, ``xargs --no-run-if-empty mysql …``) is followed by a command (review45f H2).
 _NAMING_OPTIONS = frozenset(
     {"--name", "--hostname", "--container-name", "--entrypoint", "--network", "--net", "--link", "--volumes-from"}
-    | {"-name", "-iname", "-u", "--user", "-g", "--group"}
+    | {"-name", "-iname"}
 )
+#: A wrapper's options naming the user or group it runs as, which name one only after such a wrapper: ``watch -g
+#: mysql -p…`` and ``parallel -u mysql -p…`` run mysql (last55: read so after any tool, they kept the password).
+_USER_OPTIONS = frozenset({"-u", "--user", "-g", "--group"})
+_RUNS_AS = frozenset({"sudo", "su", "runuser", "doas", "pkexec"})
+
+
+def _names_something(words: list[str]) -> bool:
+    """Whether the last of ``words`` (those before a tool's name on its line) is an option naming something
+    (``_NAMING_OPTIONS``), or a user's or group's option of a wrapper that runs as one (``sudo -E -u http``)."""
+    if words[-1] in _NAMING_OPTIONS:
+        return True
+    return words[-1] in _USER_OPTIONS and any(word.rpartition("/")[2] in _RUNS_AS for word in words[-4:-1])
 
 
 def _a_port(value: str, *, again: bool) -> bool:
@@ -1250,8 +1262,10 @@ def _a_container_tools_own_option(words: list[str]) -> bool:
         return False
     after_an_option = False
     for word in words[tool + 1 :]:
-        if word.startswith("-"):
-            after_an_option = "=" not in word and (word.startswith("--") or len(word) == 2)
+        if word.startswith("-"):  # (a flag's next word is the image: ``docker run --rm img -u a:b``, last55)
+            after_an_option = (
+                "=" not in word and word not in _CONTAINER_FLAGS and (word.startswith("--") or len(word) == 2)
+            )
         elif after_an_option:
             after_an_option = False
         elif word.lower() not in _CONTAINER_SUBCOMMANDS:
@@ -1261,6 +1275,11 @@ def _a_container_tools_own_option(words: list[str]) -> bool:
 
 #: The tools whose ``-u``/``--user`` is the user and group a container runs as (``uid:gid``, ``user:group``).
 _CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "buildah", "docker-compose"})
+#: Their options that take no value (``docker run --rm -d img``): the word after one is the image or container.
+_CONTAINER_FLAGS = frozenset(
+    {"--rm", "-d", "--detach", "-i", "--interactive", "-t", "--tty", "--init", "--privileged", "--read-only", "-P"}
+    | {"--publish-all", "-q", "--quiet", "--no-healthcheck", "--oom-kill-disable", "--no-deps", "-T", "--help"}
+)
 #: Their subcommands that take ``-u``/``--user`` (``docker container run``, ``docker compose exec``).
 _CONTAINER_SUBCOMMANDS = frozenset({"run", "exec", "create", "container", "compose"})
 

@@ -776,3 +776,25 @@ def test_a_curl_config_user_line_not_at_a_line_start_is_redacted(written: str) -
 def test_a_user_and_group_setting_outside_a_curl_config_is_kept(written: str) -> None:
     """Terraform's uid and gid, a sudoers line: no password (review54d D1)."""
     assert redact(written) == written
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "docker run --rm curlimages/curl -u deploy:S3cretPW99 https://x.example.com",  # (after a flag: the image)
+        "docker run -d --init curlimages/curl -u deploy:S3cretPW99 https://x.example.com",
+        "watch -g mysql -pS3cretPW99 -e 'show processlist'",  # (watch's -g is no user)
+        "parallel -u mysql -pS3cretPW99 ::: a b",
+    ],
+)
+def test_a_password_after_a_flag_or_another_tools_u_is_redacted(written: str) -> None:
+    """last55: a container tool's flag (``--rm``) was read as taking the image for its value, and ``-u``/``-g`` after
+    any tool as naming a user, so these passwords, redacted before stop 55, were kept."""
+    assert "S3cretPW99" not in redact(written)
+
+
+@pytest.mark.parametrize(
+    "written", ["docker run --rm -u 1000:1000 alpine id", "sudo -E -u http rsync -a web1:/srv/x ."]
+)
+def test_a_containers_user_after_a_flag_and_sudos_user_are_kept(written: str) -> None:
+    assert redact(written) == written
