@@ -289,11 +289,14 @@ def _owner_bits_missing(folder: str) -> str:
 
 
 #: What stops a write for want of room, and what gives it room: a file-size limit (``ulimit -f``: EFBIG, since
-#: Python ignores SIGXFSZ) was asked "is ~/.cache writable?" of a folder that was (trial48 F5).
+#: Python ignores SIGXFSZ) was asked "is ~/.cache writable?" of a folder that was (trial48 F5), and so was a limit
+#: on open files (``ulimit -n``: EMFILE, a segment's eight files opened at once; mend56).
 _ROOM_FIXES = {
     errno.ENOSPC: "free space on that disk",
     errno.EDQUOT: "free space under your disk quota, or have it raised",
     errno.EFBIG: "a file-size limit (ulimit -f) stopped the write: raise it (ulimit -f unlimited)",
+    errno.EMFILE: "a limit on open files (ulimit -n) was reached: raise it (ulimit -n 4096)",
+    errno.ENFILE: "the system has too many files open: close some programs",
 }
 
 
