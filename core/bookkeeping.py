@@ -61,7 +61,7 @@ class IdeDbState(msgspec.Struct):
     #: The file (in ``state/``) holding this database's {composer id: fingerprint}.
     fingerprints: str = ""
     #: The device and inode of the file its fingerprints were taken from (None: not recorded, as by a deja before
-    #: stop 56): a database replaced by another file is read whole again (``plan._replaced``).
+    #: stop 56): a database replaced by another file (another inode) is read whole again (``plan._replaced``).
     file: tuple[int, int] | None = None
 
 

@@ -815,7 +815,7 @@ def _home_index_line(home: str) -> str:
 
     shown = echoed(home, PATH_CHARS)
     if (index_dir(Path(home)) / MANIFEST).is_file():
-        return f"{shown} already holds an index: deja answers from it"
+        return f"{shown} already holds an index"
     return f"no index in {shown} yet: the next search or `deja index` builds it there"
 
 

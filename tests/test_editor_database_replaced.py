@@ -13,11 +13,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 from harness import run_deja
 
+from deja.core.index import MANIFEST, index_dir
 from deja.core.writers.ide import composer_data, write_state_vscdb
 
 T0 = 1_780_000_000_000
@@ -98,3 +102,36 @@ def test_a_copy_written_over_it_in_place_is_read_again(tmp_path: Path, live: Pat
     shutil.copyfile(backup, live)
     _index()
     assert _question() == "rotate the egret deploy key"
+
+
+def _rewrite_recorded_file(home: Path, database: Path, change: Callable[[dict[str, Any]], object]) -> None:
+    """The bookkeeping's record of ``database``, its ``file`` (device, inode) changed by ``change``."""
+    index = index_dir(home)
+    manifest = msgspec.msgpack.decode((index / MANIFEST).read_bytes())
+    state_path = index / manifest["state"]
+    state = msgspec.msgpack.decode(state_path.read_bytes())
+    record = state["ide"][str(database)]
+    assert record.get("file"), record
+    change(record)
+    state_path.write_bytes(msgspec.msgpack.encode(state))
+
+
+def test_a_device_renumbered_by_a_reboot_reads_no_chat_again(tmp_path: Path, live: Path) -> None:
+    """btrfs subvolumes, NFS and FUSE mounts are numbered at mount: the same file, written in place by Cursor after
+    a reboot, is not another file (review56a F1)."""
+
+    def renumbered(record: dict[str, Any]) -> None:
+        record["file"] = [record["file"][0] + 1, record["file"][1]]
+
+    inode = live.stat().st_ino
+    _rewrite_recorded_file(tmp_path / "deja", live, renumbered)
+    write_state_vscdb(live, item_table={"workbench.panel.height": "320"})  # Cursor's own write, in place
+    assert live.stat().st_ino == inode
+    assert _index()["updated"] == 0
+
+
+def test_an_older_dejas_record_without_the_file_reads_no_chat_again(tmp_path: Path, live: Path) -> None:
+    """An index from before the inode was recorded: an upgrade reads nothing again (review56a F2)."""
+    _rewrite_recorded_file(tmp_path / "deja", live, lambda record: record.pop("file"))
+    write_state_vscdb(live, item_table={"workbench.panel.height": "320"})
+    assert _index()["updated"] == 0

@@ -107,7 +107,7 @@ def test_config_set_home_says_whether_an_index_is_there_yet(fake_home: Path, tmp
     assert done.stdout.splitlines()[1:] == [f"no index in {moved} yet: the next search or `deja index` builds it there"]
     assert run_deja("index", env=env).returncode == 0
     again = run_deja("config", "set", "home", str(moved), env=env)
-    assert again.stdout.splitlines()[1:] == [f"{moved} already holds an index: deja answers from it"]
+    assert again.stdout.splitlines()[1:] == [f"{moved} already holds an index"]
     shell = run_deja("config", "set", "home", str(tmp_path / "other"), env={**env, "DEJA_HOME": str(moved)})
     assert "builds it there" not in shell.stdout and "DEJA_HOME is set in this shell" in shell.stdout
 

@@ -213,8 +213,8 @@ def _replaced(old: IdeDbState | None, sigs: list[Sig | None], file: tuple[int, i
     those. Costs nothing on the cheap check: the inode is looked up only for a database whose signature changed."""
     if old is None:
         return False
-    if old.file is not None and file is not None and old.file != file:
-        return True
+    if old.file is not None and file is not None and old.file[1] != file[1]:  # (the inode: a device's number can
+        return True  # change with a reboot or a remount, btrfs's and NFS's among them: review56a F1)
     was, now = (old.sigs[0] if old.sigs else None), sigs[0]
     return was is not None and now is not None and now.mtime_ns < was.mtime_ns
 
