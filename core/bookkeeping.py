@@ -60,6 +60,9 @@ class IdeDbState(msgspec.Struct):
     sigs: list[Sig | None]
     #: The file (in ``state/``) holding this database's {composer id: fingerprint}.
     fingerprints: str = ""
+    #: The device and inode of the file its fingerprints were taken from (None: not recorded, as by a deja before
+    #: stop 56): a database replaced by another file (another inode) is read whole again (``plan._replaced``).
+    file: tuple[int, int] | None = None
 
 
 class State(msgspec.Struct):

@@ -288,18 +288,21 @@ def _owner_bits_missing(folder: str) -> str:
     return "".join(letter for letter, bit in (("w", oscalls.S_IWUSR), ("x", oscalls.S_IXUSR)) if not st.st_mode & bit)
 
 
-#: What stops a write for want of room, and what gives it room: a file-size limit (``ulimit -f``: EFBIG, since
-#: Python ignores SIGXFSZ) was asked "is ~/.cache writable?" of a folder that was (trial48 F5).
+#: What stops a write for want of room (or of a file to write with), and what gives it that: a file-size limit (``ulimit -f``: EFBIG, since
+#: Python ignores SIGXFSZ) was asked "is ~/.cache writable?" of a folder that was (trial48 F5), and so was a limit
+#: on open files (``ulimit -n``: EMFILE, a segment's eight files opened at once; mend56).
 _ROOM_FIXES = {
     errno.ENOSPC: "free space on that disk",
     errno.EDQUOT: "free space under your disk quota, or have it raised",
     errno.EFBIG: "a file-size limit (ulimit -f) stopped the write: raise it (ulimit -f unlimited)",
+    errno.EMFILE: "a limit on open files (ulimit -n) was reached: raise it (ulimit -n 4096)",
+    errno.ENFILE: "the system has too many files open: close some programs",
 }
 
 
 def room_fix(exc: BaseException | None) -> str:
-    """What gives a write that ran out of room (a full disk, a used-up quota, a file-size limit) the room it needs;
-    "" for any other failure. No folder's mode or owner is to blame, and the hint to mend one sent users astray."""
+    """What gives a write that ran out of room (a full disk, a used-up quota, a file-size limit) the room it needs,
+    or out of files it may open (``ulimit -n``, the system's table); "" for any other failure. No folder's mode or owner is to blame, and the hint to mend one sent users astray."""
     return _ROOM_FIXES.get(getattr(exc, "errno", None) or 0, "")
 
 

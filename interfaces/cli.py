@@ -804,6 +804,19 @@ def config_set_command(
         echo(f"note: {relative}, so every command here refuses it; {config.absolute_fix(setting)}")
     elif config.resolve(key).source == "env":
         echo(f"note: {setting.variable} is set in this shell and overrides it here; Cursor's hooks use the file")
+    elif key == "home":
+        echo(_home_index_line(stored))
+
+
+def _home_index_line(home: str) -> str:
+    """Whether the home just set holds an index: a new one holds none until something builds it, which a person who
+    moved deja's home expects to see said, not found out from a slow first search (trial55)."""
+    from ..core.index import MANIFEST, index_dir
+
+    shown = echoed(home, PATH_CHARS)
+    if (index_dir(Path(home)) / MANIFEST).is_file():
+        return f"{shown} already holds an index"
+    return f"no index in {shown} yet: the next search or `deja index` builds it there"
 
 
 def _config_unwritten(exc: OSError, key: str, value: str) -> str:

@@ -381,11 +381,14 @@ def unwritable(exc: OSError) -> str:
         return str(exc)
     home = os.path.abspath(folders.deja_home())
     where = exc.filename or home
+    from ..core.private import room_fix
+
     if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) not in (home, where):
-        return f"cannot read {where} ({exc.strerror or exc}): give your user access to it, or move it away"
+        fix = room_fix(exc) if exc.errno in (errno.EMFILE, errno.ENFILE) else ""  # (EFBIG here is a reader's cap)
+        return f"cannot read {where} ({exc.strerror or exc}): {fix or 'give your user access to it, or move it away'}"
     from ..core.config import file_in_path
     from ..core.index.format import INDEX
-    from ..core.private import file_home_fix, leads_nowhere, nowhere_fix, refusal, refused_write, room_fix
+    from ..core.private import file_home_fix, leads_nowhere, nowhere_fix, refusal, refused_write
 
     if fix := room_fix(exc):  # (a file too large for a reader's cap is a file outside the home: said above)
         return f"cannot write the index ({where}: {exc.strerror or exc}): {fix}, then run `deja index`"

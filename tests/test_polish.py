@@ -98,6 +98,20 @@ def test_config_set_home_relative_is_made_absolute_with_a_note(fake_home: Path, 
     assert f"note: relative/dir is relative; stored as {tmp_path / 'relative' / 'dir'}" in done.stdout
 
 
+def test_config_set_home_says_whether_an_index_is_there_yet(fake_home: Path, tmp_path: Path, sample: Sample) -> None:
+    """A new home holds no index until something builds it: said, not found out from a slow first search (trial55)."""
+    env = {**bare_env(fake_home), **{k: v for k, v in sample.env.items() if k.startswith("DEJA_CURSOR")}}
+    moved = tmp_path / "moved"
+    done = run_deja("config", "set", "home", str(moved), env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == [f"no index in {moved} yet: the next search or `deja index` builds it there"]
+    assert run_deja("index", env=env).returncode == 0
+    again = run_deja("config", "set", "home", str(moved), env=env)
+    assert again.stdout.splitlines()[1:] == [f"{moved} already holds an index"]
+    shell = run_deja("config", "set", "home", str(tmp_path / "other"), env={**env, "DEJA_HOME": str(moved)})
+    assert "builds it there" not in shell.stdout and "DEJA_HOME is set in this shell" in shell.stdout
+
+
 def test_config_unset_removes_one_key_and_keeps_the_others(fake_home: Path) -> None:
     env = bare_env(fake_home)
     path = fake_home / ".config" / "deja" / "config.toml"

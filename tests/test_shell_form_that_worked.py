@@ -66,7 +66,7 @@ def past_chat(
 
 
 @pytest.fixture
-def indexed(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
+def failed_then_worked(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
     """The sample history and a chat where ``FAILED`` failed and ``WORKED`` then succeeded, indexed."""
     machine = Machine(tmp_path, fake_home)
     steps = [
@@ -83,9 +83,10 @@ def indexed(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) ->
     return machine
 
 
-def test_the_shell_hook_names_the_form_that_worked_after_the_last_failure(indexed: Machine) -> None:
-    asked = cursor_tool("preToolUse", "c-f9", indexed.infra, "Shell", {"command": FAILED})
-    body = framed(indexed.run("hook-tool", asked).text, 512)
+def test_the_shell_hook_names_the_form_that_worked_after_the_last_failure(failed_then_worked: Machine) -> None:
+    machine = failed_then_worked
+    asked = cursor_tool("preToolUse", "c-f9", machine.infra, "Shell", {"command": FAILED})
+    body = framed(machine.run("hook-tool", asked).text, 512)
     assert f"`{FAILED}` ran 1 time in this project before" in body and "exit 1" in body
     assert "Last failure (" in body and ERROR in body
     assert f"What followed: `{WORKED}` succeeded" in body, body

@@ -380,6 +380,20 @@ class _SegmentFile:
         _thrown_away(self._file)
 
 
+def _opened(folder: Path, names: Iterable[str]) -> list[_SegmentFile]:
+    """A segment's files ``names`` in ``folder``, opened, or none: an open that fails (too many files open, a used-up
+    quota of inodes) closes those opened before it, which nothing else holds to close (review55b W3)."""
+    files: list[_SegmentFile] = []
+    try:
+        for name in names:
+            files.append(_SegmentFile(folder / name))
+    except BaseException:
+        for out in files:
+            out.discard()
+        raise
+    return files
+
+
 def _close(files: list[_SegmentFile]) -> None:
     """Close a segment's files, written and handed to the system but not synced: the manifest that names the
     segment syncs them with its own in one wait (``driver._swap``), where a sync here waited once more."""
@@ -416,11 +430,21 @@ class _DocFiles:
     def write(self, lengths: array, kinds: array) -> None:
         """Append ``lengths`` and ``kinds`` to their files and empty them."""
         if not self._files:
-            self._files = [open_private(path, "wb") for path in self._paths]
+            self._open()
         self.count += len(kinds)
         for values, out in zip((lengths, kinds), self._files, strict=True):
             values.tofile(out)
             del values[:]
+
+    def _open(self) -> None:
+        """Both files, or neither: the first is closed when the second cannot be opened (as ``_opened``)."""
+        try:
+            for path in self._paths:
+                self._files.append(open_private(path, "wb"))
+        except BaseException:
+            self.discard()
+            self._files = []
+            raise
 
     def chunks(self) -> Iterator[tuple[array, array]]:
         """The lengths and kinds written, in order, ``_DOC_CHUNK`` docs at a time."""
@@ -465,12 +489,14 @@ class SegmentWriter:
         os.chmod(self.path, DIR_MODE)
         # They stay open across add() calls until finish(); a context manager cannot span them. Every file a
         # session's rows go to is written as it comes: a writer holds no per-doc or per-session rows but two arrays.
-        self._records = _SegmentFile(self.path / "records.bin")
-        self._sessions = _SegmentFile(self.path / "sessions.bin")
-        self._docs = _SegmentFile(self.path / "docs.bin")
+        # One that cannot be opened leaves no folder (no writer is made, whose ``abandon`` would remove it).
+        try:
+            files = _opened(self.path, ("records.bin", "sessions.bin", "docs.bin", "sessions.idx", "dicts.bin"))
+        except BaseException:
+            remove_segment_folder(self.path)
+            raise
+        self._records, self._sessions, self._docs, self._session_idx, self._dict_file = files
         self._doc_rows = bytearray()  # the session's doc rows, written to docs.bin together when it is added
-        self._session_idx = _SegmentFile(self.path / "sessions.idx")
-        self._dict_file = _SegmentFile(self.path / "dicts.bin")
         self._held: list[_Held] = []
         #: What deflates a session's meta and records against the segment's dictionary, once made (``_write_held``)
         self._deflate: Callable[[bytes, bytes], tuple[bytes, bytes]] | None = None
@@ -721,10 +747,8 @@ class SegmentWriter:
 
         width = doc_width(doc_count)
         own = array("H")  # each doc's own impact, made when a first word has a tail
-        terms = _SegmentFile(self.path / "terms.bin")
-        term_idx = _SegmentFile(self.path / "terms.idx")
-        postings = _SegmentFile(self.path / "postings.bin")
-        written = (postings, terms, term_idx)
+        written = _opened(self.path, ("postings.bin", "terms.bin", "terms.idx"))
+        postings, terms, term_idx = written
         try:
             # A word's postings are read a run at a time as its impacts are made (a common word's are millions).
             for encoded, keyed, entries in merged:
@@ -749,11 +773,11 @@ class SegmentWriter:
             if own:  # each doc's own impact, for the tails' postings that have it
                 postings.write(_own_table(own))
             files.update((out.name, out.done()) for out in written)
+            _close([*self._open_files().values(), *written])  # (one that fails leaves these three to the except)
         except BaseException:
             for out in written:  # (the segment's other files are the caller's to discard: ``abandon``)
                 out.discard()
             raise
-        _close([*self._open_files().values(), *written])
         for run in self._runs:
             run.unlink()
         self._doc_files.remove()

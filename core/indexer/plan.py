@@ -204,6 +204,21 @@ def _renamed_folder(old: IdeDbState | None, sigs: list[Sig | None]) -> bool:
     return old is not None and len(old.sigs) == len(sigs) and old.sigs[-1] != sigs[-1]
 
 
+def _replaced(old: IdeDbState | None, sigs: list[Sig | None], file: tuple[int, int] | None) -> bool:
+    """Whether a database on record is another file now: moved or copied into place (another inode), or copied over
+    it with its modification time kept (``cp -p``, ``rsync -a``, a restore from a backup: the time went back, which
+    no write of Cursor's does). Its chats may hold other text under the same prints (same rows, same lengths), so
+    each is read again (trial55 F3). Neither is seen in a file written over in place with a new time (``cp``) or
+    made anew where the file system gives it the inode number of the one it replaced: ``deja index --full`` reads
+    those. Costs nothing on the cheap check: the inode is looked up only for a database whose signature changed."""
+    if old is None:
+        return False
+    if old.file is not None and file is not None and old.file[1] != file[1]:  # (the inode: a device's number can
+        return True  # change with a reboot or a remount, btrfs's and NFS's among them: review56a F1)
+    was, now = (old.sigs[0] if old.sigs else None), sigs[0]
+    return was is not None and now is not None and now.mtime_ns < was.mtime_ns
+
+
 def _hashes(path: str, end: int) -> tuple[str, str]:
     """The hashes of the transcript's first and last ``_HASH_SPAN`` bytes up to ``end`` (one span when it is no
     longer), from one opening of the file."""
@@ -319,6 +334,7 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
             continue
         from ..readers.ide import composer_fingerprints, listed_only  # (only a database that changed is read)
 
+        file = _file_id(db)  # (before its prints: a file put in its place meanwhile is seen by the next refresh)
         found: Counter[str] = Counter()
         now = composer_fingerprints(Path(db), problems=found)
         problems.update(found)
@@ -327,14 +343,15 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
             plan.unreadable_files.append(db)
             plan.unreadable_new += old is None
             if old is not None:
-                plan.dbs[db] = IdeDbState(sigs=[], fingerprints=old.fingerprints)
+                plan.dbs[db] = IdeDbState(sigs=[], fingerprints=old.fingerprints, file=old.file)
             continue
         before = book.fingerprints(was)
         book.set_fingerprints(db, now)
-        plan.dbs[db] = IdeDbState(sigs=sigs)
+        plan.dbs[db] = IdeDbState(sigs=sigs, file=file)
         renamed = _renamed_folder(old, sigs)
+        replaced = _replaced(old, sigs, file)
         for cid, fingerprint in now.items():
-            unchanged = before.get(cid) == fingerprint
+            unchanged = not replaced and before.get(cid) == fingerprint
             if unchanged and not renamed:
                 continue
             # (a chat placed again, unchanged, is read where it was: a migrated one's inline copy here is not the
