@@ -42,6 +42,8 @@ def main() -> None:
 
         serve()
         return
+    if argv[:1] == ["search"]:
+        _ask_the_hook_server(argv[0])
     use_utf8()
     if argv and argv[0].startswith("hook-"):
         import gc
@@ -96,6 +98,18 @@ def main() -> None:
     from .cli import run
 
     run()
+
+
+def _ask_the_hook_server(command: str) -> None:
+    """Have a running hook server answer ``command`` (``hook_client.PERSONS``), and end with its exit code: its
+    child has loaded what the command loads (after a turn, the indexer), where this process would spend most of its
+    time loading it. Returns where none answered (none runs, another deja's, an install not laid out as pip lays
+    it out), and the command runs here; it starts none (the hooks do: a person's command leaves no process behind)."""
+    folder, package, _, _ = (__file__.rsplit("/", 3) + ["", "", ""])[:4]
+    if package == "deja":
+        from . import hook_client
+
+        hook_client.answer(folder, command)
 
 
 #: What runs with a config file deja cannot read: the commands that repair it (as the command, not as a word

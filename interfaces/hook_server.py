@@ -1,4 +1,5 @@
-"""The resident hook server: a process that has loaded every hook's modules once and forks a child per hook call.
+"""The resident hook server: a process that has loaded every hook's modules once and forks a child per hook call
+(and per ``deja search``, whose modules it has loaded too: ``SEARCHING``).
 
 A hook is mostly Python starting and loading deja (``hook_client`` says how much); a child forked from a process
 that did both starts at the hook's own work. The launcher (``interfaces/hook.py``) starts the server, as
@@ -138,8 +139,8 @@ def serve() -> None:
     lock = _locked(oscalls.join(oscalls.dirname(path), hook_client.LOCK_NAME))
     if lock is None:
         return  # (another server runs, or is starting)
-    _load_every_hook(folder)
-    Server(path, folder, lock).run()
+    searching = _load_every_call(folder)
+    Server(path, folder, lock, searching).run()
 
 
 def _locked(path: str) -> int | None:
@@ -177,12 +178,27 @@ ON_DEMAND = (
     "deja.core.detached",
     "unicodedata",
 )
+#: What ``deja search`` imports beyond the hooks' modules (``hook_client.PERSONS``; ``python -X importtime`` of one
+#: that finds nothing changed and of one right after a turn, which refreshes the index first: the indexer, its
+#: readers, msgspec, sqlite3). A module left off is imported by the child that needs it: a slower answer, never
+#: another.
+SEARCHING = (
+    "deja.interfaces.fastpath",
+    "deja.interfaces.views",
+    "deja.core.passages",
+    "deja.core.project_names",
+    "deja.core.indexer.glance",
+    "deja.core.indexer.driver",
+    "deja.core.library",
+    "deja.core.readers.chat_cwds",
+    "threading",
+)
 
 
-def _load_every_hook(folder: str) -> None:
-    """Import what every hook imports (``preload``'s lists, from the ``.pyc`` files where it can; ``ON_DEMAND``),
-    and freeze it out of the collector's sight: the children share those pages with the server until they write to
-    them."""
+def _load_every_call(folder: str) -> bool:
+    """Import what every hook and ``deja search`` import (``preload``'s lists, from the ``.pyc`` files where it can;
+    ``ON_DEMAND``, ``SEARCHING``), and freeze it out of the collector's sight: the children share those pages with
+    the server until they write to them. Whether ``SEARCHING`` could be imported (``_load_searching``)."""
     import gc
 
     from ..hooks.run import HANDLERS
@@ -195,8 +211,29 @@ def _load_every_hook(folder: str) -> None:
         __import__(f"deja.hooks.{module}")
     for name in (*preload.OPENING_THE_INDEX, *ON_DEMAND):
         __import__(name)
+    searching = _load_searching()
     _warm()
     gc.freeze()
+    return searching
+
+
+def _load_searching() -> bool:
+    """Import ``SEARCHING`` from where pip's ``deja`` script finds its modules (``site``'s folders: the launcher
+    skips ``site`` where the hooks need nothing outside deja's own folder, and a search needs msgspec, sqlite3,
+    typer for what ``fastpath`` leaves to it); False where one cannot be imported: the server then declines every
+    search, which runs in its own process (and finds what it needs there, or says what is missing)."""
+    if "site" not in sys.modules:  # (as the launcher runs it where it needs it: ``interfaces/hook.py``)
+        import site
+
+        site.main()
+        if sys.prefix == sys.base_prefix:
+            site.addsitedir(site.getusersitepackages())
+    try:
+        for name in SEARCHING:
+            __import__(name)
+    except ImportError:
+        return False
+    return True
 
 
 def _warm() -> None:
@@ -206,12 +243,13 @@ def _warm() -> None:
 
     thesaurus.related("warm cache", ["warm", "cache"])
     text.stem("warming")
+    text.terms("warm-cache_key")  # (its tokenizer: the pattern compiled once ``re`` is loaded, as ``SEARCHING`` is)
 
 
 class Server:
     """The listening socket and the calls its children answer."""
 
-    def __init__(self, path: str, folder: str, lock: int) -> None:
+    def __init__(self, path: str, folder: str, lock: int, searching: bool) -> None:
         from _socket import AF_UNIX, SOCK_STREAM
         from _socket import socket as Socket
         from posix import umask
@@ -219,6 +257,7 @@ class Server:
         self.path = path
         self.folder = folder
         self.lock = lock
+        self.searching = searching  # (whether it loaded what a search needs: it declines searches where not)
         self.fingerprint = hook_client.fingerprint(folder)
         self.listener = Socket(AF_UNIX, SOCK_STREAM)
         _remove(path)  # (a stale one: this process holds the lock, so no server listens there)
@@ -243,6 +282,9 @@ class Server:
         set_blocking(self.wake_write, False)
         _signal.set_wakeup_fd(self.wake_write)
         _signal.signal(_signal.SIGCHLD, lambda *_: None)
+        # (a Ctrl-C is a caller's, passed on to its child: one that reached the server, or a child before it took
+        # the call's handler, would raise in the server's own code)
+        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
 
     def run(self) -> None:
         """Take calls until it steps aside, then answer the calls still running and end."""
@@ -310,8 +352,8 @@ class Server:
         except OSError:
             kill(pid)
             raise
-        budget = hook_client.BUDGET.get(argv[1] if len(argv) > 1 else "", hook_client.DEFAULT_BUDGET)
-        self.calls[pid] = (conn, time.monotonic() + budget + 1)
+        budget = hook_client.budget(argv[1] if len(argv) > 1 else "")
+        self.calls[pid] = (conn, float("inf") if budget is None else time.monotonic() + budget + 1)
 
     def _refusal(self, message: Any, fds: list[int]) -> bytes:
         """What to answer instead of a child: STALE to a caller of another deja (this server steps aside), DECLINED
@@ -327,6 +369,8 @@ class Server:
             return DECLINED  # (another deja sharing this home: its hooks run in their own processes)
         if tuple(printed[_CODE:]) != self.fingerprint[_CODE:] or not oscalls.isdir(cwd):
             return DECLINED
+        if argv[1:2] and argv[1] in hook_client.PERSONS and not self.searching:
+            return DECLINED
         return b""
 
     def _child(self, fds: list[int], argv: list[str], cwd: str, environment: dict[bytes, bytes]) -> NoReturn:
@@ -334,9 +378,12 @@ class Server:
         import _signal
 
         code = 0
+        hook_client.answering = True
         try:
             _signal.set_wakeup_fd(-1)
             _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
+            # (a Ctrl-C the caller passes on ends the child as it would the caller's own process: "interrupted", 130)
+            _signal.signal(_signal.SIGINT, _signal.default_int_handler)
             self.listener.close()
             for conn, _ in self.calls.values():
                 conn.close()
@@ -358,6 +405,9 @@ class Server:
             main()
         except SystemExit as exc:
             code = _exit_code(exc)
+        except KeyboardInterrupt:  # (a Ctrl-C passed on before the command's own guard: as the guard says it)
+            sys.stderr.write("deja: interrupted\n")
+            code = 130
         except BaseException:  # noqa: BLE001 - as Python would end: the traceback on stderr, exit 1
             sys.excepthook(*sys.exc_info())
             code = 1

@@ -598,3 +598,132 @@ def test_hooks_log_says_why_the_server_did_not_answer(site_packages: Path, tmp_p
     finally:
         server.kill()
         server.wait()
+
+
+# --- deja search --------------------------------------------------------------------------------------------------
+
+#: ``deja search`` as its console script starts it, deja imported from the site-packages given first; with
+#: ``fastpath`` kept out of this process, so that only a server's child can answer it.
+CONSOLE = "import sys; sys.path.append(sys.argv.pop(1)); {block}from deja.interfaces.entry import main; main()"
+ONLY_SERVED = "sys.modules['deja.interfaces.fastpath'] = None; "
+
+
+def searched(site: Path, env: dict[str, str], *args: str, only_served: bool = True) -> subprocess.CompletedProcess[str]:
+    code = CONSOLE.format(block=ONLY_SERVED if only_served else "")
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, str(site), "search", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def _append_turn(sample: Sample) -> None:
+    from deja.core.sample import API_CHAT
+    from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn
+
+    transcript = transcript_path(sample.history.cli_root, str(sample.history.projects["api"]), API_CHAT)
+    with Path(transcript).open("a", encoding="utf-8") as f:
+        f.write(json.dumps(user_turn("why does the zeppelin queue stall?")) + "\n")
+        f.write(json.dumps(assistant_turn("A missing ack in the zeppelin consumer.")) + "\n")
+
+
+def test_a_search_is_answered_by_the_server_as_in_its_own_process(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    """Nothing changed, right after a turn (the child refreshes the index first), a search that finds nothing, and
+    a usage error: the same bytes and exit code as ``deja search`` in its own process."""
+    alone = {**serving.env, hook_client.SWITCH: "0"}
+    cases = [["pytest", "--json"], ["qqqzzznothing"], ["pytest", "--limit", "0"], ["zeppelin", "--json"]]
+    for args in cases:
+        if args[0] == "zeppelin":
+            _append_turn(indexed_sample)
+        served = searched(site_packages, serving.env, *args)
+        own = run_deja("search", *args, env=alone)
+        assert (served.returncode, served.stdout, served.stderr) == (own.returncode, own.stdout, own.stderr), args
+    assert '"session_id"' in served.stdout and "zeppelin" in served.stdout, "the turn was found"
+    assert searched(site_packages, alone, "pytest").returncode == 1, "its own process cannot search: served above"
+
+
+def test_a_search_with_no_server_runs_in_its_own_process_and_starts_none(
+    site_packages: Path, indexed_sample: Sample
+) -> None:
+    env = {**indexed_sample.env, **SWITCH}
+    done = searched(site_packages, env, "pytest", only_served=False)
+    assert done.returncode == 0 and "pytest" in done.stdout.lower(), done.stderr
+    time.sleep(1)
+    assert not socket_of(env).exists() and not (indexed_sample.home / hook_client.LOCK_NAME).exists()
+
+
+def test_a_ctrl_c_to_a_served_search_is_passed_on_to_its_child(site_packages: Path, tmp_path: Path) -> None:
+    """The terminal's Ctrl-C reaches the search's own process (the child runs in the server's session): it passes it
+    on, and ends as the child does, with no traceback. A server of the test's own stands in, so that the child is
+    a process the test knows to be at work when the Ctrl-C comes."""
+    import socket
+    import threading
+
+    home = tmp_path / "deja"
+    home.mkdir(mode=0o700)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(home / hook_client.SOCKET_NAME))
+    listener.listen(1)
+    listener.settimeout(30)
+    interrupted = "import sys, time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    sys.exit(130)"
+    child = subprocess.Popen([sys.executable, "-c", interrupted])  # (130 only when interrupted, as a search ends)
+    handed_on = threading.Event()
+
+    def server() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.sendall(hook_client.READY)
+            _, ancillary, _, _ = conn.recvmsg(1 << 20, socket.CMSG_SPACE(12))
+            for _, _, fds in ancillary:
+                for i in range(0, len(fds) - 3, 4):
+                    os.close(int.from_bytes(fds[i : i + 4], sys.byteorder))
+            conn.sendall(hook_client.PID + child.pid.to_bytes(4, "little"))
+            handed_on.set()
+            conn.sendall(hook_client.EXIT + bytes([child.wait(60)]))
+
+    thread = threading.Thread(target=server)
+    thread.start()
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DEJA_HOME": str(home), **SWITCH}
+    search = subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", CONSOLE.format(block=ONLY_SERVED), str(site_packages), "search", "x"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        wait_for("the call handed on", handed_on.is_set, 30)
+        time.sleep(0.3)  # (the pid read: the search waits on its child's end)
+        search.send_signal(signal.SIGINT)
+        out, err = search.communicate(timeout=30)
+    finally:
+        child.kill()
+        listener.close()
+        thread.join(30)
+    assert (search.returncode, out, err) == (130, b"", b"")
+    assert child.returncode == 130, "the child was interrupted"
+
+
+def test_a_server_that_cannot_load_what_a_search_needs_declines_searches_and_serves_hooks(
+    site_packages: Path, indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """A search's modules not all found where pip's ``deja`` script finds them (one missing here, as a dependency
+    of a search installed elsewhere would be): the search runs in its own process, the hooks are still served."""
+    site = tmp_path / "site-packages"
+    shutil.copytree(site_packages, site, symlinks=True)
+    (site / "deja" / "core" / "readers" / "chat_cwds.py").unlink()
+    for compiled in (site / "deja" / "core" / "readers" / "__pycache__").glob("chat_cwds.*"):
+        compiled.unlink()
+    env = {**indexed_sample.env, **SWITCH}
+    server = Served(site, env)
+    try:
+        assert searched(site, env, "pytest").returncode == 1, "declined: its own process cannot search here"
+        own = searched(site, env, "pytest", only_served=False)
+        assert own.returncode == 0 and "pytest" in own.stdout.lower(), own.stderr
+        command, payload = payloads(indexed_sample, "served-still")["prompt that recalls"]
+        assert "Past turns" in json.loads(served_call(server, site, command, payload).done.stdout)["additional_context"]
+    finally:
+        server.stop()
