@@ -57,8 +57,9 @@ def main() -> None:
             sys.exit(_hook_help(argv[0], HANDLERS))
         # (the launcher's preload where it ran; a ``deja hook-…`` imports none: it would preload nothing)
         preload = sys.modules.get(f"{__package__}.preload")
-        exit_code = run_hook(argv[0], argv[1:], getattr(preload, "preload_as_launched", None))
         client = sys.modules.get(f"{__package__}.hook_client")
+        not_served = client.why_not if client is not None else ""
+        exit_code = run_hook(argv[0], argv[1:], getattr(preload, "preload_as_launched", None), not_served)
         if client is not None and client.start_wanted:  # (the launcher found no hook server: one for the next call)
             from .hook_server import start_beside
 

@@ -63,8 +63,8 @@ READY = b"R"
 READY_SECONDS = 1.0
 _INT = 4  # (the bytes of a pid, a descriptor, a length: a C int)
 
-#: Why the server did not answer this call ("" where it was not asked, or answered): kept for a reader of this
-#: process (the tests); the in-process run's own line in hooks.log does not say it (review55d F5).
+#: Why the server did not answer this call ("" where it was not asked, or answered): the hook's line in hooks.log,
+#: answered in this process, says it (``entry.main``).
 why_not = ""
 #: Whether the hook, run in this process, should start a server once it has answered (``hook_server.start_beside``).
 start_wanted = False

@@ -577,7 +577,6 @@ def test_a_link_planted_at_the_lock_is_not_followed(site_packages: Path, tmp_pat
     assert not (home / hook_client.SOCKET_NAME).exists()
 
 
-@pytest.mark.xfail(strict=True, reason="review55d F5: hooks.log does not say why a hook was not served (why_not)")
 def test_hooks_log_says_why_the_server_did_not_answer(site_packages: Path, tmp_path: Path) -> None:
     home = tmp_path / "deja"
     home.mkdir(mode=0o700)
@@ -594,7 +593,8 @@ def test_hooks_log_says_why_the_server_did_not_answer(site_packages: Path, tmp_p
         wait_for("its socket", lambda: (home / hook_client.SOCKET_NAME).exists(), 20)
         done = started_hook(site_packages, "hook-prompt", env)
         done.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "c-why"}).encode(), timeout=60)
-        assert "hook server" in (home / "hooks.log").read_text()
+        (line,) = [line for line in (home / "hooks.log").read_text().splitlines() if " c-why: " in line]
+        assert "| not served: the hook server declined |" in line, line
     finally:
         server.kill()
         server.wait()
