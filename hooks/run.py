@@ -45,9 +45,7 @@ TOO_LARGE = f"stdin is larger than {STDIN_LIMIT >> 20} MiB"
 STDIN_SECONDS = 0.5
 
 
-def main(
-    command: str, argv: list[str], preloader: Callable[[str], None] | None = None, not_served: str = ""
-) -> int:
+def main(command: str, argv: list[str], preloader: Callable[[str], None] | None = None, not_served: str = "") -> int:
     """Answer one hook event; ``preloader`` loads another hook's modules as the launcher loaded this one's
     (``HookCall.preload_modules_of``), where the entry gives it; ``not_served``: why a resident process did not
     answer it instead, which its line in hooks.log says."""

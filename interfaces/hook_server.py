@@ -118,6 +118,19 @@ def state() -> str:
     return f"runs (pid {pid}): its children answer the hooks"
 
 
+def stop() -> None:
+    """Have the server of this environment's deja home step aside (its socket removed: it ends within
+    ``CHECK_SECONDS``, the calls it runs answered): ``deja uninstall`` leaves no server of the hooks it took out."""
+    from stat import S_ISSOCK
+
+    path = hook_client.socket_path()
+    try:
+        if path and S_ISSOCK(oscalls.lstat(path).st_mode):
+            oscalls.unlink(path)
+    except OSError:
+        return
+
+
 def _own_user(conn: socket) -> bool:
     """Whether the peer on ``conn`` runs as this process's user. Where the system does not say (no ``SO_PEERCRED``:
     macOS), the socket's 0600 mode in a 0700 folder is the check."""

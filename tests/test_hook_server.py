@@ -727,3 +727,13 @@ def test_a_server_that_cannot_load_what_a_search_needs_declines_searches_and_ser
         assert "Past turns" in json.loads(served_call(server, site, command, payload).done.stdout)["additional_context"]
     finally:
         server.stop()
+
+
+def test_deja_uninstall_ends_the_server_of_the_hooks_it_took_out(serving: Served) -> None:
+    """Not 10 minutes later, when it would have been idle long enough (review55d F7)."""
+    assert run_deja("install", "cursor", env=serving.env).returncode == 0
+    assert serving.process.poll() is None
+    done = run_deja("uninstall", "cursor", env=serving.env)
+    assert done.returncode == 0, done.stderr
+    serving.process.wait(hook_server.CHECK_SECONDS + 5)
+    assert not socket_of(serving.env).exists()
