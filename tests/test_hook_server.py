@@ -99,6 +99,18 @@ def children_of(pid: int) -> list[int]:
     return [int(each) for each in path.read_text().split()] if path.exists() else []
 
 
+def accepting(path: Path) -> bool:
+    """Whether a server listens at ``path`` (a killed one's socket is left behind, refusing connections)."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
 def stop_servers(home: Path) -> None:
     """Kill the server whose pid the lock in ``home`` holds, if it is one."""
     lock = home / hook_client.LOCK_NAME
@@ -303,7 +315,7 @@ def test_a_killed_servers_socket_is_run_past_and_replaced(
     wait_for("a new server", lambda: lock.read_text().strip() not in ("", str(serving.process.pid)))
     new = int(lock.read_text())
     try:
-        wait_for("its socket", lambda: socket_of(serving.env).exists())
+        wait_for("its socket", lambda: accepting(socket_of(serving.env)))  # (not the killed one's, left behind)
         _, payload = payloads(indexed_sample, "to-the-new-one")["prompt that recalls"]
         process = started_hook(site_packages, command, serving.env)
         wait_for("a child of the new server", lambda: children_of(new), 10)
