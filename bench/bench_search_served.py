@@ -1,6 +1,6 @@
 """``deja search`` answered by the resident hook server against in its own process, paired, one install.
 
-    python bench/bench_search_served.py --home DEJA_HOME [--runs 15]
+    python bench/bench_search_served.py [--sizes 1000] [--runs 15]
 
 A ``deja search`` hands its call to the hook server where one runs (``hook_client.PERSONS``): the server's child
 has loaded what a search loads, the indexer too, which a search right after a turn needs to refresh the index
@@ -12,9 +12,9 @@ falls due). Printed: medians of wall time, each a multiple of ``python -c pass``
 wall time: a served call's work is the server's child's), and of CPU, where a served call's is its own process's
 and its child's (the server's ``cutime``).
 
-The index under ``--home`` must be built from the history the environment names (``DEJA_CURSOR_ROOT``,
-``DEJA_CURSOR_CLI_ROOT``), as ``bench_hooks.index_home`` builds ``bench/out/hooks-home-N``; the turns appended are
-written to copies of the chat's transcript, never through to a shared history.
+The index of each size is ``bench_hooks.index_home``'s (the generated history, indexed once, shared with the other
+benches); the turns appended are written to copies of the chat's transcript, never through to a shared history.
+The wall-time ratios go to ``bench/out/bench_search_served.json`` for ``run_all.py``'s table.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_hooks import process_ms, stop_hook_server, user_install  # noqa: E402
+import figures  # noqa: E402
+from bench_hooks import index_home, process_ms, stop_hook_server, user_install  # noqa: E402
 from bench_index import _append_turn, _newest_transcript, _walked_just_now  # noqa: E402
 
 from deja.core.index import index_dir  # noqa: E402
@@ -99,9 +100,11 @@ def measure(bin_dir: Path, home: Path, runs: int) -> dict[str, dict[str, list[tu
     return runs_by
 
 
-def report(runs_by: dict[str, dict[str, list[tuple[float, float]]]]) -> None:
-    print(f"load average {os.getloadavg()[0]:.1f}")
+def report(size: int, runs_by: dict[str, dict[str, list[tuple[float, float]]]]) -> dict[str, float]:
+    """Print the medians of each case and kind; the wall-time ratios ``run_all.py`` shows."""
+    print(f"{size} sessions, load average {os.getloadavg()[0]:.1f}")
     print(f"{'':<14}{'kind':<8}{'wall ms':>9}{'÷ pass':>8}{'CPU ms':>9}{'÷ pass':>8}")
+    ratios = {}
     for case, kinds in runs_by.items():
         floor_wall = statistics.median(w for w, _ in kinds["pass"])
         floor_cpu = statistics.median(c for _, c in kinds["pass"])
@@ -109,14 +112,20 @@ def report(runs_by: dict[str, dict[str, list[tuple[float, float]]]]) -> None:
             wall = statistics.median(w for w, _ in samples)
             cpu = statistics.median(c for _, c in samples)
             print(f"{case:<14}{kind:<8}{wall:9.1f}{wall / floor_wall:7.2f}x{cpu:9.1f}{cpu / floor_cpu:7.2f}x")
+            ratios[f"{'_'.join(case.split())}_{kind}_x_pass"] = wall / floor_wall
+    return ratios
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--home", type=Path, required=True, help="deja's home holding the index (DEJA_HOME)")
+    parser.add_argument("--sizes", default="1000", help="comma-separated history sizes (sessions)")
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    report(measure(user_install(), args.home.resolve(), args.runs))
+    bin_dir = user_install()
+    by_size = {}
+    for size in (int(each) for each in args.sizes.split(",")):
+        by_size[size] = report(size, measure(bin_dir, index_home(size), args.runs))
+    figures.write("bench_search_served", by_size)
 
 
 if __name__ == "__main__":
