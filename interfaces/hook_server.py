@@ -94,6 +94,8 @@ def state() -> str:
 
     if not config.get("hook_server"):
         return "off (the hook_server setting): each hook runs in a process of its own"
+    if sys.platform == "win32":  # (as ``hook_client.answer`` asks none there)
+        return "none on Windows (no Unix sockets, no fork): each hook runs in a process of its own"
     path = hook_client.socket_path()
     if not path:
         return f"none: the path of its socket in {folders.deja_home()} is too long; each hook runs in its own process"

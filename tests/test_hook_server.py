@@ -749,3 +749,10 @@ def test_deja_uninstall_ends_the_server_of_the_hooks_it_took_out(serving: Served
     assert done.returncode == 0, done.stderr
     serving.process.wait(hook_server.CHECK_SECONDS + 5)
     assert not socket_of(serving.env).exists()
+
+
+def test_doctor_on_windows_says_no_server_runs_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows has no Unix sockets: doctor's line must not reach for them (it imported ``AF_UNIX`` there)."""
+    monkeypatch.setenv(hook_client.SWITCH, "1")
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert hook_server.state() == "none on Windows (no Unix sockets, no fork): each hook runs in a process of its own"
