@@ -113,14 +113,15 @@ def launcher(folder: str) -> str:
 def code_fingerprint(folder: str) -> tuple[Any, ...]:
     """What tells this deja's code from another's: the protocol, the interpreter and the launcher file as the disk
     has them now (a ``pip install`` of another deja, or another Python in its place, replaces them). A server whose
-    code is not its caller's steps aside."""
+    code is not its caller's steps aside. The interpreter is its file, not the name it was started by: a search
+    started as ``python`` where the hooks start ``python3``, or through a link, is the same code (review56b F3: the
+    server stepped aside for it)."""
     from posix import stat
 
     code, python = stat(launcher(folder)), stat(sys.executable)
     return (
         PROTOCOL,
-        sys.executable,
-        (python.st_ino, python.st_size, python.st_mtime_ns),
+        (python.st_dev, python.st_ino, python.st_size, python.st_mtime_ns),
         launcher(folder),
         (code.st_ino, code.st_size, code.st_mtime_ns),
     )
@@ -220,10 +221,16 @@ def same_user(credentials: bytes, uid: int) -> bool:
 
 def _end_with(connection: socket, pid: int, command: str, deadline: float | None) -> NoReturn:
     """End this process with the exit code of child ``pid`` (which took the call); ``_give_up`` where the child
-    ended without one or outlived the budget (it is killed: it holds the harness's pipes). With no ``deadline`` (a
-    person's command), a Ctrl-C here is passed on to the child, which ends as the command would in its own process."""
+    ended without one or outlived the budget. With no ``deadline`` (a person's command), a Ctrl-C here is passed on
+    to the child, which ends as the command would in its own process, and a Ctrl-Z stops it with this process
+    (``_stop_together``). A child left without an answer is killed (it holds the caller's streams): past its budget,
+    and where the server ended before it did (review56b F2: it wrote a search's results after the search had said it
+    failed), by a descriptor that names it and no other process (``_pin``)."""
     from posix import _exit
 
+    pinned = _pin(pid)
+    if deadline is None:
+        _stop_together(pid)
     why = "the hook server's child ended without an answer"
     while True:
         try:
@@ -235,11 +242,55 @@ def _end_with(connection: socket, pid: int, command: str, deadline: float | None
             reply = b""
             seconds = BUDGET.get(command, DEFAULT_BUDGET)
             why = f"the hook server's child took longer than the hook's {seconds:g} s ({exc})"
+            if deadline is None:
+                why = f"the hook server's connection failed ({exc})"
             kill(pid)
             break
     if reply[:1] == EXIT and len(reply) == 2:
         _exit(reply[1])
+    _kill_pinned(pinned)
     _give_up(command, why)
+
+
+def _pin(pid: int) -> int:
+    """A descriptor of process ``pid`` that names it, and no other process given its number later, while it is open
+    (``pidfd_open``, Linux 5.3 and later); -1 where there is none."""
+    try:
+        from posix import pidfd_open
+
+        return int(pidfd_open(pid))
+    except (ImportError, OSError):
+        return -1
+
+
+def _kill_pinned(pinned: int) -> None:
+    """Kill the process ``pinned`` names (``_pin``), if it still runs."""
+    if pinned < 0:
+        return
+    try:
+        from _signal import pidfd_send_signal  # type: ignore[import-not-found]
+
+        pidfd_send_signal(pinned, 9)
+    except (ImportError, OSError):
+        return
+
+
+def _stop_together(pid: int) -> None:
+    """Have a Ctrl-Z that stops this process stop child ``pid`` too, and ``fg`` or ``bg`` let both go on: the child
+    runs in the server's session, which the terminal's signals never reach (review56b F1: it went on writing a
+    search's results over the shell's prompt)."""
+    import _signal  # (``signal`` would load ``enum``)
+    from posix import getpid
+    from posix import kill as send
+
+    def stop(*_: object) -> None:
+        kill(pid, _signal.SIGSTOP)
+        _signal.signal(_signal.SIGTSTP, _signal.SIG_DFL)
+        send(getpid(), _signal.SIGTSTP)  # (this process stops here, until the shell's SIGCONT)
+        _signal.signal(_signal.SIGTSTP, stop)
+        kill(pid, _signal.SIGCONT)
+
+    _signal.signal(_signal.SIGTSTP, stop)
 
 
 def _give_up(command: str, why: str) -> NoReturn:

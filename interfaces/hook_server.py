@@ -45,7 +45,7 @@ RESTART_SECONDS = 30.0
 #: The argument of the launcher that runs the server.
 COMMAND = "serve-hooks"
 _MESSAGE_LIMIT = 16 << 20  # (a caller's arguments, folder and environment)
-_CODE = 5  # (how many fields of ``hook_client.fingerprint`` are ``code_fingerprint``'s: the rest is the locale's)
+_CODE = 4  # (how many fields of ``hook_client.fingerprint`` are ``code_fingerprint``'s: the rest is the locale's)
 
 
 #: The lock is never opened through a link put in its place (its pid would be written into the file it names:
@@ -133,14 +133,37 @@ def stop() -> None:
         return
 
 
-def _own_user(conn: socket) -> bool:
-    """Whether the peer on ``conn`` runs as this process's user. Where the system does not say (no ``SO_PEERCRED``:
-    macOS), the socket's 0600 mode in a 0700 folder is the check."""
+def _peer(conn: socket) -> int | None:
+    """The pid of the peer on ``conn`` where it runs as this process's user (0 where the system does not say: no
+    ``SO_PEERCRED`` on macOS, where the socket's 0600 mode in a 0700 folder is the check); None for another user."""
     try:
         from _socket import SO_PEERCRED, SOL_SOCKET
     except ImportError:  # pragma: no cover - Linux has it
-        return True
-    return hook_client.same_user(conn.getsockopt(SOL_SOCKET, SO_PEERCRED, 12), oscalls.getuid())
+        return 0
+    credentials = conn.getsockopt(SOL_SOCKET, SO_PEERCRED, 12)
+    if not hook_client.same_user(credentials, oscalls.getuid()):
+        return None
+    return int.from_bytes(credentials[:4], sys.byteorder)
+
+
+#: The namespaces a caller must share with the server for its child to be the caller's equal (a sandbox such as
+#: bubblewrap's or a container gives its processes their own).
+_NAMESPACES = ("mnt", "user", "net", "pid", "ipc", "uts", "cgroup")
+
+
+def _confinement(pid: int | str) -> tuple[Any, ...] | None:
+    """What a sandbox or a lower priority sets on process ``pid`` that a child of the server would not keep: whether
+    it may gain no privileges and its seccomp mode (Landlock, seccomp sandboxes, Cursor's agent sandbox), its
+    namespaces, its niceness (``/proc``); None where ``/proc`` does not say (not Linux, or the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            kept = [line for line in status.read().splitlines() if line.startswith((b"NoNewPrivs:", b"Seccomp:"))]
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            niceness = stat.read().rsplit(b")", 1)[1].split()[16]
+        namespaces = [oscalls.readlink(f"/proc/{pid}/ns/{name}") for name in _NAMESPACES]
+    except (OSError, IndexError):
+        return None
+    return (*kept, niceness, *namespaces)
 
 
 def serve() -> None:
@@ -273,6 +296,7 @@ class Server:
         self.folder = folder
         self.lock = lock
         self.searching = searching  # (whether it loaded what a search needs: it declines searches where not)
+        self.confinement = _confinement("self")
         self.fingerprint = hook_client.fingerprint(folder)
         self.listener = Socket(AF_UNIX, SOCK_STREAM)
         _remove(path)  # (a stale one: this process holds the lock, so no server listens there)
@@ -333,13 +357,14 @@ class Server:
         conn = Socket(fileno=fd)
         fds: list[int] = []
         try:
-            if not _own_user(conn):
+            peer = _peer(conn)
+            if peer is None:
                 conn.close()
                 return
             conn.sendall(READY)
             message = _receive(conn, fds)
             self.last_call = time.monotonic()
-            reply = self._refusal(message, fds)
+            reply = self._refusal(message, fds, peer)
             if reply:
                 conn.sendall(reply)
                 conn.close()
@@ -361,6 +386,7 @@ class Server:
 
         pid = fork()
         if pid == 0:
+            conn.close()  # (the server's end alone: where the server dies, its caller hears it at once)
             self._child(fds, argv, cwd, environment)
         try:
             conn.sendall(PID + pid.to_bytes(4, "little"))
@@ -370,14 +396,17 @@ class Server:
         budget = hook_client.budget(argv[1] if len(argv) > 1 else "")
         self.calls[pid] = (conn, float("inf") if budget is None else time.monotonic() + budget + 1)
 
-    def _refusal(self, message: Any, fds: list[int]) -> bytes:
+    def _refusal(self, message: Any, fds: list[int], peer: int) -> bytes:
         """What to answer instead of a child: STALE to a caller of another deja (this server steps aside), DECLINED
-        to one whose locale or folder it cannot take on; b"" to take the call."""
+        to one whose locale or folder it cannot take on, or that runs more confined than the server (a sandbox, a
+        lower priority: its child would run free of them, and a walk it starts too); b"" to take the call."""
         printed, argv, cwd, environment = message
         if len(fds) != 3 or not isinstance(environment, dict) or not isinstance(argv, list):
             return DECLINED
+        if self.confinement is not None and (not peer or _confinement(peer) != self.confinement):
+            return DECLINED
         if tuple(printed[:_CODE]) != self.fingerprint[:_CODE]:
-            same_launcher = printed[3:4] == self.fingerprint[3:4] and printed[:1] == self.fingerprint[:1]
+            same_launcher = printed[2:3] == self.fingerprint[2:3] and printed[:1] == self.fingerprint[:1]
             if same_launcher:  # (a reinstall: the caller's code is newer than this server's)
                 self._stop_listening()
                 return STALE

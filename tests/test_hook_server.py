@@ -620,8 +620,11 @@ CONSOLE = "import sys; sys.path.append(sys.argv.pop(1)); {block}from deja.interf
 ONLY_SERVED = "sys.modules['deja.interfaces.fastpath'] = None; "
 
 
-def searched(site: Path, env: dict[str, str], *args: str, only_served: bool = True) -> subprocess.CompletedProcess[str]:
-    code = CONSOLE.format(block=ONLY_SERVED if only_served else "")
+def searched(
+    site: Path, env: dict[str, str], *args: str, only_served: bool = True, first: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """``deja search ARGS`` as its console script runs it (``CONSOLE``), ``first`` run before it in its process."""
+    code = first + CONSOLE.format(block=ONLY_SERVED if only_served else "")
     return subprocess.run(
         [sys.executable, "-I", "-S", "-c", code, str(site), "search", *args],
         capture_output=True,
@@ -756,3 +759,136 @@ def test_doctor_on_windows_says_no_server_runs_there(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv(hook_client.SWITCH, "1")
     monkeypatch.setattr(sys, "platform", "win32")
     assert hook_server.state() == "none on Windows (no Unix sockets, no fork): each hook runs in a process of its own"
+
+
+def _state(pid: int) -> str:
+    """A process's state letter (``T``: stopped; ``Z``: ended, not reaped)."""
+    return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][:1]
+
+
+class HeldTerminal:
+    """A terminal whose output is stopped (XOFF), so that a served search's child waits in its first write to it
+    until ``release``: a child the test knows to be at work."""
+
+    def __init__(self) -> None:
+        import pty
+        import termios
+
+        self.master, self.slave = pty.openpty()
+        attributes = termios.tcgetattr(self.slave)
+        attributes[0] |= termios.IXON
+        termios.tcsetattr(self.slave, termios.TCSANOW, attributes)
+        os.write(self.master, b"\x13")  # (XOFF)
+
+    def search(self, site: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        code = CONSOLE.format(block=ONLY_SERVED)
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", code, str(site), "search", "pytest"],
+            stdout=self.slave,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        os.close(self.slave)
+        return process
+
+    def release(self) -> None:
+        os.write(self.master, b"\x11")  # (XON)
+
+    def close(self) -> None:
+        self.release()
+        os.close(self.master)
+
+
+def test_a_ctrl_c_reaches_a_real_servers_child_at_work(serving: Served, site_packages: Path) -> None:
+    """The server ignores SIGINT; its child takes Python's handler back, so the Ctrl-C the search passes on ends it
+    as in its own process (review56b F4: no test ran that line)."""
+    terminal = HeldTerminal()
+    search = terminal.search(site_packages, serving.env)
+    try:
+        wait_for("a child at work", lambda: children_of(serving.process.pid), 30)
+        time.sleep(0.5)
+        search.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        terminal.release()
+        _, err = search.communicate(timeout=20)
+        assert (search.returncode, err) == (130, b"deja: interrupted\n")
+    finally:
+        search.kill()
+        terminal.close()
+
+
+def test_a_ctrl_z_stops_a_served_searchs_child_and_fg_lets_it_go_on(serving: Served, site_packages: Path) -> None:
+    """The child runs in the server's session, out of the terminal's reach: it went on writing the results over the
+    shell's prompt (review56b F1)."""
+    terminal = HeldTerminal()
+    search = terminal.search(site_packages, serving.env)
+    try:
+        wait_for("a child at work", lambda: children_of(serving.process.pid), 30)
+        child = children_of(serving.process.pid)[0]
+        time.sleep(0.5)
+        search.send_signal(signal.SIGTSTP)  # (the terminal's Ctrl-Z)
+        wait_for("both stopped", lambda: _state(search.pid) == "T" and _state(child) == "T", 10)
+        search.send_signal(signal.SIGCONT)  # (the shell's fg)
+        wait_for("both going on", lambda: _state(search.pid) != "T" and _state(child) != "T", 10)
+        terminal.release()
+        _, err = search.communicate(timeout=20)
+        assert (search.returncode, err) == (0, b"")
+    finally:
+        search.kill()
+        terminal.close()
+
+
+def test_a_server_killed_during_a_search_takes_its_child_with_it(serving: Served, site_packages: Path) -> None:
+    """The search says it was not answered, and no child of the dead server writes the results after it (review56b
+    F2)."""
+    terminal = HeldTerminal()
+    search = terminal.search(site_packages, serving.env)
+    try:
+        wait_for("a child at work", lambda: children_of(serving.process.pid), 30)
+        child = children_of(serving.process.pid)[0]
+        serving.process.kill()
+        _, err = search.communicate(timeout=20)
+        assert search.returncode == 1 and err.startswith(b"deja: the hook server's child ended without an answer")
+        wait_for("the child's end", lambda: not running(child), 10)
+    finally:
+        search.kill()
+        terminal.close()
+
+
+def test_a_search_by_another_name_of_the_same_python_is_served(
+    serving: Served, site_packages: Path, indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """``python`` where the hooks run ``python3``, or a link: the same interpreter, so the same code (review56b F3:
+    the server took it for a reinstall and stepped aside)."""
+    python = tmp_path / "python-by-another-name"
+    python.symlink_to(sys.executable)
+    code = CONSOLE.format(block=ONLY_SERVED)
+    done = subprocess.run(
+        [str(python), "-I", "-S", "-c", code, str(site_packages), "search", "pytest"],
+        capture_output=True,
+        text=True,
+        env=serving.env,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "pytest" in done.stdout.lower(), done.stderr
+    time.sleep(hook_server.CHECK_SECONDS + 0.5)
+    assert serving.process.poll() is None and socket_of(serving.env).exists()
+
+
+@pytest.mark.parametrize(
+    "confined",
+    [
+        "import ctypes; ctypes.CDLL(None).prctl(38, 1, 0, 0, 0); ",  # (PR_SET_NO_NEW_PRIVS: what sandboxes set)
+        "import os; os.nice(5); ",
+    ],
+    ids=["no new privileges", "a lower priority"],
+)
+def test_a_caller_more_confined_than_the_server_is_declined(
+    serving: Served, site_packages: Path, indexed_sample: Sample, confined: str
+) -> None:
+    """Its child would run free of the sandbox or the priority the caller runs under (and so would a walk it
+    starts, with the caller's environment): the search runs in its own process (review56b F5)."""
+    assert searched(site_packages, serving.env, "pytest").returncode == 0, "served"
+    assert searched(site_packages, serving.env, "pytest", first=confined).returncode == 1, "declined"
+    own = searched(site_packages, serving.env, "pytest", only_served=False, first=confined)
+    assert own.returncode == 0 and "pytest" in own.stdout.lower(), own.stderr
