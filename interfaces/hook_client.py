@@ -173,7 +173,8 @@ def answer(folder: str, command: str) -> None:
         data = len(message).to_bytes(_INT, "little") + message
         fds = b"".join(fd.to_bytes(_INT, sys.byteorder) for fd in (0, 1, 2))
         sent = connection.sendmsg([data], [(SOL_SOCKET, SCM_RIGHTS, fds)])
-        connection.sendall(data[sent:])
+        if sent < len(data):  # (a send of nothing raises EPIPE where the server, quick to decline, has hung up:
+            connection.sendall(data[sent:])  # its reply was lost, review55d F6)
         try:
             reply = _receive(connection, 1, deadline)
         except TimeoutError:  # (it took this call's streams, and may yet answer on them: no second answer here)
