@@ -359,8 +359,10 @@ def spawn(argv: list[str], stdin: bytes, env: dict[str, str], check: bool = Fals
 
 
 def process_ms(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall ms, CPU ms) of one whole process with no input, which must succeed: the A/B CLI benches' one timing."""
-    done = spawn(argv, b"", env, check=True)
+    """(wall ms, CPU ms) of one whole process with no input, which must succeed: the A/B CLI benches' one timing.
+    A ``deja search`` runs in its own process unless ``env`` says otherwise (``DEJA_HOOK_SERVER``): handed to a hook
+    server, its work is the server's child's CPU, not its own (``bench_search_served.py`` measures that)."""
+    done = spawn(argv, b"", {"DEJA_HOOK_SERVER": "0", **env}, check=True)
     return 1000 * done.seconds, 1000 * done.cpu_seconds
 
 

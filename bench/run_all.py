@@ -34,6 +34,8 @@ SUMMARY: list[tuple[str, str, str, str, str]] = [
     ("deja search, nothing changed", "bench_index", "cli_search_p50_ms", "{:.0f} ms", ""),
     ("deja search ÷ pass, nothing changed", "bench_index", "cli_search_x_pass", "{:.1f}×", "≤ 3×"),
     ("deja search ÷ pass, after one turn", "bench_index", "cli_search_after_turn_x_pass", "{:.1f}×", "≤ 4×"),
+    ("  served by the hook server (wall ÷ pass)", "bench_search_served", "unchanged_served_x_pass", "{:.1f}×", "≤ 3×"),
+    ("  served, after one turn (wall ÷ pass)", "bench_search_served", "after_a_turn_served_x_pass", "{:.1f}×", "≤ 4×"),
     ("search in-process, p50 wall", "bench_index", "search_p50_ms", "{:.1f} ms", ""),
     ("search in-process, p50 CPU", "bench_index", "search_cpu_p50_ms", "{:.1f} ms", ""),
     (
@@ -85,6 +87,7 @@ def run_benchmarks(size_list: list[int], large: bool) -> list[str]:
         ("crash safety and damage checks", ["bench_durability.py", "--sizes", sizes]),
         ("LoCoMo retrieval", ["locomo.py"]),
         ("hook latency", ["bench_hooks.py", "--sizes", sizes]),
+        ("deja search served by the hook server", ["bench_search_served.py", "--sizes", sizes]),
         ("hook-prompt precision", ["bench_prompt_precision.py"]),
         # A synthetic index at 1k and 10k (an empty Cursor folder: in-server latency and start-up); at 100k the
         # real history and the index bench_index built, where the freshness check sees a real Cursor folder.

@@ -50,7 +50,11 @@ SETTINGS = {
         Setting("cursor_cli_root", "DEJA_CURSOR_CLI_ROOT", "path", None, "cursor-agent's folder (projects/, chats/)"),
         Setting("trace", "DEJA_TRACE", "bool", False, "log each hook's time in hooks.log"),
         Setting(
-            "hook_server", "DEJA_HOOK_SERVER", "bool", True, "answer hooks from a resident process with deja loaded"
+            "hook_server",
+            "DEJA_HOOK_SERVER",
+            "bool",
+            True,
+            "answer hooks and searches from a resident process with deja loaded",
         ),
     )
 }

@@ -121,7 +121,8 @@ def _directory(meta: SessionMeta, chat_dir: Path, transcript: Path | None) -> Pa
 
 
 def resume_line(meta: SessionMeta, index: Index | None = None) -> str:
-    """``cd <dir> && cursor-agent --resume <id>`` for a session; see :func:`resume_target`."""
+    """``cd <dir> && CURSOR_CONFIG_DIR=<root> cursor-agent --resume <id>`` for a session (the root always named:
+    ``config_dir_to_set``); see :func:`resume_target`."""
     return command_line(resume_target(meta, index))
 
 

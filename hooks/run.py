@@ -45,9 +45,10 @@ TOO_LARGE = f"stdin is larger than {STDIN_LIMIT >> 20} MiB"
 STDIN_SECONDS = 0.5
 
 
-def main(command: str, argv: list[str], preloader: Callable[[str], None] | None = None) -> int:
+def main(command: str, argv: list[str], preloader: Callable[[str], None] | None = None, not_served: str = "") -> int:
     """Answer one hook event; ``preloader`` loads another hook's modules as the launcher loaded this one's
-    (``HookCall.preload_modules_of``), where the entry gives it."""
+    (``HookCall.preload_modules_of``), where the entry gives it; ``not_served``: why a resident process did not
+    answer it instead, which its line in hooks.log says."""
     from ..core.config import bad_file_value, file_problem, relative_folder
     from .call import HookCall, log
 
@@ -72,6 +73,8 @@ def main(command: str, argv: list[str], preloader: Callable[[str], None] | None 
             return 0
         if why:
             call.notes.append(why)
+        if not_served:
+            call.notes.append(f"not served: {not_served}")
         call.preloader = preloader
         if problem := file_problem() or bad_file_value() or relative_folder():  # settings unknown, or a home per folder
             call.why = problem

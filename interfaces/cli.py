@@ -564,6 +564,10 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
         echo(f"{target}: nothing of deja's to remove")
         return
     _print_changes(target, changes, dry_run)
+    if not dry_run:
+        from .hook_server import stop
+
+        stop()
     if not any(str(change.path) in recorded for change in changes):  # (trial17 F7: it said nothing)
         echo(
             f"{target}: no record of deja's install in {ledger.ledger_path()} (was XDG_CONFIG_HOME different when you "

@@ -42,6 +42,8 @@ def main() -> None:
 
         serve()
         return
+    if argv[:1] == ["search"]:
+        _ask_the_hook_server(argv[0])
     use_utf8()
     if argv and argv[0].startswith("hook-"):
         import gc
@@ -55,8 +57,9 @@ def main() -> None:
             sys.exit(_hook_help(argv[0], HANDLERS))
         # (the launcher's preload where it ran; a ``deja hook-…`` imports none: it would preload nothing)
         preload = sys.modules.get(f"{__package__}.preload")
-        exit_code = run_hook(argv[0], argv[1:], getattr(preload, "preload_as_launched", None))
         client = sys.modules.get(f"{__package__}.hook_client")
+        not_served = client.why_not if client is not None else ""
+        exit_code = run_hook(argv[0], argv[1:], getattr(preload, "preload_as_launched", None), not_served)
         if client is not None and client.start_wanted:  # (the launcher found no hook server: one for the next call)
             from .hook_server import start_beside
 
@@ -96,6 +99,18 @@ def main() -> None:
     from .cli import run
 
     run()
+
+
+def _ask_the_hook_server(command: str) -> None:
+    """Have a running hook server answer ``command`` (``hook_client.PERSONS``), and end with its exit code: its
+    child has loaded what the command loads (after a turn, the indexer), where this process would spend most of its
+    time loading it. Returns where none answered (none runs, another deja's, an install not laid out as pip lays
+    it out), and the command runs here; it starts none (the hooks do: a person's command leaves no process behind)."""
+    folder, package, _, _ = (__file__.rsplit("/", 3) + ["", "", ""])[:4]
+    if package == "deja":
+        from . import hook_client
+
+        hook_client.answer(folder, command)
 
 
 #: What runs with a config file deja cannot read: the commands that repair it (as the command, not as a word

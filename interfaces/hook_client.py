@@ -42,6 +42,16 @@ _OFF = (b"0", b"false", b"no", b"off")
 #: hook, not the harness, ends the call.
 BUDGET = {"hook-context": 9.0, "hook-session-end": 29.0}
 DEFAULT_BUDGET = 4.0
+#: The commands a person runs that the server answers too (``entry.main``): ``deja search``, whose own process
+#: would spend most of its time loading what the server has loaded (the indexer, after a turn). They have no budget
+#: (a search may build the index first); the server takes the call within ``DEFAULT_BUDGET`` or the command says so.
+PERSONS = frozenset({"search"})
+
+
+def budget(command: str) -> float | None:
+    """How long a call of ``command`` may take before its child is killed; None: as long as it takes."""
+    return None if command in PERSONS else BUDGET.get(command, DEFAULT_BUDGET)
+
 
 #: What the server says: the child's pid (4 bytes follow), its exit code (1 byte follows), "another deja's server:
 #: run the hook yourself, and start a new one", "run the hook yourself" (settings this server cannot honour).
@@ -53,11 +63,14 @@ READY = b"R"
 READY_SECONDS = 1.0
 _INT = 4  # (the bytes of a pid, a descriptor, a length: a C int)
 
-#: Why the server did not answer this call ("" where it was not asked, or answered): kept for a reader of this
-#: process (the tests); the in-process run's own line in hooks.log does not say it (review55d F5).
+#: Why the server did not answer this call ("" where it was not asked, or answered): the hook's line in hooks.log,
+#: answered in this process, says it (``entry.main``).
 why_not = ""
 #: Whether the hook, run in this process, should start a server once it has answered (``hook_server.start_beside``).
 start_wanted = False
+#: Whether this process is a server's child, answering a call: it never hands it on again (a ``deja search`` would
+#: ask its own server, whose child would ask it again, …).
+answering = False
 
 
 def socket_path(environ: Mapping[bytes, bytes] | None = None) -> str:
@@ -100,14 +113,15 @@ def launcher(folder: str) -> str:
 def code_fingerprint(folder: str) -> tuple[Any, ...]:
     """What tells this deja's code from another's: the protocol, the interpreter and the launcher file as the disk
     has them now (a ``pip install`` of another deja, or another Python in its place, replaces them). A server whose
-    code is not its caller's steps aside."""
+    code is not its caller's steps aside. The interpreter is its file, not the name it was started by: a search
+    started as ``python`` where the hooks start ``python3``, or through a link, is the same code (review56b F3: the
+    server stepped aside for it)."""
     from posix import stat
 
     code, python = stat(launcher(folder)), stat(sys.executable)
     return (
         PROTOCOL,
-        sys.executable,
-        (python.st_ino, python.st_size, python.st_mtime_ns),
+        (python.st_dev, python.st_ino, python.st_size, python.st_mtime_ns),
         launcher(folder),
         (code.st_ino, code.st_size, code.st_mtime_ns),
     )
@@ -124,7 +138,7 @@ def answer(folder: str, command: str) -> None:
     """Have the server answer this hook call, and end this process with its exit code; return where it did not
     (``why_not`` says why, ``start_wanted`` whether to start one)."""
     global why_not, start_wanted
-    if sys.platform == "win32" or sys.flags.verbose or "importtime" in sys._xoptions:
+    if answering or sys.platform == "win32" or sys.flags.verbose or "importtime" in sys._xoptions:
         return  # (``-v`` and ``-X importtime`` list what the hook imports: it must import it)
     path = socket_path()
     if not path:
@@ -134,13 +148,14 @@ def answer(folder: str, command: str) -> None:
         from _socket import socket as Socket
     except ImportError:  # (no Unix sockets here)
         return
-    budget = BUDGET.get(command, DEFAULT_BUDGET)
+    longest = budget(command)
+    taking = DEFAULT_BUDGET if longest is None else longest  # (how long the server may take to take the call)
     from time import monotonic
 
-    deadline = monotonic() + budget
+    deadline = monotonic() + taking
     connection = Socket(AF_UNIX, SOCK_STREAM)
     try:
-        connection.settimeout(budget)
+        connection.settimeout(taking)
         try:
             connection.connect(path)
         except (FileNotFoundError, ConnectionRefusedError) as exc:
@@ -158,20 +173,28 @@ def answer(folder: str, command: str) -> None:
         data = len(message).to_bytes(_INT, "little") + message
         fds = b"".join(fd.to_bytes(_INT, sys.byteorder) for fd in (0, 1, 2))
         sent = connection.sendmsg([data], [(SOL_SOCKET, SCM_RIGHTS, fds)])
-        connection.sendall(data[sent:])
+        if sent < len(data):  # (a send of nothing raises EPIPE where the server, quick to decline, has hung up:
+            connection.sendall(data[sent:])  # its reply was lost, review55d F6)
         try:
             reply = _receive(connection, 1, deadline)
         except TimeoutError:  # (it took this call's streams, and may yet answer on them: no second answer here)
-            _log_and_exit(command, f"the hook server did not take the call within the hook's {budget:g} s")
+            _give_up(command, f"the hook server did not take the call within {taking:g} s")
         if reply == PID:
             pid = int.from_bytes(_receive(connection, _INT, deadline), "little")
-            _end_with(connection, pid, command, deadline)
+            _end_with(connection, pid, command, None if longest is None else deadline)
         why_not = {STALE: "the hook server was another deja's", DECLINED: "the hook server declined"}.get(
             reply, "the hook server closed the call"
         )
         start_wanted = reply == STALE
     except OSError as exc:  # (a stream closed, a timeout before the server took the call, …)
         why_not = f"the hook server was not reached ({type(exc).__name__}: {exc})"
+    except KeyboardInterrupt:  # (a person's Ctrl-C while the call was handed on: its child, if any, is killed)
+        if command not in PERSONS:
+            raise
+        sys.stderr.write("deja: interrupted\n")
+        from posix import _exit
+
+        _exit(130)
     finally:
         connection.close()
 
@@ -197,29 +220,91 @@ def same_user(credentials: bytes, uid: int) -> bool:
     return len(credentials) >= 8 and int.from_bytes(credentials[4:8], sys.byteorder) == uid
 
 
-def _end_with(connection: socket, pid: int, command: str, deadline: float) -> NoReturn:
-    """End this process with the exit code of child ``pid`` (which took the call); 0, and a line in hooks.log, where
-    the child ended without one or outlived the budget (it is killed: it holds the harness's pipes)."""
+def _end_with(connection: socket, pid: int, command: str, deadline: float | None) -> NoReturn:
+    """End this process with the exit code of child ``pid`` (which took the call); ``_give_up`` where the child
+    ended without one or outlived the budget. With no ``deadline`` (a person's command), a Ctrl-C here is passed on
+    to the child, which ends as the command would in its own process, and a Ctrl-Z stops it with this process
+    (``_stop_together``). A child left without an answer is killed (it holds the caller's streams): past its budget,
+    and where the server ended before it did (review56b F2: it wrote a search's results after the search had said it
+    failed), by a descriptor that names it and no other process (``_pin``)."""
     from posix import _exit
 
-    try:
-        reply = _receive(connection, 2, deadline)
-    except OSError as exc:
-        reply = b""
-        why = f"the hook server's child took longer than the hook's {BUDGET.get(command, DEFAULT_BUDGET):g} s ({exc})"
-        kill(pid)
-    else:
-        why = "the hook server's child ended without an answer"
+    pinned = _pin(pid)
+    if deadline is None:
+        _stop_together(pid)
+    why = "the hook server's child ended without an answer"
+    while True:
+        try:
+            reply = _receive(connection, 2, deadline)
+            break
+        except KeyboardInterrupt:
+            kill(pid, 2)  # (SIGINT: the child says "interrupted" and ends with 130; it alone is in the terminal's way)
+        except OSError as exc:
+            reply = b""
+            seconds = BUDGET.get(command, DEFAULT_BUDGET)
+            why = f"the hook server's child took longer than the hook's {seconds:g} s ({exc})"
+            if deadline is None:
+                why = f"the hook server's connection failed ({exc})"
+            kill(pid)
+            break
     if reply[:1] == EXIT and len(reply) == 2:
         _exit(reply[1])
-    _log_and_exit(command, why)
+    _kill_pinned(pinned)
+    _give_up(command, why)
 
 
-def _log_and_exit(command: str, why: str) -> NoReturn:
-    """Exit 0 with nothing said (the call is the server's: running the hook here could answer it twice), and
-    ``why`` in hooks.log, as the hooks log their silences."""
+def _pin(pid: int) -> int:
+    """A descriptor of process ``pid`` that names it, and no other process given its number later, while it is open
+    (``pidfd_open``, Linux 5.3 and later); -1 where there is none."""
+    try:
+        from posix import pidfd_open
+
+        return int(pidfd_open(pid))
+    except (ImportError, OSError):
+        return -1
+
+
+def _kill_pinned(pinned: int) -> None:
+    """Kill the process ``pinned`` names (``_pin``), if it still runs."""
+    if pinned < 0:
+        return
+    try:
+        from _signal import pidfd_send_signal  # type: ignore[import-not-found]
+
+        pidfd_send_signal(pinned, 9)
+    except (ImportError, OSError):
+        return
+
+
+def _stop_together(pid: int) -> None:
+    """Have a Ctrl-Z that stops this process stop child ``pid`` too, and ``fg`` or ``bg`` let both go on: the child
+    runs in the server's session, which the terminal's signals never reach (review56b F1: it went on writing a
+    search's results over the shell's prompt)."""
+    import _signal  # (``signal`` would load ``enum``)
+    from posix import getpid
+    from posix import kill as send
+
+    def stop(*_: object) -> None:
+        kill(pid, _signal.SIGSTOP)
+        _signal.signal(_signal.SIGTSTP, _signal.SIG_DFL)
+        send(getpid(), _signal.SIGTSTP)  # (this process stops here, until the shell's SIGCONT)
+        _signal.signal(_signal.SIGTSTP, stop)
+        kill(pid, _signal.SIGCONT)
+
+    _signal.signal(_signal.SIGTSTP, stop)
+
+
+def _give_up(command: str, why: str) -> NoReturn:
+    """End a call the server took but did not answer: a hook exits 0 with nothing said (the call is the server's:
+    running the hook here could answer it twice) and ``why`` in hooks.log, as the hooks log their silences; a
+    person's command says ``why`` on stderr and exits 1."""
     from posix import _exit
 
+    if command in PERSONS:
+        try:
+            sys.stderr.write(f"deja: {why}: run it again (DEJA_HOOK_SERVER=0 runs it without the server)\n")
+        finally:
+            _exit(1)
     try:  # (the rare way out: it loads what the hook's log needs)
         from ..hooks.call import log
 
@@ -228,23 +313,25 @@ def _log_and_exit(command: str, why: str) -> NoReturn:
         _exit(0)
 
 
-def kill(pid: int) -> None:
-    """Kill process ``pid`` (SIGKILL: a child that outlived its budget holds the harness's pipes), if it runs."""
+def kill(pid: int, signal_number: int = 9) -> None:
+    """Send process ``pid`` SIGKILL (a child that outlived its budget holds the harness's pipes), or
+    ``signal_number``, if it runs."""
     from posix import kill as signal
 
     try:
-        signal(pid, 9)
+        signal(pid, signal_number)
     except OSError:
         return
 
 
-def _receive(connection: socket, size: int, deadline: float) -> bytes:
-    """``size`` bytes from ``connection``, fewer where it closed first; OSError (``TimeoutError``) past ``deadline``."""
+def _receive(connection: socket, size: int, deadline: float | None) -> bytes:
+    """``size`` bytes from ``connection``, fewer where it closed first; OSError (``TimeoutError``) past ``deadline``
+    (None: none)."""
     from time import monotonic
 
     data = b""
     while len(data) < size:
-        connection.settimeout(max(deadline - monotonic(), 0.001))
+        connection.settimeout(None if deadline is None else max(deadline - monotonic(), 0.001))
         chunk = connection.recv(size - len(data))
         if not chunk:
             break

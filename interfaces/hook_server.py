@@ -1,4 +1,5 @@
-"""The resident hook server: a process that has loaded every hook's modules once and forks a child per hook call.
+"""The resident hook server: a process that has loaded every hook's modules once and forks a child per hook call
+(and per ``deja search``, whose modules it has loaded too: ``SEARCHING``).
 
 A hook is mostly Python starting and loading deja (``hook_client`` says how much); a child forked from a process
 that did both starts at the hook's own work. The launcher (``interfaces/hook.py``) starts the server, as
@@ -44,7 +45,7 @@ RESTART_SECONDS = 30.0
 #: The argument of the launcher that runs the server.
 COMMAND = "serve-hooks"
 _MESSAGE_LIMIT = 16 << 20  # (a caller's arguments, folder and environment)
-_CODE = 5  # (how many fields of ``hook_client.fingerprint`` are ``code_fingerprint``'s: the rest is the locale's)
+_CODE = 4  # (how many fields of ``hook_client.fingerprint`` are ``code_fingerprint``'s: the rest is the locale's)
 
 
 #: The lock is never opened through a link put in its place (its pid would be written into the file it names:
@@ -93,6 +94,8 @@ def state() -> str:
 
     if not config.get("hook_server"):
         return "off (the hook_server setting): each hook runs in a process of its own"
+    if sys.platform == "win32":  # (as ``hook_client.answer`` asks none there)
+        return "none on Windows (no Unix sockets, no fork): each hook runs in a process of its own"
     path = hook_client.socket_path()
     if not path:
         return f"none: the path of its socket in {folders.deja_home()} is too long; each hook runs in its own process"
@@ -117,14 +120,50 @@ def state() -> str:
     return f"runs (pid {pid}): its children answer the hooks"
 
 
-def _own_user(conn: socket) -> bool:
-    """Whether the peer on ``conn`` runs as this process's user. Where the system does not say (no ``SO_PEERCRED``:
-    macOS), the socket's 0600 mode in a 0700 folder is the check."""
+def stop() -> None:
+    """Have the server of this environment's deja home step aside (its socket removed: it ends within
+    ``CHECK_SECONDS``, the calls it runs answered): ``deja uninstall`` leaves no server of the hooks it took out."""
+    from stat import S_ISSOCK
+
+    path = hook_client.socket_path()
+    try:
+        if path and S_ISSOCK(oscalls.lstat(path).st_mode):
+            oscalls.unlink(path)
+    except OSError:
+        return
+
+
+def _peer(conn: socket) -> int | None:
+    """The pid of the peer on ``conn`` where it runs as this process's user (0 where the system does not say: no
+    ``SO_PEERCRED`` on macOS, where the socket's 0600 mode in a 0700 folder is the check); None for another user."""
     try:
         from _socket import SO_PEERCRED, SOL_SOCKET
     except ImportError:  # pragma: no cover - Linux has it
-        return True
-    return hook_client.same_user(conn.getsockopt(SOL_SOCKET, SO_PEERCRED, 12), oscalls.getuid())
+        return 0
+    credentials = conn.getsockopt(SOL_SOCKET, SO_PEERCRED, 12)
+    if not hook_client.same_user(credentials, oscalls.getuid()):
+        return None
+    return int.from_bytes(credentials[:4], sys.byteorder)
+
+
+#: The namespaces a caller must share with the server for its child to be the caller's equal (a sandbox such as
+#: bubblewrap's or a container gives its processes their own).
+_NAMESPACES = ("mnt", "user", "net", "pid", "ipc", "uts", "cgroup")
+
+
+def _confinement(pid: int | str) -> tuple[Any, ...] | None:
+    """What a sandbox or a lower priority sets on process ``pid`` that a child of the server would not keep: whether
+    it may gain no privileges and its seccomp mode (Landlock, seccomp sandboxes, Cursor's agent sandbox), its
+    namespaces, its niceness (``/proc``); None where ``/proc`` does not say (not Linux, or the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            kept = [line for line in status.read().splitlines() if line.startswith((b"NoNewPrivs:", b"Seccomp:"))]
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            niceness = stat.read().rsplit(b")", 1)[1].split()[16]
+        namespaces = [oscalls.readlink(f"/proc/{pid}/ns/{name}") for name in _NAMESPACES]
+    except (OSError, IndexError):
+        return None
+    return (*kept, niceness, *namespaces)
 
 
 def serve() -> None:
@@ -138,8 +177,8 @@ def serve() -> None:
     lock = _locked(oscalls.join(oscalls.dirname(path), hook_client.LOCK_NAME))
     if lock is None:
         return  # (another server runs, or is starting)
-    _load_every_hook(folder)
-    Server(path, folder, lock).run()
+    searching = _load_every_call(folder)
+    Server(path, folder, lock, searching).run()
 
 
 def _locked(path: str) -> int | None:
@@ -177,12 +216,27 @@ ON_DEMAND = (
     "deja.core.detached",
     "unicodedata",
 )
+#: What ``deja search`` imports beyond the hooks' modules (``hook_client.PERSONS``; ``python -X importtime`` of one
+#: that finds nothing changed and of one right after a turn, which refreshes the index first: the indexer, its
+#: readers, msgspec, sqlite3). A module left off is imported by the child that needs it: a slower answer, never
+#: another.
+SEARCHING = (
+    "deja.interfaces.fastpath",
+    "deja.interfaces.views",
+    "deja.core.passages",
+    "deja.core.project_names",
+    "deja.core.indexer.glance",
+    "deja.core.indexer.driver",
+    "deja.core.library",
+    "deja.core.readers.chat_cwds",
+    "threading",
+)
 
 
-def _load_every_hook(folder: str) -> None:
-    """Import what every hook imports (``preload``'s lists, from the ``.pyc`` files where it can; ``ON_DEMAND``),
-    and freeze it out of the collector's sight: the children share those pages with the server until they write to
-    them."""
+def _load_every_call(folder: str) -> bool:
+    """Import what every hook and ``deja search`` import (``preload``'s lists, from the ``.pyc`` files where it can;
+    ``ON_DEMAND``, ``SEARCHING``), and freeze it out of the collector's sight: the children share those pages with
+    the server until they write to them. Whether ``SEARCHING`` could be imported (``_load_searching``)."""
     import gc
 
     from ..hooks.run import HANDLERS
@@ -195,8 +249,29 @@ def _load_every_hook(folder: str) -> None:
         __import__(f"deja.hooks.{module}")
     for name in (*preload.OPENING_THE_INDEX, *ON_DEMAND):
         __import__(name)
+    searching = _load_searching()
     _warm()
     gc.freeze()
+    return searching
+
+
+def _load_searching() -> bool:
+    """Import ``SEARCHING`` from where pip's ``deja`` script finds its modules (``site``'s folders: the launcher
+    skips ``site`` where the hooks need nothing outside deja's own folder, and a search needs msgspec, sqlite3,
+    typer for what ``fastpath`` leaves to it); False where one cannot be imported: the server then declines every
+    search, which runs in its own process (and finds what it needs there, or says what is missing)."""
+    if "site" not in sys.modules:  # (as the launcher runs it where it needs it: ``interfaces/hook.py``)
+        import site
+
+        site.main()
+        if sys.prefix == sys.base_prefix:
+            site.addsitedir(site.getusersitepackages())
+    try:
+        for name in SEARCHING:
+            __import__(name)
+    except ImportError:
+        return False
+    return True
 
 
 def _warm() -> None:
@@ -206,12 +281,13 @@ def _warm() -> None:
 
     thesaurus.related("warm cache", ["warm", "cache"])
     text.stem("warming")
+    text.terms("warm-cache_key")  # (its tokenizer: the pattern compiled once ``re`` is loaded, as ``SEARCHING`` is)
 
 
 class Server:
     """The listening socket and the calls its children answer."""
 
-    def __init__(self, path: str, folder: str, lock: int) -> None:
+    def __init__(self, path: str, folder: str, lock: int, searching: bool) -> None:
         from _socket import AF_UNIX, SOCK_STREAM
         from _socket import socket as Socket
         from posix import umask
@@ -219,6 +295,8 @@ class Server:
         self.path = path
         self.folder = folder
         self.lock = lock
+        self.searching = searching  # (whether it loaded what a search needs: it declines searches where not)
+        self.confinement = _confinement("self")
         self.fingerprint = hook_client.fingerprint(folder)
         self.listener = Socket(AF_UNIX, SOCK_STREAM)
         _remove(path)  # (a stale one: this process holds the lock, so no server listens there)
@@ -243,6 +321,9 @@ class Server:
         set_blocking(self.wake_write, False)
         _signal.set_wakeup_fd(self.wake_write)
         _signal.signal(_signal.SIGCHLD, lambda *_: None)
+        # (a Ctrl-C is a caller's, passed on to its child: one that reached the server, or a child before it took
+        # the call's handler, would raise in the server's own code)
+        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
 
     def run(self) -> None:
         """Take calls until it steps aside, then answer the calls still running and end."""
@@ -276,13 +357,14 @@ class Server:
         conn = Socket(fileno=fd)
         fds: list[int] = []
         try:
-            if not _own_user(conn):
+            peer = _peer(conn)
+            if peer is None:
                 conn.close()
                 return
             conn.sendall(READY)
             message = _receive(conn, fds)
             self.last_call = time.monotonic()
-            reply = self._refusal(message, fds)
+            reply = self._refusal(message, fds, peer)
             if reply:
                 conn.sendall(reply)
                 conn.close()
@@ -304,28 +386,34 @@ class Server:
 
         pid = fork()
         if pid == 0:
+            conn.close()  # (the server's end alone: where the server dies, its caller hears it at once)
             self._child(fds, argv, cwd, environment)
         try:
             conn.sendall(PID + pid.to_bytes(4, "little"))
         except OSError:
             kill(pid)
             raise
-        budget = hook_client.BUDGET.get(argv[1] if len(argv) > 1 else "", hook_client.DEFAULT_BUDGET)
-        self.calls[pid] = (conn, time.monotonic() + budget + 1)
+        budget = hook_client.budget(argv[1] if len(argv) > 1 else "")
+        self.calls[pid] = (conn, float("inf") if budget is None else time.monotonic() + budget + 1)
 
-    def _refusal(self, message: Any, fds: list[int]) -> bytes:
+    def _refusal(self, message: Any, fds: list[int], peer: int) -> bytes:
         """What to answer instead of a child: STALE to a caller of another deja (this server steps aside), DECLINED
-        to one whose locale or folder it cannot take on; b"" to take the call."""
+        to one whose locale or folder it cannot take on, or that runs more confined than the server (a sandbox, a
+        lower priority: its child would run free of them, and a walk it starts too); b"" to take the call."""
         printed, argv, cwd, environment = message
         if len(fds) != 3 or not isinstance(environment, dict) or not isinstance(argv, list):
             return DECLINED
+        if self.confinement is not None and (not peer or _confinement(peer) != self.confinement):
+            return DECLINED
         if tuple(printed[:_CODE]) != self.fingerprint[:_CODE]:
-            same_launcher = printed[3:4] == self.fingerprint[3:4] and printed[:1] == self.fingerprint[:1]
+            same_launcher = printed[2:3] == self.fingerprint[2:3] and printed[:1] == self.fingerprint[:1]
             if same_launcher:  # (a reinstall: the caller's code is newer than this server's)
                 self._stop_listening()
                 return STALE
             return DECLINED  # (another deja sharing this home: its hooks run in their own processes)
         if tuple(printed[_CODE:]) != self.fingerprint[_CODE:] or not oscalls.isdir(cwd):
+            return DECLINED
+        if argv[1:2] and argv[1] in hook_client.PERSONS and not self.searching:
             return DECLINED
         return b""
 
@@ -334,9 +422,12 @@ class Server:
         import _signal
 
         code = 0
+        hook_client.answering = True
         try:
             _signal.set_wakeup_fd(-1)
             _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
+            # (a Ctrl-C the caller passes on ends the child as it would the caller's own process: "interrupted", 130)
+            _signal.signal(_signal.SIGINT, _signal.default_int_handler)
             self.listener.close()
             for conn, _ in self.calls.values():
                 conn.close()
@@ -358,6 +449,9 @@ class Server:
             main()
         except SystemExit as exc:
             code = _exit_code(exc)
+        except KeyboardInterrupt:  # (a Ctrl-C passed on before the command's own guard: as the guard says it)
+            sys.stderr.write("deja: interrupted\n")
+            code = 130
         except BaseException:  # noqa: BLE001 - as Python would end: the traceback on stderr, exit 1
             sys.excepthook(*sys.exc_info())
             code = 1

@@ -99,6 +99,18 @@ def children_of(pid: int) -> list[int]:
     return [int(each) for each in path.read_text().split()] if path.exists() else []
 
 
+def accepting(path: Path) -> bool:
+    """Whether a server listens at ``path`` (a killed one's socket is left behind, refusing connections)."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
 def stop_servers(home: Path) -> None:
     """Kill the server whose pid the lock in ``home`` holds, if it is one."""
     lock = home / hook_client.LOCK_NAME
@@ -303,7 +315,7 @@ def test_a_killed_servers_socket_is_run_past_and_replaced(
     wait_for("a new server", lambda: lock.read_text().strip() not in ("", str(serving.process.pid)))
     new = int(lock.read_text())
     try:
-        wait_for("its socket", lambda: socket_of(serving.env).exists())
+        wait_for("its socket", lambda: accepting(socket_of(serving.env)))  # (not the killed one's, left behind)
         _, payload = payloads(indexed_sample, "to-the-new-one")["prompt that recalls"]
         process = started_hook(site_packages, command, serving.env)
         wait_for("a child of the new server", lambda: children_of(new), 10)
@@ -577,7 +589,6 @@ def test_a_link_planted_at_the_lock_is_not_followed(site_packages: Path, tmp_pat
     assert not (home / hook_client.SOCKET_NAME).exists()
 
 
-@pytest.mark.xfail(strict=True, reason="review55d F5: hooks.log does not say why a hook was not served (why_not)")
 def test_hooks_log_says_why_the_server_did_not_answer(site_packages: Path, tmp_path: Path) -> None:
     home = tmp_path / "deja"
     home.mkdir(mode=0o700)
@@ -594,7 +605,290 @@ def test_hooks_log_says_why_the_server_did_not_answer(site_packages: Path, tmp_p
         wait_for("its socket", lambda: (home / hook_client.SOCKET_NAME).exists(), 20)
         done = started_hook(site_packages, "hook-prompt", env)
         done.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "c-why"}).encode(), timeout=60)
-        assert "hook server" in (home / "hooks.log").read_text()
+        (line,) = [line for line in (home / "hooks.log").read_text().splitlines() if " c-why: " in line]
+        assert "| not served: the hook server declined |" in line, line
     finally:
         server.kill()
         server.wait()
+
+
+# --- deja search --------------------------------------------------------------------------------------------------
+
+#: ``deja search`` as its console script starts it, deja imported from the site-packages given first; with
+#: ``fastpath`` kept out of this process, so that only a server's child can answer it.
+CONSOLE = "import sys; sys.path.append(sys.argv.pop(1)); {block}from deja.interfaces.entry import main; main()"
+ONLY_SERVED = "sys.modules['deja.interfaces.fastpath'] = None; "
+
+
+def searched(
+    site: Path, env: dict[str, str], *args: str, only_served: bool = True, first: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """``deja search ARGS`` as its console script runs it (``CONSOLE``), ``first`` run before it in its process."""
+    code = first + CONSOLE.format(block=ONLY_SERVED if only_served else "")
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, str(site), "search", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def _append_turn(sample: Sample) -> None:
+    from deja.core.sample import API_CHAT
+    from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn
+
+    transcript = transcript_path(sample.history.cli_root, str(sample.history.projects["api"]), API_CHAT)
+    with Path(transcript).open("a", encoding="utf-8") as f:
+        f.write(json.dumps(user_turn("why does the zeppelin queue stall?")) + "\n")
+        f.write(json.dumps(assistant_turn("A missing ack in the zeppelin consumer.")) + "\n")
+
+
+def test_a_search_is_answered_by_the_server_as_in_its_own_process(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    """Nothing changed, right after a turn (the child refreshes the index first), a search that finds nothing, and
+    a usage error: the same bytes and exit code as ``deja search`` in its own process."""
+    alone = {**serving.env, hook_client.SWITCH: "0"}
+    cases = [["pytest", "--json"], ["qqqzzznothing"], ["pytest", "--limit", "0"], ["zeppelin", "--json"]]
+    for args in cases:
+        if args[0] == "zeppelin":
+            _append_turn(indexed_sample)
+        served = searched(site_packages, serving.env, *args)
+        own = run_deja("search", *args, env=alone)
+        assert (served.returncode, served.stdout, served.stderr) == (own.returncode, own.stdout, own.stderr), args
+    assert '"session_id"' in served.stdout and "zeppelin" in served.stdout, "the turn was found"
+    assert searched(site_packages, alone, "pytest").returncode == 1, "its own process cannot search: served above"
+
+
+def test_a_search_with_no_server_runs_in_its_own_process_and_starts_none(
+    site_packages: Path, indexed_sample: Sample
+) -> None:
+    env = {**indexed_sample.env, **SWITCH}
+    done = searched(site_packages, env, "pytest", only_served=False)
+    assert done.returncode == 0 and "pytest" in done.stdout.lower(), done.stderr
+    time.sleep(1)
+    assert not socket_of(env).exists() and not (indexed_sample.home / hook_client.LOCK_NAME).exists()
+
+
+def test_a_ctrl_c_to_a_served_search_is_passed_on_to_its_child(site_packages: Path, tmp_path: Path) -> None:
+    """The terminal's Ctrl-C reaches the search's own process (the child runs in the server's session): it passes it
+    on, and ends as the child does, with no traceback. A server of the test's own stands in, so that the child is
+    a process the test knows to be at work when the Ctrl-C comes."""
+    import socket
+    import threading
+
+    home = tmp_path / "deja"
+    home.mkdir(mode=0o700)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(home / hook_client.SOCKET_NAME))
+    listener.listen(1)
+    listener.settimeout(30)
+    interrupted = "import sys, time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    sys.exit(130)"
+    child = subprocess.Popen([sys.executable, "-c", interrupted])  # (130 only when interrupted, as a search ends)
+    handed_on = threading.Event()
+
+    def server() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.sendall(hook_client.READY)
+            _, ancillary, _, _ = conn.recvmsg(1 << 20, socket.CMSG_SPACE(12))
+            for _, _, fds in ancillary:
+                for i in range(0, len(fds) - 3, 4):
+                    os.close(int.from_bytes(fds[i : i + 4], sys.byteorder))
+            conn.sendall(hook_client.PID + child.pid.to_bytes(4, "little"))
+            handed_on.set()
+            conn.sendall(hook_client.EXIT + bytes([child.wait(60)]))
+
+    thread = threading.Thread(target=server)
+    thread.start()
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DEJA_HOME": str(home), **SWITCH}
+    search = subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", CONSOLE.format(block=ONLY_SERVED), str(site_packages), "search", "x"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        wait_for("the call handed on", handed_on.is_set, 30)
+        time.sleep(0.3)  # (the pid read: the search waits on its child's end)
+        search.send_signal(signal.SIGINT)
+        out, err = search.communicate(timeout=30)
+    finally:
+        child.kill()
+        listener.close()
+        thread.join(30)
+    assert (search.returncode, out, err) == (130, b"", b"")
+    assert child.returncode == 130, "the child was interrupted"
+
+
+def test_a_server_that_cannot_load_what_a_search_needs_declines_searches_and_serves_hooks(
+    site_packages: Path, indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """A search's modules not all found where pip's ``deja`` script finds them (one missing here, as a dependency
+    of a search installed elsewhere would be): the search runs in its own process, the hooks are still served."""
+    site = tmp_path / "site-packages"
+    shutil.copytree(site_packages, site, symlinks=True)
+    (site / "deja" / "core" / "readers" / "chat_cwds.py").unlink()
+    for compiled in (site / "deja" / "core" / "readers" / "__pycache__").glob("chat_cwds.*"):
+        compiled.unlink()
+    env = {**indexed_sample.env, **SWITCH}
+    server = Served(site, env)
+    try:
+        assert searched(site, env, "pytest").returncode == 1, "declined: its own process cannot search here"
+        own = searched(site, env, "pytest", only_served=False)
+        assert own.returncode == 0 and "pytest" in own.stdout.lower(), own.stderr
+        command, payload = payloads(indexed_sample, "served-still")["prompt that recalls"]
+        assert "Past turns" in json.loads(served_call(server, site, command, payload).done.stdout)["additional_context"]
+    finally:
+        server.stop()
+
+
+def test_deja_uninstall_ends_the_server_of_the_hooks_it_took_out(serving: Served) -> None:
+    """Not 10 minutes later, when it would have been idle long enough (review55d F7)."""
+    assert run_deja("install", "cursor", env=serving.env).returncode == 0
+    assert serving.process.poll() is None
+    done = run_deja("uninstall", "cursor", env=serving.env)
+    assert done.returncode == 0, done.stderr
+    serving.process.wait(hook_server.CHECK_SECONDS + 5)
+    assert not socket_of(serving.env).exists()
+
+
+def test_doctor_on_windows_says_no_server_runs_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows has no Unix sockets: doctor's line must not reach for them (it imported ``AF_UNIX`` there)."""
+    monkeypatch.setenv(hook_client.SWITCH, "1")
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert hook_server.state() == "none on Windows (no Unix sockets, no fork): each hook runs in a process of its own"
+
+
+def _state(pid: int) -> str:
+    """A process's state letter (``T``: stopped; ``Z``: ended, not reaped)."""
+    return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][:1]
+
+
+class HeldTerminal:
+    """A terminal whose output is stopped (XOFF), so that a served search's child waits in its first write to it
+    until ``release``: a child the test knows to be at work."""
+
+    def __init__(self) -> None:
+        import pty
+        import termios
+
+        self.master, self.slave = pty.openpty()
+        attributes = termios.tcgetattr(self.slave)
+        attributes[0] |= termios.IXON
+        termios.tcsetattr(self.slave, termios.TCSANOW, attributes)
+        os.write(self.master, b"\x13")  # (XOFF)
+
+    def search(self, site: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        code = CONSOLE.format(block=ONLY_SERVED)
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", code, str(site), "search", "pytest"],
+            stdout=self.slave,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        os.close(self.slave)
+        return process
+
+    def release(self) -> None:
+        os.write(self.master, b"\x11")  # (XON)
+
+    def close(self) -> None:
+        self.release()
+        os.close(self.master)
+
+
+def test_a_ctrl_c_reaches_a_real_servers_child_at_work(serving: Served, site_packages: Path) -> None:
+    """The server ignores SIGINT; its child takes Python's handler back, so the Ctrl-C the search passes on ends it
+    as in its own process (review56b F4: no test ran that line)."""
+    terminal = HeldTerminal()
+    search = terminal.search(site_packages, serving.env)
+    try:
+        wait_for("a child at work", lambda: children_of(serving.process.pid), 30)
+        time.sleep(0.5)
+        search.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        terminal.release()
+        _, err = search.communicate(timeout=20)
+        assert (search.returncode, err) == (130, b"deja: interrupted\n")
+    finally:
+        search.kill()
+        terminal.close()
+
+
+def test_a_ctrl_z_stops_a_served_searchs_child_and_fg_lets_it_go_on(serving: Served, site_packages: Path) -> None:
+    """The child runs in the server's session, out of the terminal's reach: it went on writing the results over the
+    shell's prompt (review56b F1)."""
+    terminal = HeldTerminal()
+    search = terminal.search(site_packages, serving.env)
+    try:
+        wait_for("a child at work", lambda: children_of(serving.process.pid), 30)
+        child = children_of(serving.process.pid)[0]
+        time.sleep(0.5)
+        search.send_signal(signal.SIGTSTP)  # (the terminal's Ctrl-Z)
+        wait_for("both stopped", lambda: _state(search.pid) == "T" and _state(child) == "T", 10)
+        search.send_signal(signal.SIGCONT)  # (the shell's fg)
+        wait_for("both going on", lambda: _state(search.pid) != "T" and _state(child) != "T", 10)
+        terminal.release()
+        _, err = search.communicate(timeout=20)
+        assert (search.returncode, err) == (0, b"")
+    finally:
+        search.kill()
+        terminal.close()
+
+
+def test_a_server_killed_during_a_search_takes_its_child_with_it(serving: Served, site_packages: Path) -> None:
+    """The search says it was not answered, and no child of the dead server writes the results after it (review56b
+    F2)."""
+    terminal = HeldTerminal()
+    search = terminal.search(site_packages, serving.env)
+    try:
+        wait_for("a child at work", lambda: children_of(serving.process.pid), 30)
+        child = children_of(serving.process.pid)[0]
+        serving.process.kill()
+        _, err = search.communicate(timeout=20)
+        assert search.returncode == 1 and err.startswith(b"deja: the hook server's child ended without an answer")
+        wait_for("the child's end", lambda: not running(child), 10)
+    finally:
+        search.kill()
+        terminal.close()
+
+
+def test_a_search_by_another_name_of_the_same_python_is_served(
+    serving: Served, site_packages: Path, indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """``python`` where the hooks run ``python3``, or a link: the same interpreter, so the same code (review56b F3:
+    the server took it for a reinstall and stepped aside)."""
+    python = tmp_path / "python-by-another-name"
+    python.symlink_to(sys.executable)
+    code = CONSOLE.format(block=ONLY_SERVED)
+    done = subprocess.run(
+        [str(python), "-I", "-S", "-c", code, str(site_packages), "search", "pytest"],
+        capture_output=True,
+        text=True,
+        env=serving.env,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "pytest" in done.stdout.lower(), done.stderr
+    time.sleep(hook_server.CHECK_SECONDS + 0.5)
+    assert serving.process.poll() is None and socket_of(serving.env).exists()
+
+
+@pytest.mark.parametrize(
+    "confined",
+    [
+        "import ctypes; ctypes.CDLL(None).prctl(38, 1, 0, 0, 0); ",  # (PR_SET_NO_NEW_PRIVS: what sandboxes set)
+        "import os; os.nice(5); ",
+    ],
+    ids=["no new privileges", "a lower priority"],
+)
+def test_a_caller_more_confined_than_the_server_is_declined(
+    serving: Served, site_packages: Path, indexed_sample: Sample, confined: str
+) -> None:
+    """Its child would run free of the sandbox or the priority the caller runs under (and so would a walk it
+    starts, with the caller's environment): the search runs in its own process (review56b F5)."""
+    assert searched(site_packages, serving.env, "pytest").returncode == 0, "served"
+    assert searched(site_packages, serving.env, "pytest", first=confined).returncode == 1, "declined"
+    own = searched(site_packages, serving.env, "pytest", only_served=False, first=confined)
+    assert own.returncode == 0 and "pytest" in own.stdout.lower(), own.stderr
