@@ -122,13 +122,18 @@ def state() -> str:
 
 def stop() -> None:
     """Have the server of this environment's deja home step aside (its socket removed: it ends within
-    ``CHECK_SECONDS``, the calls it runs answered): ``deja uninstall`` leaves no server of the hooks it took out."""
+    ``CHECK_SECONDS``, the calls it runs answered): ``deja uninstall`` leaves no server of the hooks it took out. The
+    lock's time goes back too, so that a hook of a reinstall starts a new one at once (trial56 F2: none started
+    within ``RESTART_SECONDS`` of the last start, while doctor said the next hook would)."""
     from stat import S_ISSOCK
 
     path = hook_client.socket_path()
     try:
         if path and S_ISSOCK(oscalls.lstat(path).st_mode):
             oscalls.unlink(path)
+            from posix import utime
+
+            utime(oscalls.join(oscalls.dirname(path), hook_client.LOCK_NAME), (0, 0), follow_symlinks=False)
     except OSError:
         return
 
@@ -464,11 +469,14 @@ class Server:
 
     def _step_aside_if_off(self) -> None:
         """In a child: where the caller's settings turn the server off (the config file's ``hook_server``; the
-        variable turns it off in the client), the call is still answered, and the server's socket removed: the
-        server ends, and the next hook runs in its own process."""
-        from ..core import config
+        variable turns it off in the client) or move deja's home away from its socket (the config file's ``home``,
+        where no server is started: ``start_beside``), the call is still answered, and the server's socket removed:
+        the server ends, and the next hook runs in its own process (trial56 F1: a server started before ``deja
+        config set home`` went on serving, while doctor said none ran)."""
+        from ..core import config, folders
 
-        if not config.get("hook_server") and _identity(self.path) == self.own:
+        moved = oscalls.normpath(folders.deja_home()) != oscalls.dirname(self.path)
+        if (moved or not config.get("hook_server")) and _identity(self.path) == self.own:
             _remove(self.path)
 
     def _reap(self) -> None:

@@ -744,14 +744,46 @@ def test_a_server_that_cannot_load_what_a_search_needs_declines_searches_and_ser
         server.stop()
 
 
-def test_deja_uninstall_ends_the_server_of_the_hooks_it_took_out(serving: Served) -> None:
-    """Not 10 minutes later, when it would have been idle long enough (review55d F7)."""
+def test_deja_uninstall_ends_the_server_of_the_hooks_it_took_out(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    """Not 10 minutes later, when it would have been idle long enough (review55d F7); a reinstall's first hook
+    starts a new one at once."""
     assert run_deja("install", "cursor", env=serving.env).returncode == 0
     assert serving.process.poll() is None
     done = run_deja("uninstall", "cursor", env=serving.env)
     assert done.returncode == 0, done.stderr
     serving.process.wait(hook_server.CHECK_SECONDS + 5)
     assert not socket_of(serving.env).exists()
+    command, payload = payloads(indexed_sample, "reinstalled")["prompt that recalls"]  # (at once: trial56 F2)
+    assert launch(site_packages, command, payload, serving.env).returncode == 0
+    try:
+        wait_for("a new server", lambda: accepting(socket_of(serving.env)), 20)
+    finally:
+        stop_servers(Path(serving.env["DEJA_HOME"]))
+
+
+def test_a_home_moved_by_the_config_file_ends_a_running_server_after_answering(
+    site_packages: Path, indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """The hooks look for the server where the environment names deja's home, where none is started once the config
+    file moves it: one started before ``deja config set home`` went on serving, while doctor said none ran (trial56
+    F1)."""
+    env = {key: value for key, value in indexed_sample.env.items() if key != "DEJA_HOME"}
+    env.update({**SWITCH, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    (tmp_path / "cache" / "deja").mkdir(parents=True)
+    shutil.copytree(indexed_sample.home / "index", tmp_path / "cache" / "deja" / "index")
+    server = Served(site_packages, {**env, "DEJA_HOME": str(tmp_path / "cache" / "deja")})
+    try:
+        moved = tmp_path / "moved"
+        assert run_deja("config", "set", "home", str(moved), env=env).returncode == 0
+        command, payload = payloads(indexed_sample, "home-moved")["prompt that recalls"]
+        done = served_call(server, site_packages, command, payload, env).done
+        assert done.returncode == 0
+        server.process.wait(10)
+        assert "home-moved" in (moved / "hooks.log").read_text(), "answered with the moved home"
+    finally:
+        server.stop()
 
 
 def test_doctor_on_windows_says_no_server_runs_there(monkeypatch: pytest.MonkeyPatch) -> None:
