@@ -232,7 +232,7 @@ def _end_with(connection: socket, pid: int, command: str, deadline: float | None
     pinned = _pin(pid)
     if deadline is None:
         _stop_together(pid)
-    why = "the hook server's child ended without an answer"
+    why = ended = "the hook server's child ended without an answer"
     while True:
         try:
             reply = _receive(connection, 2, deadline)
@@ -249,7 +249,8 @@ def _end_with(connection: socket, pid: int, command: str, deadline: float | None
             break
     if reply[:1] == EXIT and len(reply) == 2:
         _exit(reply[1])
-    _kill_pinned(pinned)
+    if why == ended and _kill_pinned(pinned, pid):  # (the server went away, its child still at work: it is stopped)
+        why = "the hook server went away before its child answered (the child was stopped)"
     _give_up(command, why)
 
 
@@ -264,16 +265,21 @@ def _pin(pid: int) -> int:
         return -1
 
 
-def _kill_pinned(pinned: int) -> None:
-    """Kill the process ``pinned`` names (``_pin``), if it still runs."""
-    if pinned < 0:
-        return
+def _kill_pinned(pinned: int, pid: int) -> bool:
+    """Kill the process ``pinned`` names (``_pin``), or where there is no such descriptor (macOS, an older Linux)
+    process ``pid``: whether it still ran."""
     try:
+        if pinned < 0:
+            from posix import kill as send
+
+            send(pid, 9)
+            return True
         from _signal import pidfd_send_signal  # type: ignore[import-not-found]
 
         pidfd_send_signal(pinned, 9)
     except (ImportError, OSError):
-        return
+        return False
+    return True
 
 
 def _stop_together(pid: int) -> None:

@@ -403,7 +403,7 @@ class Server:
 
     def _refusal(self, message: Any, fds: list[int], peer: int) -> bytes:
         """What to answer instead of a child: STALE to a caller of another deja (this server steps aside), DECLINED
-        to one whose locale or folder it cannot take on, or that runs more confined than the server (a sandbox, a
+        to one whose locale or folder it cannot take on, or that runs confined otherwise than the server (a sandbox, a
         lower priority: its child would run free of them, and a walk it starts too); b"" to take the call."""
         printed, argv, cwd, environment = message
         if len(fds) != 3 or not isinstance(environment, dict) or not isinstance(argv, list):
