@@ -235,6 +235,7 @@ SEARCHING = (
     "deja.core.library",
     "deja.core.readers.chat_cwds",
     "threading",
+    "json",  # (``--json``'s output, as a script asks for it)
 )
 
 
