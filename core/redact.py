@@ -1700,12 +1700,30 @@ def _chpasswd_here_string(match: re.Match[str]) -> str:
 
 
 def _stored_secret(match: re.Match[str], kind: str = "cli-credentials") -> str:
-    """``_argument`` of a secret given to a store's CLI on its line, but a file's (``file://…``, ``fileb://…``) and a
-    JSON object, whose values the settings' rules redact (``--secret-string '{"pw":"…"}'``)."""
+    """``_argument`` of a secret given to a store's CLI on its line, but a file's (``file://…``, ``fileb://…``); a
+    JSON object keeps its keys (``_json_values``)."""
     value = match.group("quoted") if match.group("quoted") is not None else match.group("bare")
-    if value.startswith(("file://", "fileb://", "{")):
+    if value.startswith(("file://", "fileb://")):
         return match.group(0)
+    if value.startswith("{"):
+        return _json_values(match) if _a_command_word(match.string, match.start()) else match.group(0)
     return _argument(match, kind)
+
+
+def _json_values(match: re.Match[str]) -> str:
+    """A store's secret given as a JSON object (``--secret-string '{"db":"…","user":"app"}'``) with each literal
+    string value redacted, its keys kept: every value of a secret is one, where the settings' rules redacted only a
+    secret-named key's (``"db"`` kept its password: review55e F2.8)."""
+    group = "quoted" if match.group("quoted") is not None else "bare"
+    redacted = _JSON_VALUE.sub(
+        lambda value: value.group(0) if not _is_literal(value.group(2)) else f'{value.group(1)}"[redacted:secret]"',
+        match.group(group),
+    )
+    return _marked(match, group, redacted)
+
+
+#: A JSON string value after its key's colon (``"db": "…"``; escaped quotes inside it read whole).
+_JSON_VALUE = Lazy(globals(), "_JSON_VALUE", r'(:[ \t]*)"((?:[^"\\\n]|\\.)+)"')
 
 
 def _stored_setting(match: re.Match[str]) -> str:
@@ -1735,17 +1753,23 @@ def _plain_secure_string(match: re.Match[str]) -> str:
     return _argument(match)
 
 
+#: aws's global options before its service (``aws --region eu-west-1 --profile prod secretsmanager …``: review55e
+#: F2.1), up to 8, each with its value or none (``--no-cli-pager``); a lazy walk of bounded steps.
+_AWS_GLOBAL_OPTIONS = r"(?:[ \t]+--[\w-]+(?:=[^\s|;&]*|[ \t]+[^\s|;&-][^\s|;&]*)?){0,8}?"
+
+
 #: The secrets given to a store's or a tool's CLI on its line: the needles, the pattern up to the value
 #: (``_OPTION_VALUE``) and what redacts it.
 _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
     (
         ("secretsmanager",),
-        _option_of(r"aws(?:\.exe)?[ \t]+secretsmanager", "--secret-string|--secret-binary") + r"(?:=|[ \t]+)",
+        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}[ \t]+secretsmanager", "--secret-string|--secret-binary")
+        + r"(?:=|[ \t]+)",
         _stored_secret,
     ),
     (
         ("put-parameter",),
-        _option_of(r"aws(?:\.exe)?[ \t]+ssm[ \t]+put-parameter", "--value") + r"(?:=|[ \t]+)",
+        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}[ \t]+ssm[ \t]+put-parameter", "--value") + r"(?:=|[ \t]+)",
         _secure_parameter,
     ),
     (

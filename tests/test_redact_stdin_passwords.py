@@ -50,6 +50,10 @@ PW = "Hx7Sud0Pw42"
         "aws secretsmanager put-secret-value --secret-id db --secret-string='Hx7Sud0Pw42'",
         "aws ssm put-parameter --name /db/pw --type SecureString --value Hx7Sud0Pw42",
         "aws ssm put-parameter --name /db/pw --value Hx7Sud0Pw42 --overwrite",
+        # after aws's global options (review55e F2.1)
+        "aws --region eu-west-1 secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
+        "aws --profile prod ssm put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
+        "aws --no-cli-pager --region=eu-west-1 secretsmanager put-secret-value --secret-string Hx7Sud0Pw42",
         "az keyvault secret set --vault-name shopkv --name db --value Hx7Sud0Pw42",
         "echo Hx7Sud0Pw42 | firebase functions:secrets:set API",
         # a tool's password or token on its line
@@ -188,7 +192,23 @@ def test_data_fed_to_sudo_s_with_a_word_that_looks_made_is_redacted_whole(writte
     assert redact(written) == written.replace(written[written.index("'") : written.rindex("'") + 1], f"'{R}'")
 
 
-def test_the_json_a_store_is_given_keeps_its_keys() -> None:
-    """``--secret-string '{"pw":"…"}'``: the settings' rules redact its values, and its keys still read."""
-    written = """aws secretsmanager create-secret --name db --secret-string '{"pw":"Hx7Sud0Pw42"}'"""
+@pytest.mark.parametrize(
+    "written",
+    [
+        """aws secretsmanager create-secret --name db --secret-string '{"pw":"Hx7Sud0Pw42"}'""",
+        # every value, not a secret-named key's alone (review55e F2.8)
+        """aws secretsmanager create-secret --name x --secret-string '{"db":"Hx7Sud0Pw42"}'""",
+        """aws --region x secretsmanager put-secret-value --secret-id x --secret-string '{"db": "Hx7Sud0Pw42"}'""",
+    ],
+)
+def test_the_json_a_store_is_given_keeps_its_keys(written: str) -> None:
+    """``--secret-string '{"pw":"…"}'``: each string value is redacted, and its keys still read."""
+    assert redact(written) == written.replace(PW, "[redacted:secret]")
+    assert as_indexed(written, whatever_the_setting=True) == redact(written)
+
+
+def test_a_variable_and_a_number_in_the_json_a_store_is_given_stay() -> None:
+    written = (
+        """aws secretsmanager create-secret --name x --secret-string '{"db":"Hx7Sud0Pw42","port":5432,"u":"$U"}'"""
+    )
     assert redact(written) == written.replace(PW, "[redacted:secret]")
