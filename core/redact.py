@@ -1819,11 +1819,13 @@ _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
         _plain_secure_string,
     ),
     # ``net use Z: \\srv\share PW /user:corp\me``, the password after the user too; not ``/persistent:no`` nor
-    # ``*`` (a prompt).
+    # ``*`` (a prompt). The share in quotes (``"\\srv\my share"``) or in a JSON string (``\\\\srv\\share``),
+    # the user's ``/u:`` too (review55e F2.7).
     (
-        ("net use",),
-        r"(?i:net(?:\.exe)?[ \t]+use)(?:[ \t]+(?:[A-Za-z]:|\*))?[ \t]+\\\\[^\s\\]+\\\S*"
-        r"(?:[ \t]+/(?i:user):\S+)?[ \t]+(?![/*])",
+        ("net use", "net.exe use"),
+        r"(?i:net(?:\.exe)?[ \t]+use)(?:[ \t]+(?:[A-Za-z]:|\*))?[ \t]+"
+        r"""(?:(?:\\\\){1,2}[^\s\\"]+\\{1,2}\S*|"(?:\\\\){1,2}[^"\n]{0,200}")"""
+        r"(?:[ \t]+/(?i:user|u):\S+)?[ \t]+(?![/*])",
         _argument,
     ),
     (("ngrok",), r"ngrok(?:\.exe)?[ \t]+(?:config[ \t]+add-(?:authtoken|api-key)|authtoken)[ \t]+", _argument),

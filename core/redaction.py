@@ -111,7 +111,7 @@ ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", 
                   "net ads", "net -u", "rpcclient", "secret set", "-a bearer",
                   # (a password piped to ``sudo -S``, a secret to a store's CLI: ``redact._FED_AND_STORED_RULES``)
                   "sudo", "doppler", "wrangler", "vercel", "secret create", "http-basic", "pypi-token", "nuget",
-                  "convertto-securestring", "net use", "ngrok")  # fmt: skip
+                  "convertto-securestring", "net use", "net.exe use", "ngrok")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -632,7 +632,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  # (``redact._FED_AND_STORED_RULES``)
                  "sudo", "passwd", "chpasswd", "wrangler", "vercel", "gcloud", "doppler", "secret create",
                  "secretsmanager", "put-parameter", "keyvault", "twine", "poetry", "nuget", "convertto-securestring",
-                 "net use", "ngrok", "alias set", "host add", "functions:secrets:set", "secrets set", "setapikey", "from-literal")  # fmt: skip
+                 "net use", "net.exe use", "ngrok", "alias set", "host add", "functions:secrets:set", "secrets set", "setapikey", "from-literal")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
