@@ -632,7 +632,9 @@ _SEVERAL_PASSWORDS = ("keytool", "ldappasswd", "ssh-keygen")
 #: token.txt``, ``cat token.txt |``) or a variable (``<<< "$GH_TOKEN"``) is no literal, and stays.
 _STDIN_NEEDLES = ("--with-token", "--password-stdin")
 _STDIN_OPTION = r"--(?:with-token|password-stdin)(?![\w-])"
-_HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_NOT_REDACTED}{_OPTION_VALUE}"
+#: A value in bash's ANSI-C quotes (``$'…'``) is a literal as a single-quoted one is, not a variable (review55e F2.6).
+_ANSI_C = r"(?:\$(?='))?"
+_HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_ANSI_C}{_NOT_REDACTED}{_OPTION_VALUE}"
 #: A heredoc's one line before its closing word, fed to the option's command (``docker login --password-stdin <<EOF``,
 #: ``cat <<'EOF' | gh auth login --with-token``, then ``T…`` and ``EOF``: review49a M3); a variable's (``$GH_TOKEN``)
 #: stays, and so does a heredoc of more lines, which gives no one token.
@@ -645,9 +647,15 @@ _HEREDOC_LINE = (
 )
 _HEREDOC_FED = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?{_HEREDOC_OPENS}{_HEREDOC_LINE}"
 _HEREDOC_PIPED = rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}{_HEREDOC_LINE}"
-#: ``echo`` or ``printf`` up to the value it writes to a pipe (``echo -n …``, ``printf '%s\\n' …``).
-_ECHOED = r"""(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]+"""
-_PIPED_IN = rf"{_ECHOED}{_NOT_REDACTED}{_OPTION_VALUE}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}"
+#: ``echo`` or ``printf`` up to the value it writes to a pipe (``echo -n …``, ``printf '%s\\n' …``, its ``\\n`` as
+#: a JSON string escapes it: review55e F2.6).
+_ECHOED = (
+    r"""(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s(?:\\{1,2}n)?'|"%s(?:\\{1,2}n)?"|%s))?[ \t]+""" + _ANSI_C
+)
+#: A pipe, and the line end after it (with a ``\\`` or none: bash reads on after a ``|``) before the command it
+#: feeds (``echo PW |`` then ``  sudo -S whoami``: review55e F2.3).
+_PIPE = r"[ \t]*\|(?:[ \t]*\\?\r?\n)?"
+_PIPED_IN = rf"{_ECHOED}{_NOT_REDACTED}{_OPTION_VALUE}{_PIPE}[^\n|;&]{{0,200}}?{_STDIN_OPTION}"
 
 
 def _piped_in(match: re.Match[str]) -> str:
@@ -1625,12 +1633,17 @@ _CHPASSWD = r"chpasswd(?![\w.-])"
 
 def _fed_piped(command: str) -> str:
     """What ``echo``/``printf`` pipes to ``command``, on the pipe's line (``echo 'PW' | sudo -S systemctl …``)."""
-    return rf"{_ECHOED}{_NOT_REDACTED}{_OPTION_VALUE}[ \t]*\|[^\n|;&]{{0,200}}?(?<![\w.-]){command}"
+    return rf"{_ECHOED}{_NOT_REDACTED}{_OPTION_VALUE}{_PIPE}[^\n|;&]{{0,200}}?(?<![\w.-]){command}"
 
 
 def _fed_here_string(command: str) -> str:
-    """What a here-string on ``command``'s line feeds it (``sudo -S <<< 'PW' apt install nginx``)."""
-    return rf"{command}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_NOT_REDACTED}{_OPTION_VALUE}"
+    """What a here-string on ``command``'s line feeds it (``sudo -S <<< 'PW' apt install nginx``), past one quoted
+    argument whose ``;`` or ``|`` is no shell's (``sudo -S bash -c 'apt update; apt upgrade' <<< 'PW'``: review55e
+    F2.6; one, each read once, so a line of them costs linear time)."""
+    return rf"{command}{_QUOTED_ARGUMENT}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_ANSI_C}{_NOT_REDACTED}{_OPTION_VALUE}"
+
+
+_QUOTED_ARGUMENT = r"""(?:[^\n|;&<>'"]{0,200}?(?:'[^'\n]{0,200}'|"[^"\n]{0,200}"))?"""
 
 
 def _here_string_fed(match: re.Match[str]) -> str:
@@ -1661,7 +1674,9 @@ def _fed_value(match: re.Match[str]) -> str:
 def _plainly_data(value: str) -> bool:
     """Whether a value fed to a command is data, no password: an answer or a short number (``y``, ``no``, ``3``), a
     URL, words none of which looks made (``nameserver 8.8.8.8``, ``SELECT 1``: ``_looks_made``), or a setting
-    (``vm.max_map_count=262144``) whose value is a number or looks made neither."""
+    (``vm.max_map_count=262144``) whose value is a number or looks made neither; a ``\\n`` ending it is no part
+    of it (``printf 'y\\n'``)."""
+    value = value.removesuffix("\\n")
     if len(value) <= 2 or value.lower() in ("yes", "no") or (value.isdigit() and len(value) <= 5) or "://" in value:
         return True
     words = value.split()
@@ -1747,10 +1762,19 @@ _PLAIN_PARAMETER = Lazy(globals(), "_PLAIN_PARAMETER", r"""--type(?:=|[ \t]+)['"
 def _plain_secure_string(match: re.Match[str]) -> str:
     """``_argument`` of PowerShell's ``ConvertTo-SecureString 'PW' -AsPlainText``: the password in plain text. Without
     ``-AsPlainText`` on its line it reads an encrypted string, no password as typed."""
-    line = match.string[match.start() : match.start() + 600].partition("\n")[0]
-    if "-asplaintext" not in line.lower():
+    if "-asplaintext" not in _continued_line(match.string, match.start()).lower():
         return match.group(0)
     return _argument(match)
+
+
+def _continued_line(text: str, at: int) -> str:
+    """The line from ``at``, and up to four lines its ends' ``\\``, backtick or ``^`` continue (PowerShell's ``…
+    'PW' ```` then ``  -AsPlainText``: review55e F2.3), 600 characters at most."""
+    lines = text[at : at + 600].split("\n")
+    taken = 1
+    while taken < min(len(lines), 5) and lines[taken - 1].rstrip("\r").endswith(("\\", "`", "^")):
+        taken += 1
+    return "\n".join(lines[:taken])
 
 
 #: aws's global options before its service (``aws --region eu-west-1 --profile prod secretsmanager …``: review55e

@@ -92,6 +92,31 @@ def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_com
 @pytest.mark.parametrize(
     "written",
     [
+        # a command line continued after the pipe, with a backslash or none, or by PowerShell's backtick
+        "echo Hx7Sud0Pw42 | \\\n  sudo -S whoami",
+        "echo Hx7Sud0Pw42 |\n  sudo -S whoami",
+        "echo Hx7Sud0Pw42 |\n  docker login -u me --password-stdin",
+        "$pw = ConvertTo-SecureString -String 'Hx7Sud0Pw42' `\n  -AsPlainText -Force",
+        # bash's $'…', a JSON string's printf '%s\\n', a quoted ; before the here-string
+        "echo $'Hx7Sud0Pw42' | sudo -S whoami",
+        "sudo -S whoami <<< $'Hx7Sud0Pw42\\n'",
+        "echo $'Hx7Sud0Pw42' | gh auth login --with-token",
+        "sudo -S bash -c 'apt update; apt upgrade' <<< 'Hx7Sud0Pw42'",
+        'sudo -S sh -c "a | b" <<< Hx7Sud0Pw42',
+        '{"command": "printf \'%s\\\\n\' Hx7Sud0Pw42 | sudo -S whoami"}',
+    ],
+)
+def test_a_password_fed_on_a_continued_line_or_in_other_quoting_is_redacted(written: str) -> None:
+    """review55e F2.3 and F2.6: near variants of the forms above, redacted as those are."""
+    shown = redact(written)
+    assert PW not in shown
+    assert "[redacted:cli-credentials]" in shown
+    assert as_indexed(written, whatever_the_setting=True) == shown
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
         "doppler secrets set DB_PASSWORD Hx7Sud0Pw42",
         "doppler secrets set --project backend API_KEY=Hx7Sud0Pw42",
         "fly secrets set SESSION=Hx7Sud0Pw42",
@@ -150,6 +175,8 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
         "echo 'vm.max_map_count=262144' | sudo -S tee -a /etc/sysctl.conf",
         "echo 'SELECT 1' | sudo -S -u postgres psql",
         "sudo -S tee /etc/resolv.conf <<< 'nameserver 1.1.1.1'",
+        "sudo -S bash -c 'apt update; apt upgrade' <<< 'y'",
+        "echo $'y\\n' | sudo -S apt install nginx",
         "echo https://api.example.com | vercel env add API_URL production",
         'echo "$SUDO_PASS" | sudo -S systemctl restart nginx',
         "echo ${PW} | sudo -S whoami",
