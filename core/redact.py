@@ -645,8 +645,20 @@ _HEREDOC_LINE = (
     r"[^\n]{0,200}\r?\n[ \t]*(?P<value>[^\s$](?:[^\n]{0,1000}[^\s])?)[ \t]*\r?\n(?:[ \t]*\r?\n){0,8}"
     r"[ \t]*(?P=tag)[ \t]*(?=\r?\n|\Z)"
 )
-_HEREDOC_FED = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?{_HEREDOC_OPENS}{_HEREDOC_LINE}"
-_HEREDOC_PIPED = rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}{_HEREDOC_LINE}"
+
+
+def _heredoc_fed(command: str) -> str:
+    """A heredoc opened on ``command``'s line, its one line (``sudo -S whoami <<EOF``, then ``PW``, ``EOF``)."""
+    return rf"{command}[^\n|;&<>]{{0,200}}?{_HEREDOC_OPENS}{_HEREDOC_LINE}"
+
+
+def _heredoc_piped(command: str) -> str:
+    """A heredoc ``cat`` pipes to ``command``, its one line (``cat <<EOF | sudo -S whoami``, then ``PW``, ``EOF``)."""
+    return rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{command}{_HEREDOC_LINE}"
+
+
+_HEREDOC_FED = _heredoc_fed(_STDIN_OPTION)
+_HEREDOC_PIPED = _heredoc_piped(_STDIN_OPTION)
 #: ``echo`` or ``printf`` up to the value it writes to a pipe (``echo -n …``, ``printf '%s\\n' …``, its ``\\n`` as
 #: a JSON string escapes it: review55e F2.6).
 _ECHOED = (
@@ -1714,6 +1726,36 @@ def _chpasswd_here_string(match: re.Match[str]) -> str:
     return _users_passwords(match) if _a_command_word(match.string, match.start()) else match.group(0)
 
 
+def _piped_twice(match: re.Match[str]) -> str:
+    """``_piped_in`` of what ``echo -e``/``printf`` pipes to ``passwd`` without ``--stdin`` (Debian's, review55e
+    F2.5): passwd reads its prompts' answers, the new password and again, so only two equal lines are one
+    (``"PW\\nPW"``); ``echo y | passwd`` is none."""
+    lines = _fed_value(match).removesuffix("\\n").split("\\n")
+    return _piped_in(match) if len(lines) == 2 and lines[0] == lines[1] and lines[0] else match.group(0)
+
+
+def _heredoc_line_fed(match: re.Match[str]) -> str:
+    """A heredoc's line fed to a command that reads a password from its input (``_heredoc_fed``, ``_heredoc_piped``:
+    review55e F2.4) redacted, when the command (or ``cat``) is a command's word and the line a literal."""
+    if not _a_command_word(match.string, match.start()) or not _is_literal(match.group("value")):
+        return match.group(0)
+    return _marked(match, "value", "[redacted:cli-credentials]")
+
+
+def _heredoc_line_fed_unless_data(match: re.Match[str]) -> str:
+    """``_heredoc_line_fed`` of a heredoc fed to ``sudo -S`` or ``vercel env add``, but plain data (as
+    ``_piped_in_unless_data``)."""
+    return match.group(0) if _plainly_data(match.group("value")) else _heredoc_line_fed(match)
+
+
+def _heredoc_users_passwords(match: re.Match[str]) -> str:
+    """A heredoc's ``user:password`` line fed to ``chpasswd`` with its password redacted, as ``_users_passwords``."""
+    user, colon, password = match.group("value").partition(":")
+    if not colon or not _is_literal(password) or not _a_command_word(match.string, match.start()):
+        return match.group(0)
+    return _marked(match, "value", f"{user}:[redacted:cli-credentials]")
+
+
 def _stored_secret(match: re.Match[str], kind: str = "cli-credentials") -> str:
     """``_argument`` of a secret given to a store's CLI on its line, but a file's (``file://…``, ``fileb://…``); a
     JSON object keeps its keys (``_json_values``)."""
@@ -1894,10 +1936,25 @@ _FED_AND_STORED_RULES = (
                 replace=_here_string_fed_unless_data if needles[0] in _FED_DATA_TOO else _here_string_fed,
                 retry=True,
             ),
+            *(
+                Rule(
+                    "cli-credentials",
+                    heredoc,
+                    needles,
+                    replace=_heredoc_line_fed_unless_data if needles[0] in _FED_DATA_TOO else _heredoc_line_fed,
+                    retry=True,
+                )
+                for heredoc in (_heredoc_fed(command), _heredoc_piped(rf"(?<![\w.-]){command}"))
+            ),
         )
     ),
     Rule("cli-credentials", _fed_piped(_CHPASSWD), ("chpasswd",), replace=_chpasswd_piped),
+    Rule("cli-credentials", _fed_piped(r"passwd(?![\w.-])"), ("passwd",), replace=_piped_twice),
     Rule("cli-credentials", _fed_here_string(_CHPASSWD), ("chpasswd",), replace=_chpasswd_here_string, retry=True),
+    *(
+        Rule("cli-credentials", heredoc, ("chpasswd",), replace=_heredoc_users_passwords, retry=True)
+        for heredoc in (_heredoc_fed(_CHPASSWD), _heredoc_piped(rf"(?<![\w.-]){_CHPASSWD}"))
+    ),
     *(
         _argument_rule(needles, lead, replace, again=needles[0] in _SEVERAL_STORED)
         for needles, lead, replace in _STORED_SECRETS

@@ -111,7 +111,7 @@ ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", 
                   "net ads", "net -u", "rpcclient", "secret set", "-a bearer",
                   # (a password piped to ``sudo -S``, a secret to a store's CLI: ``redact._FED_AND_STORED_RULES``)
                   "sudo", "doppler", "wrangler", "vercel", "secret create", "http-basic", "pypi-token", "nuget",
-                  "convertto-securestring", "net use", "net.exe use", "ngrok")  # fmt: skip
+                  "convertto-securestring", "net use", "net.exe use", "ngrok", "passwd")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -1214,9 +1214,22 @@ def _a_login_rule_may_match(text: str, lowered: str) -> bool:
 def _an_option_to_read_input(text: str, lowered: str) -> bool:
     """What the rules of ``sudo`` and ``passwd`` reading a password from their input need (``redact._FED_COMMANDS``):
     sudo's own ``-S`` (alone or in a cluster, ``-kS``) or ``--stdin`` (``_sudo_reads_its_input``), or a ``--stdin``
-    on ``passwd``'s line. Looked for anywhere, "sudo" in a hint and any ``-…S…`` word (``pacman -Syu``,
-    ``-DSQLITE_…``) loaded the rules for every such failure (review55e F1)."""
-    return _sudo_reads_its_input(text) or _passwd_reads_its_input(text)
+    on ``passwd``'s line, or two lines piped to it (``_passwd_piped_twice``). Looked for anywhere, "sudo" in a hint
+    and any ``-…S…`` word (``pacman -Syu``, ``-DSQLITE_…``) loaded the rules for every such failure (review55e F1)."""
+    return _sudo_reads_its_input(text) or _passwd_reads_its_input(text) or _passwd_piped_twice(text)
+
+
+def _passwd_piped_twice(text: str) -> bool:
+    """What ``redact._piped_twice`` needs: an escaped line end (``echo -e "PW\\nPW"``) and a ``|`` within the pipe
+    rule's reach (210 characters) before a ``passwd``. Each ``passwd`` reads a bounded reach back: linear."""
+    if "\\n" not in text:
+        return False
+    at = text.find("passwd")
+    while at != -1:
+        if text.rfind("|", max(0, at - 210), at) != -1:
+            return True
+        at = text.find("passwd", at + 1)
+    return False
 
 
 def _sudo_reads_its_input(text: str) -> bool:

@@ -41,32 +41,3 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
 )
 def test_a_secret_on_a_continued_command_line_is_redacted(written: str) -> None:
     assert PW not in redact(written)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="review55e F2.4: _HEREDOC_FED and _HEREDOC_PIPED know --password-stdin's options (_STDIN_OPTION), not "
-    "sudo's -S nor chpasswd",
-)
-@pytest.mark.parametrize(
-    "written",
-    [
-        "sudo -S whoami <<EOF\nHx7Sud0Pw42\nEOF",
-        "cat <<EOF | sudo -S whoami\nHx7Sud0Pw42\nEOF",
-        "chpasswd <<EOF\ndeploy:Hx7Sud0Pw42\nEOF",
-    ],
-)
-def test_a_heredoc_fed_to_sudo_or_chpasswd_is_redacted(written: str) -> None:
-    assert PW not in redact(written)
-
-
-@pytest.mark.xfail(strict=True, reason="review55e F2.5: passwd fed its two lines without --stdin (Debian's idiom)")
-@pytest.mark.parametrize(
-    "written",
-    [
-        'echo -e "Hx7Sud0Pw42\\nHx7Sud0Pw42" | passwd deploy',
-        "printf 'Hx7Sud0Pw42\\nHx7Sud0Pw42\\n' | sudo passwd deploy",
-    ],
-)
-def test_a_password_piped_twice_to_passwd_is_redacted(written: str) -> None:
-    assert PW not in redact(written)

@@ -104,6 +104,15 @@ def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_com
         "sudo -S bash -c 'apt update; apt upgrade' <<< 'Hx7Sud0Pw42'",
         'sudo -S sh -c "a | b" <<< Hx7Sud0Pw42',
         '{"command": "printf \'%s\\\\n\' Hx7Sud0Pw42 | sudo -S whoami"}',
+        # a heredoc fed to sudo -S, chpasswd or a store's CLI (review55e F2.4)
+        "sudo -S whoami <<EOF\nHx7Sud0Pw42\nEOF",
+        "cat <<EOF | sudo -S whoami\nHx7Sud0Pw42\nEOF",
+        "chpasswd <<EOF\ndeploy:Hx7Sud0Pw42\nEOF",
+        "cat <<'EOF' | sudo chpasswd\ndeploy:Hx7Sud0Pw42\nEOF",
+        "wrangler secret put API_KEY <<EOF\nHx7Sud0Pw42\nEOF",
+        # the new password twice to passwd without --stdin (Debian's; review55e F2.5)
+        'echo -e "Hx7Sud0Pw42\\nHx7Sud0Pw42" | passwd deploy',
+        "printf 'Hx7Sud0Pw42\\nHx7Sud0Pw42\\n' | sudo passwd deploy",
     ],
 )
 def test_a_password_fed_on_a_continued_line_or_in_other_quoting_is_redacted(written: str) -> None:
@@ -176,6 +185,12 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
         "echo 'SELECT 1' | sudo -S -u postgres psql",
         "sudo -S tee /etc/resolv.conf <<< 'nameserver 1.1.1.1'",
         "sudo -S bash -c 'apt update; apt upgrade' <<< 'y'",
+        "sudo -S tee /etc/resolv.conf <<EOF\nnameserver 1.1.1.1\nEOF",
+        "sudo -S x <<EOF\n$SUDO_PASS\nEOF",
+        "chpasswd <<EOF\ndeploy:$PW\nEOF",
+        "echo y | passwd deploy",
+        'echo -e "Hx7Sud0Pw42\\nZr8Kq3Vw7Mx" | passwd deploy',  # (two answers, not the one password twice)
+        "printf 'a\\nb\\n' | passwd",
         "echo $'y\\n' | sudo -S apt install nginx",
         "echo https://api.example.com | vercel env add API_URL production",
         'echo "$SUDO_PASS" | sudo -S systemctl restart nginx',
