@@ -1783,10 +1783,29 @@ def _json_values(match: re.Match[str]) -> str:
 _JSON_VALUE = Lazy(globals(), "_JSON_VALUE", r'(:[ \t]*)"((?:[^"\\\n]|\\.)+)"')
 
 
-def _stored_setting(match: re.Match[str]) -> str:
-    """``_stored_secret`` of a store's ``NAME VALUE`` or ``NAME=VALUE`` pair, marked as a setting's secret: the
-    settings' rules, which ran after these, marked a secret-named one so (``--from-literal=DB_PASSWORD=…``)."""
-    return _stored_secret(match, "secret")
+def _each_pair(pair: str) -> Replace:
+    """The replace of a store's command given ``NAME=VALUE`` pairs (``_STORED_PAIRS``): each literal value in the
+    command's rest (``rest``: to its end, across ``\\`` line ends) redacted, marked as a setting's secret (the
+    settings' rules, which ran after these, marked a secret-named one so: ``--from-literal=DB_PASSWORD=…``). One
+    match reads the whole command once: a rule applied again from the command's start for each pair reached 200
+    characters and kept the pairs past them (review55e F2.2). ``pair`` is compiled when first asked."""
+    pairs: list[re.Pattern[str]] = []
+
+    def replace(match: re.Match[str]) -> str:
+        if not _a_command_word(match.string, match.start()):
+            return match.group(0)
+        if not pairs:
+            import re
+
+            pairs.append(re.compile(rf"(?<!\S){pair}{_NOT_REDACTED}{_OPTION_VALUE}"))
+        start, end = match.span("rest")
+        parts, last = [match.string[match.start() : start]], start
+        for given in pairs[0].finditer(match.string, start, end):
+            parts += (match.string[last : given.start()], _option_value(given, "secret"))
+            last = given.end()
+        return "".join((*parts, match.string[last:end]))
+
+    return replace
 
 
 def _secure_parameter(match: re.Match[str]) -> str:
@@ -1843,28 +1862,6 @@ _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
         _option_of(r"az(?:\.cmd|\.exe)?[ \t]+keyvault[ \t]+secret[ \t]+set", "--value") + r"(?:=|[ \t]+)",
         _stored_secret,
     ),
-    # ``doppler secrets set NAME VALUE`` and ``NAME=VALUE …`` (applied again: each pair). Doppler's names are in
-    # capitals, so an option's value (``--project backend``) is no name.
-    (
-        ("doppler",),
-        r"doppler(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])[^\n|;&<>]{0,200}?[ \t][A-Z_][A-Z0-9_]*(?:=|[ \t]+)",
-        _stored_setting,
-    ),
-    # Fly's and Supabase's ``secrets set NAME=VALUE …`` (each pair), and kubectl's ``create secret …
-    # --from-literal=NAME=VALUE`` (each; a ``configmap``'s stay).
-    (
-        ("secrets set",),
-        r"(?:fly|flyctl|supabase)(?:\.exe)?(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])[^\n|;&<>]{0,200}?[ \t][A-Za-z_][\w.]*=",
-        _stored_setting,
-    ),
-    (
-        ("from-literal",),
-        _option_of(
-            r"(?:kubectl|oc)(?:\.exe)?(?![\w.-])[^\n|;&]{0,80}?[ \t]create[ \t]+secret",
-            r"--from-literal(?:=|[ \t]+)['\"]?[^\s='\"]+=",
-        ),
-        _stored_setting,
-    ),
     (("twine",), _option_of("twine", "-p|--password") + r"(?:=|[ \t]+)", _argument),
     (
         ("poetry",),
@@ -1912,11 +1909,30 @@ def _argument_rule(needles: tuple[str, ...], lead: str, replace: Replace, *, aga
     )
 
 
+#: The stores' commands given ``NAME=VALUE`` pairs (``_each_pair``): the needles, the command, and a pair up to its
+#: value (``_NOT_REDACTED``, ``_OPTION_VALUE``), at a word's start.
+_STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    # ``doppler secrets set NAME VALUE`` and ``NAME=VALUE …``. Doppler's names are in capitals, so an option's value
+    # (``--project backend``) is no name.
+    (("doppler",), r"doppler(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])", r"[A-Z_][A-Z0-9_]*(?:=|[ \t]+)"),
+    # Fly's and Supabase's ``secrets set NAME=VALUE …``.
+    (
+        ("secrets set",),
+        r"(?:fly|flyctl|supabase)(?:\.exe)?(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])",
+        r"[A-Za-z_][\w.]*=",
+    ),
+    # kubectl's ``create secret … --from-literal=NAME=VALUE`` (a ``configmap``'s stay).
+    (
+        ("from-literal",),
+        rf"(?:kubectl|oc)(?:\.exe)?(?![\w.-]){_CONTINUED_LINES}[^\n|;&]{{0,80}}?[ \t]create[ \t]+secret(?![\w-])",
+        r"--from-literal(?:=|[ \t]+)['\"]?[^\s='\"]+=",
+    ),
+)
+#: A command's rest, to its end: its line, and the lines a ``\\`` at their end continues (``fly secrets set \\``
+#: then ``  DB=…``: review55e F2.3). Possessive: read once.
+_COMMAND_REST = r"(?P<rest>(?:[^\n|;&<>\\]++|\\\r?\n|\\)*+)"
 #: The needles of the commands whose input may be data, no password (``_plainly_data``).
 _FED_DATA_TOO = ("sudo", "vercel")
-#: The needles of the rows whose command gives more than one secret (``NAME=VALUE`` pairs): applied again, each pass
-#: the next (``Rule.again``).
-_SEVERAL_STORED = ("doppler", "secrets set", "from-literal")
 #: The rules of this block, in ``_CONTEXT_RULES``.
 _FED_AND_STORED_RULES = (
     *(
@@ -1955,9 +1971,15 @@ _FED_AND_STORED_RULES = (
         Rule("cli-credentials", heredoc, ("chpasswd",), replace=_heredoc_users_passwords, retry=True)
         for heredoc in (_heredoc_fed(_CHPASSWD), _heredoc_piped(rf"(?<![\w.-]){_CHPASSWD}"))
     ),
+    *(_argument_rule(needles, lead, replace, again=False) for needles, lead, replace in _STORED_SECRETS),
     *(
-        _argument_rule(needles, lead, replace, again=needles[0] in _SEVERAL_STORED)
-        for needles, lead, replace in _STORED_SECRETS
+        Rule(
+            "secret",
+            command + _COMMAND_REST,
+            needles,
+            replace=_each_pair(pair),
+        )
+        for needles, command, pair in _STORED_PAIRS
     ),
 )
 

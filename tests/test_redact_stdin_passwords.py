@@ -172,6 +172,38 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
     assert redact(written) == shown
 
 
+@pytest.mark.parametrize("command", ["fly secrets set", "doppler secrets set", "supabase secrets set"])
+def test_every_pair_of_a_long_secrets_set_is_redacted(command: str) -> None:
+    """Past 200 characters of the command too (review55e F2.2: each pass read a reach of 200 from its start)."""
+    pairs = " ".join(f"APP_SERVICE_CONFIGURATION_VALUE_{i}=Hx7Sud0Pw42v{i}" for i in range(8))
+    written = f"{command} {pairs}"
+    assert PW not in redact(written)
+    assert redact(written).count("=[redacted:secret]") == 8
+    assert as_indexed(written, whatever_the_setting=True) == redact(written)
+
+
+def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> None:
+    literals = " ".join(f"--from-literal=APP_SERVICE_CONFIGURATION_VALUE_{i}=Hx7Sud0Pw42v{i}" for i in range(8))
+    written = f"kubectl create secret generic app {literals}"
+    assert PW not in redact(written)
+    assert redact(written).count("[redacted:secret]") == 8
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "fly secrets set \\\n  DB=Hx7Sud0Pw42 \\\n  API=Hx7Sud0Pw42b",
+        "kubectl create secret generic db \\\n  --from-literal=a=Hx7Sud0Pw42 \\\n  --from-literal=b=Hx7Sud0Pw42b",
+        "kubectl -n prod \\\n  create secret generic db --from-literal=a=Hx7Sud0Pw42",
+    ],
+)
+def test_every_pair_on_a_continued_command_line_is_redacted(written: str) -> None:
+    """review55e F2.3: a ``\\`` at a line's end goes on with the command."""
+    shown = redact(written)
+    assert PW not in shown
+    assert shown.count("[redacted:secret]") == written.count(PW)
+
+
 @pytest.mark.parametrize(
     "line",
     [
@@ -225,6 +257,8 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
         "kubectl create secret generic db --from-literal=pw=$PW",
         "fly secrets list",
         "supabase secrets set --env-file .env",
+        "fly secrets set A=$A B=${B} C=$(cat c)",
+        "fly secrets set --app web; echo DB=x",  # (the command ends at its ;)
     ],
 )
 def test_a_variable_a_file_help_text_and_other_commands_stay_as_written(line: str) -> None:
