@@ -1783,12 +1783,13 @@ def _json_values(match: re.Match[str]) -> str:
 _JSON_VALUE = Lazy(globals(), "_JSON_VALUE", r'(:[ \t]*)"((?:[^"\\\n]|\\.)+)"')
 
 
-def _each_pair(pair: str) -> Replace:
+def _each_pair(pair: str, check: Callable[[re.Match[str]], bool] | None) -> Replace:
     """The replace of a store's command given ``NAME=VALUE`` pairs (``_STORED_PAIRS``): each literal value in the
     command's rest (``rest``: to its end, across ``\\`` line ends) redacted, marked as a setting's secret (the
     settings' rules, which ran after these, marked a secret-named one so: ``--from-literal=DB_PASSWORD=…``). One
     match reads the whole command once: a rule applied again from the command's start for each pair reached 200
-    characters and kept the pairs past them (review55e F2.2). ``pair`` is compiled when first asked."""
+    characters and kept the pairs past them (review55e F2.2). ``pair`` is compiled when first asked; ``check``, when
+    given, says which pairs hold a secret (a host's settings hold plain ones too)."""
     pairs: list[re.Pattern[str]] = []
 
     def replace(match: re.Match[str]) -> str:
@@ -1801,8 +1802,9 @@ def _each_pair(pair: str) -> Replace:
         start, end = match.span("rest")
         parts, last = [match.string[match.start() : start]], start
         for given in pairs[0].finditer(match.string, start, end):
-            parts += (match.string[last : given.start()], _option_value(given, "secret"))
-            last = given.end()
+            if check is None or check(given):
+                parts += (match.string[last : given.start()], _option_value(given, "secret"))
+                last = given.end()
         return "".join((*parts, match.string[last:end]))
 
     return replace
@@ -1909,28 +1911,89 @@ def _argument_rule(needles: tuple[str, ...], lead: str, replace: Replace, *, aga
     )
 
 
-#: The stores' commands given ``NAME=VALUE`` pairs (``_each_pair``): the needles, the command, and a pair up to its
-#: value (``_NOT_REDACTED``, ``_OPTION_VALUE``), at a word's start.
-_STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+def _a_secrets_setting(given: re.Match[str]) -> bool:
+    """Whether a ``NAME=VALUE`` (or ``NAME VALUE``) given to a host's environment (``heroku config:set``, ``netlify
+    env:set``: red56) is a secret: its name names one, or its value looks made (``STRIPE=sk…``, not
+    ``NODE_ENV=production`` nor ``WORKERS=2``)."""
+    value = given.group("quoted") if given.group("quoted") is not None else given.group("bare")
+    return secret_key(given.group("name")) or _looks_made(value, password=True)
+
+
+def _a_secrets_name(given: re.Match[str]) -> bool:
+    """Whether a ``KEY VALUE`` pair of ``rclone config create|update`` names a secret (``secret_access_key``,
+    ``pass``, ``client_secret``; not ``access_key_id``, ``key_file``)."""
+    return secret_key(given.group("name"))
+
+
+#: The stores' commands given ``NAME=VALUE`` pairs (``_each_pair``): the needles, the command, a pair up to its
+#: value (``_NOT_REDACTED``, ``_OPTION_VALUE``) at a word's start, and which pairs hold a secret (None: each).
+_STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], bool] | None], ...] = (
     # ``doppler secrets set NAME VALUE`` and ``NAME=VALUE …``. Doppler's names are in capitals, so an option's value
     # (``--project backend``) is no name.
-    (("doppler",), r"doppler(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])", r"[A-Z_][A-Z0-9_]*(?:=|[ \t]+)"),
+    (("doppler",), r"doppler(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])", r"[A-Z_][A-Z0-9_]*(?:=|[ \t]+)", None),
     # Fly's and Supabase's ``secrets set NAME=VALUE …``.
     (
         ("secrets set",),
         r"(?:fly|flyctl|supabase)(?:\.exe)?(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])",
         r"[A-Za-z_][\w.]*=",
+        None,
     ),
     # kubectl's ``create secret … --from-literal=NAME=VALUE`` (a ``configmap``'s stay).
     (
         ("from-literal",),
         rf"(?:kubectl|oc)(?:\.exe)?(?![\w.-]){_CONTINUED_LINES}[^\n|;&]{{0,80}}?[ \t]create[ \t]+secret(?![\w-])",
         r"--from-literal(?:=|[ \t]+)['\"]?[^\s='\"]+=",
+        None,
+    ),
+    # A host's environment: ``heroku config:set NAME=VALUE …``, ``netlify env:set NAME VALUE`` (red56).
+    (
+        ("config:set",),
+        r"heroku(?:\.cmd|\.exe)?(?![\w.-])[ \t]+config:set(?![\w-])",
+        r"(?P<name>[A-Za-z_]\w*)=",
+        _a_secrets_setting,
+    ),
+    (
+        ("env:set",),
+        r"netlify(?:\.cmd|\.exe)?(?![\w.-])[ \t]+env:set(?![\w-])",
+        r"(?P<name>[A-Za-z_]\w*)[ \t]+",
+        _a_secrets_setting,
+    ),
+    # ``rclone config create NAME TYPE KEY VALUE …`` (``update NAME KEY VALUE``): a secret-named key's value. The
+    # pattern takes only keys holding a secret's word, so a pair is found wherever it starts (red56).
+    (
+        ("rclone",),
+        r"rclone(?:\.exe)?(?![\w.-])[ \t]+config[ \t]+(?:create|update)(?![\w-])",
+        r"(?P<name>[\w-]*(?i:pass|secret|token|key)[\w-]*)[ \t]+",
+        _a_secrets_name,
     ),
 )
 #: A command's rest, to its end: its line, and the lines a ``\\`` at their end continues (``fly secrets set \\``
 #: then ``  DB=…``: review55e F2.3). Possessive: read once.
 _COMMAND_REST = r"(?P<rest>(?:[^\n|;&<>\\]++|\\\r?\n|\\)*+)"
+#: A vault password ``echo`` gives ansible through a process substitution (``--vault-password-file <(echo PW)``,
+#: ``--vault-id dev@<(echo PW)``: red56), a word or quoted, before its ``)``.
+_VAULT_ECHOED = (
+    r"--vault-(?:pass(?:word)?-file(?:=|[ \t]+)|id(?:=|[ \t]+)[\w.-]*@)<\([ \t]*"
+    + _ECHOED
+    + _NOT_REDACTED
+    + r"""(?:(?P<quote>['"])(?P<quoted>[^'"\n]+)(?P=quote)|(?P<bare>[^\s"'`$;&|)-][^\s"'`;&|)]*))[ \t]*\)"""
+)
+#: What expect's ``send`` answers a password's prompt with, on the prompt's line or the next (``expect "password:"
+#: { send "PW\\r" }``: red56): a word in double quotes, with no Tcl ``$variable`` nor ``[command]``. Each prompt
+#: reads a bounded reach on.
+_EXPECT_SENT = (
+    r"(?i:assword|passphrase)(?:[^\n]{0,100}?|[^\n]{0,100}\r?\n[ \t]*)(?<![\w-])send(?:[ \t]+--)?[ \t]+"
+    r'"(?P<value>[^"\s\\$\[]+)(?:\\[rn])?"'
+)
+
+
+def _expect_sent(match: re.Match[str]) -> str:
+    """An ``_EXPECT_SENT`` match with its literal value redacted."""
+    if not _is_literal(match.group("value")):
+        return match.group(0)
+    return _marked(match, "value", "[redacted:cli-credentials]")
+
+
 #: The needles of the commands whose input may be data, no password (``_plainly_data``).
 _FED_DATA_TOO = ("sudo", "vercel")
 #: The rules of this block, in ``_CONTEXT_RULES``.
@@ -1972,14 +2035,21 @@ _FED_AND_STORED_RULES = (
         for heredoc in (_heredoc_fed(_CHPASSWD), _heredoc_piped(rf"(?<![\w.-]){_CHPASSWD}"))
     ),
     *(_argument_rule(needles, lead, replace, again=False) for needles, lead, replace in _STORED_SECRETS),
+    Rule(
+        "cli-credentials",
+        _VAULT_ECHOED,
+        ("vault-pass", "vault-id"),
+        replace=lambda m: _option_value(m, "cli-credentials"),
+    ),
+    Rule("cli-credentials", _EXPECT_SENT, ("send",), replace=_expect_sent),
     *(
         Rule(
             "secret",
             command + _COMMAND_REST,
             needles,
-            replace=_each_pair(pair),
+            replace=_each_pair(pair, check),
         )
-        for needles, command, pair in _STORED_PAIRS
+        for needles, command, pair, check in _STORED_PAIRS
     ),
 )
 

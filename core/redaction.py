@@ -111,7 +111,7 @@ ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", 
                   "net ads", "net -u", "rpcclient", "secret set", "-a bearer",
                   # (a password piped to ``sudo -S``, a secret to a store's CLI: ``redact._FED_AND_STORED_RULES``)
                   "sudo", "doppler", "wrangler", "vercel", "secret create", "http-basic", "pypi-token", "nuget",
-                  "convertto-securestring", "net use", "net.exe use", "ngrok", "passwd")  # fmt: skip
+                  "convertto-securestring", "net use", "net.exe use", "ngrok", "passwd", "rclone")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -632,7 +632,8 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  # (``redact._FED_AND_STORED_RULES``)
                  "sudo", "passwd", "chpasswd", "wrangler", "vercel", "gcloud", "doppler", "secret create",
                  "secretsmanager", "put-parameter", "keyvault", "twine", "poetry", "nuget", "convertto-securestring",
-                 "net use", "net.exe use", "ngrok", "alias set", "host add", "functions:secrets:set", "secrets set", "setapikey", "from-literal")  # fmt: skip
+                 "net use", "net.exe use", "ngrok", "alias set", "host add", "functions:secrets:set", "secrets set", "setapikey", "from-literal",
+                 "config:set", "env:set", "rclone", "vault-pass", "vault-id", "send")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -1356,6 +1357,27 @@ def _an_mc_alias(text: str, lowered: str) -> bool:
     return _blanks_between(lowered, "mc", "alias") or _blanks_between(lowered, "mc", "config") or "mc.exe" in lowered
 
 
+def _an_expect_send(text: str, lowered: str) -> bool:
+    """expect's ``send "…"`` after a password's prompt: "assword" or "passphrase", and a ``send``, blanks, ``"``
+    (``--`` between them too). "sending", "Send" alone load nothing."""
+    if "assword" not in lowered and "passphrase" not in lowered:
+        return False
+    at = text.find("send")
+    while at != -1:
+        after = _after(text, at + 4, " \t")
+        if text.startswith("--", after):
+            after = _after(text, after + 2, " \t")
+        if after > at + 4 and text.startswith('"', after):
+            return True
+        at = text.find("send", at + 1)
+    return False
+
+
+def _an_rclone_config(text: str, lowered: str) -> bool:
+    """``rclone config create`` or ``update``: ``config``, blanks, the subcommand."""
+    return _blanks_between(lowered, "config", "create") or _blanks_between(lowered, "config", "update")
+
+
 #: What the rules a common needle calls on need around it, asked only where the needle is in the text (and the text
 #: lowers exactly: ``_may_be_changed_as_written``): a needle alone let nearly every failed command's output load the
 #: rules (``pass`` in "12 passed", ``key`` in ``KeyError``, ``://`` in any URL, ``--`` in pytest's header): about 38 M
@@ -1390,6 +1412,8 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "ngrok": _an_ngrok_token,
     "secrets set": _a_pair_to_a_secrets_set,
     **dict.fromkeys(("alias set", "host add"), _an_mc_alias),
+    "rclone": _an_rclone_config,
+    "send": _an_expect_send,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.

@@ -236,6 +236,8 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "doppler": [piped, heredoc, *["keyed:doppler(?![\\w.-])[ \\"] * 3],
         "gcloud": [piped, heredoc, *["keyed:gcloud(?![\\w.-])[ \\t"] * 2],
         "ngrok": ["keyed:ngrok(?:\\.exe)?[ \\t]"],
+        "rclone": ["keyed:rclone(?:\\.exe)?(?!["],
+        "send": ["keyed:(?i:assword|passphra"],
         "nuget": ["keyed:(?:nuget(?:\\.exe)?)("],
         "poetry": ["keyed:poetry(?![\\w.-])[ \\t"],
         "secrets set": ["keyed:(?:fly|flyctl|supaba"],
@@ -340,6 +342,7 @@ def _real_strings() -> list[str]:
 #: What each narrowed needle's rules read around it: separators, quotes, blanks, nouns, values, URLs' parts.
 AROUND = [
     "sudo", "sudo ", "-S", " -S ", "-kS", "--stdin", "passwd ", "echo ", "echo Xk9mPq2Lw7 | ", "<<< ", "|",
+    "rclone ", "config ", "create ", "update ", "send ", "send", "send -- ", "expect ", "assword:", "Passphrase",
     *redaction.NOUN_FORMS, "PASSWORD", "Token", "API_KEY", "_2", "12", ":", "=", " ", "  ", "\t", "\n", "\u00a0",
     '"', "'", "\\", '\\"', "]", "*", "**", "`", "#", " # ", "(", ")", "<", ">", "</", "/", "@", "://", "https://",
     "-", "--", "---", "-----", "_", ".", ",", "Key", "Value", "Key   Value\n---   -----\n", "define", "DEFINE", "auth",
@@ -422,6 +425,9 @@ SEEDS = [
     "gh secret set DEPLOY " + "-b Xk9mPq2Lw7",
     "echo Xk9mPq2Lw7 " + "| sudo -S -u postgres psql",
     "echo Xk9mPq2Lw7 " + "| passwd --stdin deploy",
+    "rclone config create s3r s3 secret_access_key " + "Xk9mPq2Lw7",
+    'expect "password:" { send "' + 'Xk9mPq2Lw7\\r" }',
+    'expect "Password:"\nsend -- "' + 'Xk9mPq2Lw7"',
     "sudo -S whoami <<EOF\n" + "Xk9mPq2Lw7\nEOF",
     "cat <<EOF | sudo -S whoami\n" + "Xk9mPq2Lw7\nEOF",
     'echo -e "Xk9mPq2Lw7\\n' + 'Xk9mPq2Lw7" | passwd deploy',

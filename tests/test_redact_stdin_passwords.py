@@ -50,6 +50,13 @@ PW = "Hx7Sud0Pw42"
         "aws secretsmanager put-secret-value --secret-id db --secret-string='Hx7Sud0Pw42'",
         "aws ssm put-parameter --name /db/pw --type SecureString --value Hx7Sud0Pw42",
         "aws ssm put-parameter --name /db/pw --value Hx7Sud0Pw42 --overwrite",
+        # a vault password echoed into ansible, expect's answer to a password prompt (red56)
+        "ansible-vault decrypt vault.yml --vault-password-file <(echo Hx7Sud0Pw42)",
+        'ansible-playbook site.yml --vault-password-file=<(echo "Hx7Sud0Pw42")',
+        "ansible-playbook site.yml --vault-id dev@<(echo -n Hx7Sud0Pw42)",
+        'expect "password:" { send "Hx7Sud0Pw42\\r" }',
+        'expect "Password: "\nsend "Hx7Sud0Pw42\\r"',
+        'expect -c \'spawn ssh h; expect "assword:"; send "Hx7Sud0Pw42\\r"; interact\'',
         # after aws's global options (review55e F2.1)
         "aws --region eu-west-1 secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
         "aws --profile prod ssm put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
@@ -182,6 +189,26 @@ def test_every_pair_of_a_long_secrets_set_is_redacted(command: str) -> None:
     assert as_indexed(written, whatever_the_setting=True) == redact(written)
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        "rclone config create s3r s3 access_key_id AKIAX secret_access_key Hx7Sud0Pw42",
+        "rclone config update s3r secret_access_key Hx7Sud0Pw42 region eu",
+        "rclone config create r sftp host h user me pass Hx7Sud0Pw42 key_file ~/.ssh/id",
+        "heroku config:set STRIPE=Hx7Sud0Pw42 -a app",
+        "heroku config:set NODE_ENV=production DATABASE_PASSWORD=Hx7Sud0Pw42",
+        "netlify env:set STRIPE Hx7Sud0Pw42",
+        "netlify env:set API_TOKEN 'Hx7Sud0Pw42' --context production",
+    ],
+)
+def test_a_secret_given_to_rclone_or_a_hosts_environment_is_redacted_as_a_settings(written: str) -> None:
+    """red56: rclone's ``KEY VALUE`` pairs (a secret-named key's), heroku's and netlify's settings (a secret-named
+    key's, or a value that looks made)."""
+    shown = redact(written)
+    assert shown == written.replace(PW, "[redacted:secret]")
+    assert as_indexed(written, whatever_the_setting=True) == shown
+
+
 def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> None:
     literals = " ".join(f"--from-literal=APP_SERVICE_CONFIGURATION_VALUE_{i}=Hx7Sud0Pw42v{i}" for i in range(8))
     written = f"kubectl create secret generic app {literals}"
@@ -257,6 +284,15 @@ def test_every_pair_on_a_continued_command_line_is_redacted(written: str) -> Non
         "kubectl create secret generic db --from-literal=pw=$PW",
         "fly secrets list",
         "supabase secrets set --env-file .env",
+        "rclone config create r s3 provider AWS env_auth true",
+        "rclone config create r s3 access_key_id x key_file ~/.ssh/id",
+        "heroku config:set NODE_ENV=production WEB_CONCURRENCY=2 -a app",
+        "netlify env:set NODE_ENV production",
+        'netlify env:set API_TOKEN "$TOKEN"',
+        "ansible-vault view x --vault-password-file <(echo $PW)",
+        "ansible-vault view x --vault-password-file ~/.vault_pass",
+        'expect "password:" { send "$pw\\r" }',
+        'expect "login:" { send "deploy\\r" }',
         "fly secrets set A=$A B=${B} C=$(cat c)",
         "fly secrets set --app web; echo DB=x",  # (the command ends at its ;)
     ],
