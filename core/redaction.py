@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (31: an escaped quote inside a curl/HTTPie password in a JSON string's escaped quotes (``\\"…\\\\\\"…\\"``) and in
+#: (32: aws's global options before its service, every value of ``--secret-string``'s JSON, every pair of a long or
+#: continued ``secrets set``/``--from-literal``, a pipe's line end, ``$'…'``, a quoted ``;`` before a here-string, a
+#: heredoc fed to ``sudo -S``/``chpasswd``/a store, the password piped twice to ``passwd``, ``net use``'s other
+#: spellings, rclone's, heroku's, netlify's secrets, ansible's ``<(echo …)``, expect's ``send``: red56;
+#: 31: an escaped quote inside a curl/HTTPie password in a JSON string's escaped quotes (``\\"…\\\\\\"…\\"``) and in
 #: bash's ``$'…\\'…'``, a made password in brackets (``[deploy:…]``), HTTPie's bearer token on a continued line and
 #: after ``-A=bearer``, xh's ``--bearer``, curl's ``--oauth2-bearer``, a Makefile's ``@http -a …``, HTTPie's ``-a``
 #: after a header it removes, a curl config file's ``user: …`` and its user line after any quote or an escaped line
@@ -57,7 +61,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 31
+RULES_VERSION = 32
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
