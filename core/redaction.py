@@ -1377,6 +1377,44 @@ def _an_expect_send(text: str, lowered: str) -> bool:
     return False
 
 
+def _a_heroku_pair(text: str, lowered: str) -> bool:
+    """``heroku config:set NAME=…``: heroku's name, and a ``=`` after its ``config:set`` ("heroku config:set failed"
+    loads nothing)."""
+    at = lowered.find("config:set")
+    return "heroku" in lowered and text.find("=", at) != -1
+
+
+def _a_netlify_pair(text: str, lowered: str) -> bool:
+    """``netlify env:set NAME VALUE``: netlify's name, and two words after an ``env:set`` on its line (``netlify
+    env:set`` alone, in a usage line's end, loads nothing)."""
+    if "netlify" not in lowered:
+        return False
+    at = lowered.find("env:set")
+    while at != -1:
+        name = _after(text, at + 7, " \t")
+        name_end = _word_end(text, name) if name > at + 7 and name < len(text) else name
+        value = _after(text, name_end, " \t")
+        if name_end > name and value > name_end and value < len(text) and not text[value].isspace():
+            return True
+        at = lowered.find("env:set", at + 1)
+    return False
+
+
+def _a_net_use_password(text: str, lowered: str) -> bool:
+    """``net use … \\\\srv\\share … PW``: after a ``net use`` (``net.exe use``), a share (``\\\\`` within 40
+    characters) and, on its line after it, a word that is no ``/option`` nor ``*``. "net.exe use Z: \\\\srv\\share)"
+    at an error's end loads nothing. Each ``net`` reads a bounded reach on (300 characters of its line)."""
+    at = lowered.find("net")
+    while at != -1:
+        share = text.find("\\\\", at, at + 40)
+        if share != -1 and (lowered.startswith("net use", at) or lowered.startswith("net.exe use", at)):
+            words = text[share : share + 300].partition("\n")[0].split()[1:]
+            if any(not word.startswith(("/", "*")) for word in words):
+                return True
+        at = lowered.find("net", at + 1)
+    return False
+
+
 def _an_rclone_config(text: str, lowered: str) -> bool:
     """``rclone config create`` or ``update``: ``config``, blanks, the subcommand."""
     return _blanks_between(lowered, "config", "create") or _blanks_between(lowered, "config", "update")
@@ -1417,6 +1455,9 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "secrets set": _a_pair_to_a_secrets_set,
     **dict.fromkeys(("alias set", "host add"), _an_mc_alias),
     "rclone": _an_rclone_config,
+    "config:set": _a_heroku_pair,
+    "env:set": _a_netlify_pair,
+    **dict.fromkeys(("net use", "net.exe use"), _a_net_use_password),
     "send": _an_expect_send,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the

@@ -112,6 +112,11 @@ HTTP 403 X-Served-By: cache-fra
 $ sudo ls -lS /var/log
 $ ls -l /etc/passwd
 -rw-r--r-- 1 root root 2764 Re-Start
+ !    Couldn't find that app. heroku config:set failed
+Usage: netlify env:set
+System error 53 has occurred. The network path was not found. (net.exe use Z: \\\\srv\\share)
+rclone: Failed to create file system for "s3r": didn't find section in config file
+expect: spawn id exp4 not open while executing "send yes"
 """
 OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER, PIP_AND_NPM, CURL_AND_HTTP]
 
@@ -157,6 +162,11 @@ def test_a_failed_store_or_tool_and_a_sudo_hint_load_no_rules(line: str) -> None
         "ngrok config add-authtoken Xk9mPq2Lw7",
         "doppler secrets set API Xk9mPq2Lw7",
         "twine upload --password Xk9mPq2Lw7 dist/*",
+        "heroku config:set STRIPE=Xk9mPq2Lw7",
+        "netlify env:set STRIPE Xk9mPq2Lw7",
+        "net.exe use Z: \\\\srv\\share /u:me Xk9mPq2Lw7",
+        "rclone config create s3r s3 secret_access_key Xk9mPq2Lw7",
+        'expect "Password:" { send "Xk9mPq2Lw7\\r" }',
     ],
 )
 def test_a_secret_given_to_those_tools_beside_their_failures_still_loads_the_rules(secret: str) -> None:
@@ -238,6 +248,9 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "ngrok": ["keyed:ngrok(?:\\.exe)?[ \\t]"],
         "rclone": ["keyed:rclone(?:\\.exe)?(?!["],
         "send": ["keyed:(?i:assword|passphra"],
+        "config:set": ["keyed:heroku(?:\\.cmd|\\.exe"],
+        "env:set": ["keyed:netlify(?:\\.cmd|\\.ex"],
+        **dict.fromkeys(("net use", "net.exe use"), ["keyed:(?i:net(?:\\.exe)?[ \\"]),
         "nuget": ["keyed:(?:nuget(?:\\.exe)?)("],
         "poetry": ["keyed:poetry(?![\\w.-])[ \\t"],
         "secrets set": ["keyed:(?:fly|flyctl|supaba"],
@@ -343,6 +356,7 @@ def _real_strings() -> list[str]:
 AROUND = [
     "sudo", "sudo ", "-S", " -S ", "-kS", "--stdin", "passwd ", "echo ", "echo Xk9mPq2Lw7 | ", "<<< ", "|",
     "rclone ", "config ", "create ", "update ", "send ", "send", "send -- ", "expect ", "assword:", "Passphrase",
+    "heroku ", "config:set ", "netlify ", "env:set ", "net use ", "net.exe use ", "\\\\srv\\share ", "/u:me ",
     *redaction.NOUN_FORMS, "PASSWORD", "Token", "API_KEY", "_2", "12", ":", "=", " ", "  ", "\t", "\n", "\u00a0",
     '"', "'", "\\", '\\"', "]", "*", "**", "`", "#", " # ", "(", ")", "<", ">", "</", "/", "@", "://", "https://",
     "-", "--", "---", "-----", "_", ".", ",", "Key", "Value", "Key   Value\n---   -----\n", "define", "DEFINE", "auth",
@@ -426,6 +440,9 @@ SEEDS = [
     "echo Xk9mPq2Lw7 " + "| sudo -S -u postgres psql",
     "echo Xk9mPq2Lw7 " + "| passwd --stdin deploy",
     "rclone config create s3r s3 secret_access_key " + "Xk9mPq2Lw7",
+    "heroku config:set STRIPE=" + "Xk9mPq2Lw7",
+    "netlify env:set STRIPE " + "Xk9mPq2Lw7",
+    "net use Z: \\\\srv\\share /user:me " + "Xk9mPq2Lw7",
     'expect "password:" { send "' + 'Xk9mPq2Lw7\\r" }',
     'expect "Password:"\nsend -- "' + 'Xk9mPq2Lw7"',
     "sudo -S whoami <<EOF\n" + "Xk9mPq2Lw7\nEOF",
