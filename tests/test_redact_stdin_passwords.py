@@ -85,6 +85,23 @@ PW = "Hx7Sud0Pw42"
         "ngrok config add-authtoken Hx7Sud0Pw42",
         "ngrok authtoken Hx7Sud0Pw42",
         "mc alias set s3 https://s3 minioadmin Hx7Sud0Pw42",
+        # a command line continued after the pipe, with a backslash or none, or by PowerShell's backtick
+        "echo Hx7Sud0Pw42 | \\\n  sudo -S whoami",
+        "echo Hx7Sud0Pw42 |\n  sudo -S whoami",
+        "echo Hx7Sud0Pw42 |\n  docker login -u me --password-stdin",
+        "$cred = ConvertTo-SecureString -String 'Hx7Sud0Pw42' `\n  -AsPlainText -Force",
+        # bash's $'…', a JSON string's printf '%s\\n', a quoted ; before the here-string
+        "echo $'Hx7Sud0Pw42' | sudo -S whoami",
+        "echo $'Hx7Sud0Pw42' | gh auth login --with-token",
+        "sudo -S bash -c 'apt update; apt upgrade' <<< 'Hx7Sud0Pw42'",
+        'sudo -S sh -c "a | b" <<< Hx7Sud0Pw42',
+        '{"command": "printf \'%s\\\\n\' Hx7Sud0Pw42 | sudo -S whoami"}',
+        # a heredoc fed to sudo -S, chpasswd or a store's CLI (review55e F2.4)
+        "sudo -S whoami <<EOF\nHx7Sud0Pw42\nEOF",
+        "cat <<EOF | sudo -S whoami\nHx7Sud0Pw42\nEOF",
+        "chpasswd <<EOF\ndeploy:Hx7Sud0Pw42\nEOF",
+        "cat <<'EOF' | sudo chpasswd\ndeploy:Hx7Sud0Pw42\nEOF",
+        "wrangler secret put API_KEY <<EOF\nHx7Sud0Pw42\nEOF",
     ],
 )
 def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_command_still_reads(
@@ -99,40 +116,6 @@ def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_com
 @pytest.mark.parametrize(
     "written",
     [
-        # a command line continued after the pipe, with a backslash or none, or by PowerShell's backtick
-        "echo Hx7Sud0Pw42 | \\\n  sudo -S whoami",
-        "echo Hx7Sud0Pw42 |\n  sudo -S whoami",
-        "echo Hx7Sud0Pw42 |\n  docker login -u me --password-stdin",
-        "$pw = ConvertTo-SecureString -String 'Hx7Sud0Pw42' `\n  -AsPlainText -Force",
-        # bash's $'…', a JSON string's printf '%s\\n', a quoted ; before the here-string
-        "echo $'Hx7Sud0Pw42' | sudo -S whoami",
-        "sudo -S whoami <<< $'Hx7Sud0Pw42\\n'",
-        "echo $'Hx7Sud0Pw42' | gh auth login --with-token",
-        "sudo -S bash -c 'apt update; apt upgrade' <<< 'Hx7Sud0Pw42'",
-        'sudo -S sh -c "a | b" <<< Hx7Sud0Pw42',
-        '{"command": "printf \'%s\\\\n\' Hx7Sud0Pw42 | sudo -S whoami"}',
-        # a heredoc fed to sudo -S, chpasswd or a store's CLI (review55e F2.4)
-        "sudo -S whoami <<EOF\nHx7Sud0Pw42\nEOF",
-        "cat <<EOF | sudo -S whoami\nHx7Sud0Pw42\nEOF",
-        "chpasswd <<EOF\ndeploy:Hx7Sud0Pw42\nEOF",
-        "cat <<'EOF' | sudo chpasswd\ndeploy:Hx7Sud0Pw42\nEOF",
-        "wrangler secret put API_KEY <<EOF\nHx7Sud0Pw42\nEOF",
-        # the new password twice to passwd without --stdin (Debian's; review55e F2.5)
-        'echo -e "Hx7Sud0Pw42\\nHx7Sud0Pw42" | passwd deploy',
-        "printf 'Hx7Sud0Pw42\\nHx7Sud0Pw42\\n' | sudo passwd deploy",
-    ],
-)
-def test_a_password_fed_on_a_continued_line_or_in_other_quoting_is_redacted(written: str) -> None:
-    """review55e F2.3 and F2.6: near variants of the forms above, redacted as those are."""
-    shown = redact(written)
-    assert PW not in shown
-    assert "[redacted:cli-credentials]" in shown
-    assert as_indexed(written, whatever_the_setting=True) == shown
-
-
-@pytest.mark.parametrize(
-    "written",
-    [
         "doppler secrets set DB_PASSWORD Hx7Sud0Pw42",
         "doppler secrets set --project backend API_KEY=Hx7Sud0Pw42",
         "fly secrets set SESSION=Hx7Sud0Pw42",
@@ -141,6 +124,10 @@ def test_a_password_fed_on_a_continued_line_or_in_other_quoting_is_redacted(writ
         "kubectl create secret generic db --from-literal=api=Hx7Sud0Pw42",
         "kubectl -n prod create secret generic db --from-literal api=Hx7Sud0Pw42",
         "kubectl create secret generic db --from-literal='api=Hx7Sud0Pw42'",
+        # on the command's continued lines (review55e F2.3)
+        "fly secrets set \\\n  DB=Hx7Sud0Pw42 \\\n  API=Hx7Sud0Pw42",
+        "kubectl create secret generic db \\\n  --from-literal=a=Hx7Sud0Pw42 \\\n  --from-literal=b=Hx7Sud0Pw42",
+        "kubectl -n prod \\\n  create secret generic db --from-literal=a=Hx7Sud0Pw42",
     ],
 )
 def test_a_secret_a_store_is_given_as_a_name_and_its_value_is_redacted_as_a_settings(written: str) -> None:
@@ -179,6 +166,19 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
     assert redact(written) == shown
 
 
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("sudo -S whoami <<< $'Hx7Sud0Pw42\\n'", f"sudo -S whoami <<< $'{R}'"),
+        ('echo -e "Hx7Sud0Pw42\\nHx7Sud0Pw42" | passwd deploy', f'echo -e "{R}" | passwd deploy'),
+        ("printf 'Hx7Sud0Pw42\\nHx7Sud0Pw42\\n' | sudo passwd deploy", f"printf '{R}' | sudo passwd deploy"),
+    ],
+)
+def test_a_password_fed_with_its_line_ends_goes_whole(written: str, shown: str) -> None:
+    """``$'PW\\n'`` and the one password twice to ``passwd`` (review55e F2.5, F2.6): the value is redacted whole."""
+    assert redact(written) == shown == as_indexed(written, whatever_the_setting=True)
+
+
 @pytest.mark.parametrize("command", ["fly secrets set", "doppler secrets set", "supabase secrets set"])
 def test_every_pair_of_a_long_secrets_set_is_redacted(command: str) -> None:
     """Past 200 characters of the command too (review55e F2.2: each pass read a reach of 200 from its start)."""
@@ -214,21 +214,6 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
     written = f"kubectl create secret generic app {literals}"
     assert PW not in redact(written)
     assert redact(written).count("[redacted:secret]") == 8
-
-
-@pytest.mark.parametrize(
-    "written",
-    [
-        "fly secrets set \\\n  DB=Hx7Sud0Pw42 \\\n  API=Hx7Sud0Pw42b",
-        "kubectl create secret generic db \\\n  --from-literal=a=Hx7Sud0Pw42 \\\n  --from-literal=b=Hx7Sud0Pw42b",
-        "kubectl -n prod \\\n  create secret generic db --from-literal=a=Hx7Sud0Pw42",
-    ],
-)
-def test_every_pair_on_a_continued_command_line_is_redacted(written: str) -> None:
-    """review55e F2.3: a ``\\`` at a line's end goes on with the command."""
-    shown = redact(written)
-    assert PW not in shown
-    assert shown.count("[redacted:secret]") == written.count(PW)
 
 
 @pytest.mark.parametrize(
