@@ -1385,19 +1385,27 @@ def _a_heroku_pair(text: str, lowered: str) -> bool:
 
 
 def _a_netlify_pair(text: str, lowered: str) -> bool:
-    """``netlify env:set NAME VALUE``: netlify's name, and two words after an ``env:set`` on its line (``netlify
-    env:set`` alone, in a usage line's end, loads nothing)."""
+    """``netlify env:set NAME VALUE``: netlify's name, and after an ``env:set`` two words on its line that
+    ``redact._a_secrets_setting`` may take: a name holding a secret's noun, or a value quoted or of six characters
+    or more not all letters (which ``_looks_made`` asks). "netlify env:set requires a site" loads nothing."""
     if "netlify" not in lowered:
         return False
     at = lowered.find("env:set")
     while at != -1:
         name = _after(text, at + 7, " \t")
-        name_end = _word_end(text, name) if name > at + 7 and name < len(text) else name
+        name_end = _word_end(text, name) if at + 7 < name < len(text) else name
         value = _after(text, name_end, " \t")
         if name_end > name and value > name_end and value < len(text) and not text[value].isspace():
-            return True
+            word = text[value : _word_end(text, value)]
+            if word[0] in "'\"" or (len(word) >= 6 and not word.isalpha()) or _a_nouns_name(lowered[name:name_end]):
+                return True
         at = lowered.find("env:set", at + 1)
     return False
+
+
+def _a_nouns_name(name: str) -> bool:
+    """Whether a lowercase name holds a secret's noun, as every name ``redact.secret_key`` says yes to does."""
+    return any(noun in name for noun in ("pass", "pw", "secret", "token", "key"))
 
 
 def _a_net_use_password(text: str, lowered: str) -> bool:

@@ -114,6 +114,7 @@ $ ls -l /etc/passwd
 -rw-r--r-- 1 root root 2764 Re-Start
  !    Couldn't find that app. heroku config:set failed
 Usage: netlify env:set
+Error: netlify env:set requires a site; run netlify link
 System error 53 has occurred. The network path was not found. (net.exe use Z: \\\\srv\\share)
 rclone: Failed to create file system for "s3r": didn't find section in config file
 expect: spawn id exp4 not open while executing "send yes"
