@@ -1763,24 +1763,36 @@ def _stored_secret(match: re.Match[str], kind: str = "cli-credentials") -> str:
     if value.startswith(("file://", "fileb://")):
         return match.group(0)
     if value.startswith("{"):
-        return _json_values(match) if _a_command_word(match.string, match.start()) else match.group(0)
+        return match.group(0)  # (a JSON object's values: ``_SECRET_OBJECT``)
     return _argument(match, kind)
 
 
 def _json_values(match: re.Match[str]) -> str:
-    """A store's secret given as a JSON object (``--secret-string '{"db":"…","user":"app"}'``) with each literal
-    string value redacted, its keys kept: every value of a secret is one, where the settings' rules redacted only a
-    secret-named key's (``"db"`` kept its password: review55e F2.8)."""
-    group = "quoted" if match.group("quoted") is not None else "bare"
-    redacted = _JSON_VALUE.sub(
-        lambda value: value.group(0) if not _is_literal(value.group(2)) else f'{value.group(1)}"[redacted:secret]"',
-        match.group(group),
-    )
-    return _marked(match, group, redacted)
+    """A store's secret given as a JSON object (``_SECRET_OBJECT``) with each literal string value that is a secret
+    redacted (``_a_secret_in_json``), its keys and plain fields kept. The object's strings are read by splitting it
+    at its quotes, as escaped as the quote it is in asks (``"`` in ``'…'``, ``\\"`` in ``"…"``, ``\\\\\\"`` in a JSON
+    string's ``\\"…\\"``): one pass, however many quotes it holds."""
+    if not _a_command_word(match.string, match.start()):
+        return match.group(0)
+    group = "object" if match.group("open") else "inside"
+    text = match.group(group)
+    if group == "object":
+        quote = '\\"' if '\\"' in text else '"'
+    else:
+        quote = "\\" * (2 * len(match.group("escaped")) - 1) + '"'
+    parts = text.split(quote)
+    for at in range(3, len(parts), 2):  # a string after a ``:``, the key's string two before it
+        if parts[at - 1].strip() == ":" and _a_secret_in_json(parts[at - 2], parts[at]):
+            parts[at] = "[redacted:secret]"
+    redacted = quote.join(parts)
+    return match.group(0) if redacted == text else _marked(match, group, redacted)
 
 
-#: A JSON string value after its key's colon (``"db": "…"``; escaped quotes inside it read whole).
-_JSON_VALUE = Lazy(globals(), "_JSON_VALUE", r'(:[ \t]*)"((?:[^"\\\n]|\\.)+)"')
+def _a_secret_in_json(key: str, value: str) -> bool:
+    """Whether a string of a store's JSON secret is one: a literal under a secret-named key (``"password"``), or one
+    that looks made (``"db":"Hx7Sud0Pw42"``: review55e F2.8). An RDS secret's ``username``, ``engine``, ``host`` and
+    ``dbname`` stay: what a user searches a chat for (review56c F6)."""
+    return _is_literal(value) and (secret_key(key) or _looks_made(value, password=True))
 
 
 def _each_pair(pair: str, check: Callable[[re.Match[str]], bool] | None) -> Replace:
@@ -1843,6 +1855,15 @@ def _continued_line(text: str, at: int) -> str:
 #: aws's global options before its service (``aws --region eu-west-1 --profile prod secretsmanager …``: review55e
 #: F2.1), up to 8, each with its value or none (``--no-cli-pager``); a lazy walk of bounded steps.
 _AWS_GLOBAL_OPTIONS = r"(?:[ \t]+--[\w-]+(?:=[^\s|;&]*|[ \t]+[^\s|;&-][^\s|;&]*)?){0,8}?"
+#: A JSON object given to ``aws secretsmanager --secret-string`` in quotes, as written (``'{"db":"…"}'``), in
+#: escaped double quotes as AWS's documentation writes it (``"{\\"db\\":\\"…\\"}"``), or either in a JSON string
+#: (review56c F2): up to its first ``}`` within 4000 characters of its line, before the quote that would close it (a
+#: ``'`` in single quotes; in double ones, a ``"`` no ``\\`` escapes), so a line of many unclosed ones reads each once.
+_SECRET_OBJECT = (
+    _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}[ \t]+secretsmanager", "--secret-string")
+    + r"""(?:=|[ \t]+)(?:(?P<open>')\{(?P<object>[^\n}']{0,4000}+)|(?P<escaped>(?:\\){0,3}")\{"""
+    + r"""(?P<inside>(?:[^\n}"\\]|\\+"?){0,4000}+))\}"""
+)
 
 
 #: The secrets given to a store's or a tool's CLI on its line: the needles, the pattern up to the value
@@ -1959,11 +1980,13 @@ _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], 
         _a_secrets_setting,
     ),
     # ``rclone config create NAME TYPE KEY VALUE …`` (``update NAME KEY VALUE``): a secret-named key's value. The
-    # pattern takes only keys holding a secret's word, so a pair is found wherever it starts (red56).
+    # pattern takes only keys holding a secret's word, so a pair is found wherever it starts (red56). The noun is
+    # looked for ahead, and the key read once, possessive: a key read as ``[\w-]*noun[\w-]*`` backtracked over one
+    # long word for each noun in it (``pass`` × N: quadratic, review56c F1).
     (
         ("rclone",),
         r"rclone(?:\.exe)?(?![\w.-])[ \t]+config[ \t]+(?:create|update)(?![\w-])",
-        r"(?P<name>[\w-]*(?i:pass|secret|token|key)[\w-]*)[ \t]+",
+        r"(?=[\w-]*?(?i:pass|secret|token|key))(?P<name>[\w-]++)[ \t]+",
         _a_secrets_name,
     ),
 )
@@ -2035,6 +2058,7 @@ _FED_AND_STORED_RULES = (
         for heredoc in (_heredoc_fed(_CHPASSWD), _heredoc_piped(rf"(?<![\w.-]){_CHPASSWD}"))
     ),
     *(_argument_rule(needles, lead, replace, again=False) for needles, lead, replace in _STORED_SECRETS),
+    Rule("cli-credentials", _SECRET_OBJECT, ("secretsmanager",), replace=_json_values),
     Rule(
         "cli-credentials",
         _VAULT_ECHOED,

@@ -1424,8 +1424,18 @@ def _a_net_use_password(text: str, lowered: str) -> bool:
 
 
 def _an_rclone_config(text: str, lowered: str) -> bool:
-    """``rclone config create`` or ``update``: ``config``, blanks, the subcommand."""
-    return _blanks_between(lowered, "config", "create") or _blanks_between(lowered, "config", "update")
+    """``rclone config create`` or ``update`` given a secret's key: after the first ``config``, blanks and subcommand,
+    a word of letters, digits, ``_`` and ``-`` holding a secret's noun (the rule's key) and a word after it. "rclone
+    config create failed: unknown backend" and its usage's ``[key value]*`` load nothing (review56c F9). The words
+    after the first subcommand are read once."""
+    at = lowered.find("config")
+    while at != -1:
+        after = _after(lowered, at + 6, " \t")
+        if after > at + 6 and lowered.startswith(("create", "update"), after):
+            words = lowered[after + 6 :].split()[:-1]
+            return any(_a_nouns_name(word) and all(c.isalnum() or c in "_-" for c in word) for word in words)
+        at = lowered.find("config", at + 1)
+    return False
 
 
 #: What the rules a common needle calls on need around it, asked only where the needle is in the text (and the text

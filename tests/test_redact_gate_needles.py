@@ -117,6 +117,8 @@ Usage: netlify env:set
 Error: netlify env:set requires a site; run netlify link
 System error 53 has occurred. The network path was not found. (net.exe use Z: \\\\srv\\share)
 rclone: Failed to create file system for "s3r": didn't find section in config file
+2024/01/01 ERROR : rclone config create failed: unknown backend "s4"
+Usage: rclone config create name type [key value]* [flags]
 expect: spawn id exp4 not open while executing "send yes"
 """
 OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER, PIP_AND_NPM, CURL_AND_HTTP]
@@ -167,6 +169,7 @@ def test_a_failed_store_or_tool_and_a_sudo_hint_load_no_rules(line: str) -> None
         "netlify env:set STRIPE Xk9mPq2Lw7",
         "net.exe use Z: \\\\srv\\share /u:me Xk9mPq2Lw7",
         "rclone config create s3r s3 secret_access_key Xk9mPq2Lw7",
+        "rclone config update s3r pass Xk9mPq2Lw7",
         'expect "Password:" { send "Xk9mPq2Lw7\\r" }',
     ],
 )

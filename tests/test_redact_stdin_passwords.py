@@ -302,12 +302,27 @@ def test_data_fed_to_sudo_s_with_a_word_that_looks_made_is_redacted_whole(writte
         # every value, not a secret-named key's alone (review55e F2.8)
         """aws secretsmanager create-secret --name x --secret-string '{"db":"Hx7Sud0Pw42"}'""",
         """aws --region x secretsmanager put-secret-value --secret-id x --secret-string '{"db": "Hx7Sud0Pw42"}'""",
+        # in escaped double quotes, as AWS's documentation writes it, and in a JSON string (review56c F2)
+        'aws secretsmanager create-secret --name x --secret-string "{\\"db\\":\\"Hx7Sud0Pw42\\"}"',
+        'aws secretsmanager create-secret --secret-string "{\\"password\\":\\"Hx7Sud0Pw42\\",\\"db\\":\\"Hx7Sud0Pw42\\"}"',
+        '{"command": "aws secretsmanager create-secret --name x --secret-string \'{\\"db\\":\\"Hx7Sud0Pw42\\"}\'"}',
+        '{"command": "aws secretsmanager create-secret --secret-string \\"{\\\\\\"db\\\\\\":\\\\\\"Hx7Sud0Pw42\\\\\\"}\\""}',
     ],
 )
 def test_the_json_a_store_is_given_keeps_its_keys(written: str) -> None:
-    """``--secret-string '{"pw":"…"}'``: each string value is redacted, and its keys still read."""
+    """``--secret-string '{"pw":"…"}'``: each secret string value is redacted, and its keys still read."""
     assert redact(written) == written.replace(PW, "[redacted:secret]")
     assert as_indexed(written, whatever_the_setting=True) == redact(written)
+
+
+def test_the_plain_fields_of_an_rds_secret_string_stay() -> None:
+    """review56c F6: a value under a plain key stays unless it looks made: an RDS secret's user, engine, host and
+    database name are what a user searches a chat for; its password goes."""
+    written = (
+        "aws secretsmanager create-secret --name x --secret-string "
+        """'{"username":"admin","engine":"postgres","host":"db.local","port":5432,"dbname":"app","password":"Hx7Sud0Pw42"}'"""
+    )
+    assert redact(written) == written.replace(PW, "[redacted:secret]")
 
 
 def test_a_variable_and_a_number_in_the_json_a_store_is_given_stay() -> None:
