@@ -1934,10 +1934,19 @@ def _argument_rule(needles: tuple[str, ...], lead: str, replace: Replace, *, aga
 
 def _a_secrets_setting(given: re.Match[str]) -> bool:
     """Whether a ``NAME=VALUE`` (or ``NAME VALUE``) given to a host's environment (``heroku config:set``, ``netlify
-    env:set``: red56) is a secret: its name names one, or its value looks made (``STRIPE=sk…``, not
-    ``NODE_ENV=production`` nor ``WORKERS=2``)."""
+    env:set``: red56) is a secret: its name names one, or its value looks like a token (``_a_made_setting``)."""
     value = given.group("quoted") if given.group("quoted") is not None else given.group("bare")
-    return secret_key(given.group("name")) or _looks_made(value, password=True)
+    return secret_key(given.group("name")) or _a_made_setting(value)
+
+
+def _a_made_setting(value: str) -> bool:
+    """Whether a host's setting under a plain name looks like a token: made (``_looks_made``), with both cases or of
+    16 characters or more, and neither a number nor a list or version (``,``, ``.``). ``STRIPE=Hx7Sud0Pw42`` is one;
+    ``MAX_UPLOAD=10485760``, ``APP_VERSION=v1.2.3-rc1``, ``GIT_SHA=3f2a9c1b7e`` and
+    ``FEATURE_FLAGS=new_ui,beta_search`` are settings a user reads (review56c F5)."""
+    if value.isdigit() or "," in value or "." in value or not _looks_made(value):
+        return False
+    return len(value) >= 16 or (any(c.isupper() for c in value) and any(c.islower() for c in value))
 
 
 def _a_secrets_name(given: re.Match[str]) -> bool:

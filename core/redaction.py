@@ -115,7 +115,9 @@ ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", 
                   "net ads", "net -u", "rpcclient", "secret set", "-a bearer",
                   # (a password piped to ``sudo -S``, a secret to a store's CLI: ``redact._FED_AND_STORED_RULES``)
                   "sudo", "doppler", "wrangler", "vercel", "secret create", "http-basic", "pypi-token", "nuget",
-                  "convertto-securestring", "net use", "net.exe use", "ngrok", "passwd", "rclone")  # fmt: skip
+                  "convertto-securestring", "net use", "net.exe use", "ngrok", "passwd", "rclone",
+                  # (expect's ``send "PW\\r"`` after a prompt with no colon: ``expect "password" {…}``, review56c F3)
+                  "send")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with

@@ -57,6 +57,10 @@ PW = "Hx7Sud0Pw42"
         'expect "password:" { send "Hx7Sud0Pw42\\r" }',
         'expect "Password: "\nsend "Hx7Sud0Pw42\\r"',
         'expect -c \'spawn ssh h; expect "assword:"; send "Hx7Sud0Pw42\\r"; interact\'',
+        # a prompt with no colon: nothing else in the text let the rules be asked (review56c F3)
+        'expect "password" { send "Hx7Sud0Pw42\\r" }',
+        'expect "assword" { send "Hx7Sud0Pw42\\r" }',
+        'expect -re "(?i)password" { send "Hx7Sud0Pw42\\r" }',
         # after aws's global options (review55e F2.1)
         "aws --region eu-west-1 secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
         "aws --profile prod ssm put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
@@ -272,6 +276,11 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "rclone config create r s3 provider AWS env_auth true",
         "rclone config create r s3 access_key_id x key_file ~/.ssh/id",
         "heroku config:set NODE_ENV=production WEB_CONCURRENCY=2 -a app",
+        # a number, a version, a short git sha, a list of flags: no token (review56c F5)
+        "heroku config:set MAX_UPLOAD=10485760",
+        "heroku config:set APP_VERSION=v1.2.3-rc1",
+        "heroku config:set GIT_SHA=3f2a9c1b7e",
+        "heroku config:set FEATURE_FLAGS=new_ui,beta_search",
         "netlify env:set NODE_ENV production",
         'netlify env:set API_TOKEN "$TOKEN"',
         "ansible-vault view x --vault-password-file <(echo $PW)",
