@@ -1387,22 +1387,18 @@ def _a_heroku_pair(text: str, lowered: str) -> bool:
 
 
 def _a_netlify_pair(text: str, lowered: str) -> bool:
-    """``netlify env:set NAME VALUE``: netlify's name, and after an ``env:set`` two words on its line that
-    ``redact._a_secrets_setting`` may take: a name holding a secret's noun, or a value quoted or of six characters
-    or more not all letters (which ``_looks_made`` asks). "netlify env:set requires a site" loads nothing."""
-    if "netlify" not in lowered:
-        return False
+    """``netlify env:set NAME VALUE``: netlify's name, and after the first ``env:set`` two words in a row that
+    ``redact._a_secrets_setting`` may take, wherever the pair is (the rule reads every pair of the command's rest): a
+    name holding a secret's noun, or a value quoted or of six characters or more not all letters (which
+    ``_looks_made`` asks). "netlify env:set requires a site" loads nothing. The words after it are read once."""
     at = lowered.find("env:set")
-    while at != -1:
-        name = _after(text, at + 7, " \t")
-        name_end = _word_end(text, name) if at + 7 < name < len(text) else name
-        value = _after(text, name_end, " \t")
-        if name_end > name and value > name_end and value < len(text) and not text[value].isspace():
-            word = text[value : _word_end(text, value)]
-            if word[0] in "'\"" or (len(word) >= 6 and not word.isalpha()) or _a_nouns_name(lowered[name:name_end]):
-                return True
-        at = lowered.find("env:set", at + 1)
-    return False
+    if "netlify" not in lowered or at == -1:
+        return False
+    words = text[at + 7 :].split()
+    return any(
+        value[0] in "'\"" or (len(value) >= 6 and not value.isalpha()) or _a_nouns_name(name.lower())
+        for name, value in zip(words, words[1:], strict=False)
+    )
 
 
 def _a_nouns_name(name: str) -> bool:
