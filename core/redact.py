@@ -632,7 +632,9 @@ _SEVERAL_PASSWORDS = ("keytool", "ldappasswd", "ssh-keygen")
 #: token.txt``, ``cat token.txt |``) or a variable (``<<< "$GH_TOKEN"``) is no literal, and stays.
 _STDIN_NEEDLES = ("--with-token", "--password-stdin")
 _STDIN_OPTION = r"--(?:with-token|password-stdin)(?![\w-])"
-_HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_NOT_REDACTED}{_OPTION_VALUE}"
+#: A value in bash's ANSI-C quotes (``$'…'``) is a literal as a single-quoted one is, not a variable (review55e F2.6).
+_ANSI_C = r"(?:\$(?='))?"
+_HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_ANSI_C}{_NOT_REDACTED}{_OPTION_VALUE}"
 #: A heredoc's one line before its closing word, fed to the option's command (``docker login --password-stdin <<EOF``,
 #: ``cat <<'EOF' | gh auth login --with-token``, then ``T…`` and ``EOF``: review49a M3); a variable's (``$GH_TOKEN``)
 #: stays, and so does a heredoc of more lines, which gives no one token.
@@ -643,11 +645,29 @@ _HEREDOC_LINE = (
     r"[^\n]{0,200}\r?\n[ \t]*(?P<value>[^\s$](?:[^\n]{0,1000}[^\s])?)[ \t]*\r?\n(?:[ \t]*\r?\n){0,8}"
     r"[ \t]*(?P=tag)[ \t]*(?=\r?\n|\Z)"
 )
-_HEREDOC_FED = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?{_HEREDOC_OPENS}{_HEREDOC_LINE}"
-_HEREDOC_PIPED = rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}{_HEREDOC_LINE}"
-#: ``echo`` or ``printf`` up to the value it writes to a pipe (``echo -n …``, ``printf '%s\\n' …``).
-_ECHOED = r"""(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]+"""
-_PIPED_IN = rf"{_ECHOED}{_NOT_REDACTED}{_OPTION_VALUE}[ \t]*\|[^\n|;&]{{0,200}}?{_STDIN_OPTION}"
+
+
+def _heredoc_fed(command: str) -> str:
+    """A heredoc opened on ``command``'s line, its one line (``sudo -S whoami <<EOF``, then ``PW``, ``EOF``)."""
+    return rf"{command}[^\n|;&<>]{{0,200}}?{_HEREDOC_OPENS}{_HEREDOC_LINE}"
+
+
+def _heredoc_piped(command: str) -> str:
+    """A heredoc ``cat`` pipes to ``command``, its one line (``cat <<EOF | sudo -S whoami``, then ``PW``, ``EOF``)."""
+    return rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{command}{_HEREDOC_LINE}"
+
+
+_HEREDOC_FED = _heredoc_fed(_STDIN_OPTION)
+_HEREDOC_PIPED = _heredoc_piped(_STDIN_OPTION)
+#: ``echo`` or ``printf`` up to the value it writes to a pipe (``echo -n …``, ``printf '%s\\n' …``, its ``\\n`` as
+#: a JSON string escapes it: review55e F2.6).
+_ECHOED = (
+    r"""(?:echo|printf)(?:[ \t]+-[neE]{1,3})*(?:[ \t]+(?:'%s(?:\\{1,2}n)?'|"%s(?:\\{1,2}n)?"|%s))?[ \t]+""" + _ANSI_C
+)
+#: A pipe, and the line end after it (with a ``\\`` or none: bash reads on after a ``|``) before the command it
+#: feeds (``echo PW |`` then ``  sudo -S whoami``: review55e F2.3).
+_PIPE = r"[ \t]*\|(?:[ \t]*\\?\r?\n)?"
+_PIPED_IN = rf"{_ECHOED}{_NOT_REDACTED}{_OPTION_VALUE}{_PIPE}[^\n|;&]{{0,200}}?{_STDIN_OPTION}"
 
 
 def _piped_in(match: re.Match[str]) -> str:
@@ -1625,12 +1645,17 @@ _CHPASSWD = r"chpasswd(?![\w.-])"
 
 def _fed_piped(command: str) -> str:
     """What ``echo``/``printf`` pipes to ``command``, on the pipe's line (``echo 'PW' | sudo -S systemctl …``)."""
-    return rf"{_ECHOED}{_NOT_REDACTED}{_OPTION_VALUE}[ \t]*\|[^\n|;&]{{0,200}}?(?<![\w.-]){command}"
+    return rf"{_ECHOED}{_NOT_REDACTED}{_OPTION_VALUE}{_PIPE}[^\n|;&]{{0,200}}?(?<![\w.-]){command}"
 
 
 def _fed_here_string(command: str) -> str:
-    """What a here-string on ``command``'s line feeds it (``sudo -S <<< 'PW' apt install nginx``)."""
-    return rf"{command}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_NOT_REDACTED}{_OPTION_VALUE}"
+    """What a here-string on ``command``'s line feeds it (``sudo -S <<< 'PW' apt install nginx``), past one quoted
+    argument whose ``;`` or ``|`` is no shell's (``sudo -S bash -c 'apt update; apt upgrade' <<< 'PW'``: review55e
+    F2.6; one, each read once, so a line of them costs linear time)."""
+    return rf"{command}{_QUOTED_ARGUMENT}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_ANSI_C}{_NOT_REDACTED}{_OPTION_VALUE}"
+
+
+_QUOTED_ARGUMENT = r"""(?:[^\n|;&<>'"]{0,200}?(?:'[^'\n]{0,200}'|"[^"\n]{0,200}"))?"""
 
 
 def _here_string_fed(match: re.Match[str]) -> str:
@@ -1661,7 +1686,9 @@ def _fed_value(match: re.Match[str]) -> str:
 def _plainly_data(value: str) -> bool:
     """Whether a value fed to a command is data, no password: an answer or a short number (``y``, ``no``, ``3``), a
     URL, words none of which looks made (``nameserver 8.8.8.8``, ``SELECT 1``: ``_looks_made``), or a setting
-    (``vm.max_map_count=262144``) whose value is a number or looks made neither."""
+    (``vm.max_map_count=262144``) whose value is a number or looks made neither; a ``\\n`` ending it is no part
+    of it (``printf 'y\\n'``)."""
+    value = value.removesuffix("\\n")
     if len(value) <= 2 or value.lower() in ("yes", "no") or (value.isdigit() and len(value) <= 5) or "://" in value:
         return True
     words = value.split()
@@ -1699,19 +1726,100 @@ def _chpasswd_here_string(match: re.Match[str]) -> str:
     return _users_passwords(match) if _a_command_word(match.string, match.start()) else match.group(0)
 
 
-def _stored_secret(match: re.Match[str], kind: str = "cli-credentials") -> str:
-    """``_argument`` of a secret given to a store's CLI on its line, but a file's (``file://…``, ``fileb://…``) and a
-    JSON object, whose values the settings' rules redact (``--secret-string '{"pw":"…"}'``)."""
-    value = match.group("quoted") if match.group("quoted") is not None else match.group("bare")
-    if value.startswith(("file://", "fileb://", "{")):
+def _piped_twice(match: re.Match[str]) -> str:
+    """``_piped_in`` of what ``echo -e``/``printf`` pipes to ``passwd`` without ``--stdin`` (Debian's, review55e
+    F2.5): passwd reads its prompts' answers, the new password and again, so only two equal lines are one
+    (``"PW\\nPW"``); ``echo y | passwd`` is none."""
+    lines = _fed_value(match).removesuffix("\\n").split("\\n")
+    return _piped_in(match) if len(lines) == 2 and lines[0] == lines[1] and lines[0] else match.group(0)
+
+
+def _heredoc_line_fed(match: re.Match[str]) -> str:
+    """A heredoc's line fed to a command that reads a password from its input (``_heredoc_fed``, ``_heredoc_piped``:
+    review55e F2.4) redacted, when the command (or ``cat``) is a command's word and the line a literal."""
+    if not _a_command_word(match.string, match.start()) or not _is_literal(match.group("value")):
         return match.group(0)
+    return _marked(match, "value", "[redacted:cli-credentials]")
+
+
+def _heredoc_line_fed_unless_data(match: re.Match[str]) -> str:
+    """``_heredoc_line_fed`` of a heredoc fed to ``sudo -S`` or ``vercel env add``, but plain data (as
+    ``_piped_in_unless_data``)."""
+    return match.group(0) if _plainly_data(match.group("value")) else _heredoc_line_fed(match)
+
+
+def _heredoc_users_passwords(match: re.Match[str]) -> str:
+    """A heredoc's ``user:password`` line fed to ``chpasswd`` with its password redacted, as ``_users_passwords``."""
+    user, colon, password = match.group("value").partition(":")
+    if not colon or not _is_literal(password) or not _a_command_word(match.string, match.start()):
+        return match.group(0)
+    return _marked(match, "value", f"{user}:[redacted:cli-credentials]")
+
+
+def _stored_secret(match: re.Match[str], kind: str = "cli-credentials") -> str:
+    """``_argument`` of a secret given to a store's CLI on its line, but a file's (``file://…``, ``fileb://…``); a
+    JSON object keeps its keys (``_json_values``)."""
+    value = match.group("quoted") if match.group("quoted") is not None else match.group("bare")
+    if value.startswith(("file://", "fileb://")):
+        return match.group(0)
+    if value.startswith("{"):
+        return match.group(0)  # (a JSON object's values: ``_SECRET_OBJECT``)
     return _argument(match, kind)
 
 
-def _stored_setting(match: re.Match[str]) -> str:
-    """``_stored_secret`` of a store's ``NAME VALUE`` or ``NAME=VALUE`` pair, marked as a setting's secret: the
-    settings' rules, which ran after these, marked a secret-named one so (``--from-literal=DB_PASSWORD=…``)."""
-    return _stored_secret(match, "secret")
+def _json_values(match: re.Match[str]) -> str:
+    """A store's secret given as a JSON object (``_SECRET_OBJECT``) with each literal string value that is a secret
+    redacted (``_a_secret_in_json``), its keys and plain fields kept. The object's strings are read by splitting it
+    at its quotes, as escaped as the quote it is in asks (``"`` in ``'…'``, ``\\"`` in ``"…"``, ``\\\\\\"`` in a JSON
+    string's ``\\"…\\"``): one pass, however many quotes it holds."""
+    if not _a_command_word(match.string, match.start()):
+        return match.group(0)
+    group = "object" if match.group("open") else "inside"
+    text = match.group(group)
+    if group == "object":
+        quote = '\\"' if '\\"' in text else '"'
+    else:
+        quote = "\\" * (2 * len(match.group("escaped")) - 1) + '"'
+    parts = text.split(quote)
+    for at in range(3, len(parts), 2):  # a string after a ``:``, the key's string two before it
+        if parts[at - 1].strip() == ":" and _a_secret_in_json(parts[at - 2], parts[at]):
+            parts[at] = "[redacted:secret]"
+    redacted = quote.join(parts)
+    return match.group(0) if redacted == text else _marked(match, group, redacted)
+
+
+def _a_secret_in_json(key: str, value: str) -> bool:
+    """Whether a string of a store's JSON secret is one: a literal under a secret-named key (``"password"``), or one
+    that looks made (``"db":"Hx7Sud0Pw42"``: review55e F2.8). An RDS secret's ``username``, ``engine``, ``host`` and
+    ``dbname`` stay: what a user searches a chat for (review56c F6)."""
+    return _is_literal(value) and (secret_key(key) or _looks_made(value, password=True))
+
+
+def _each_pair(pair: str, check: Callable[[re.Match[str]], bool] | None) -> Replace:
+    """The replace of a store's command given ``NAME=VALUE`` pairs (``_STORED_PAIRS``): each literal value in the
+    command's rest (``rest``: to its end, across ``\\`` line ends) redacted, marked as a setting's secret (the
+    settings' rules, which ran after these, marked a secret-named one so: ``--from-literal=DB_PASSWORD=…``). One
+    match reads the whole command once: a rule applied again from the command's start for each pair reached 200
+    characters and kept the pairs past them (review55e F2.2). ``pair`` is compiled when first asked; ``check``, when
+    given, says which pairs hold a secret (a host's settings hold plain ones too)."""
+    pairs: list[re.Pattern[str]] = []
+
+    def replace(match: re.Match[str]) -> str:
+        if not _a_command_word(match.string, match.start()):
+            return match.group(0)
+        if not pairs:
+            import re
+
+            pairs.append(re.compile(rf"(?<!\S){pair}{_NOT_REDACTED}{_OPTION_VALUE}"))
+        start, end = match.span("rest")
+        parts, last = [match.string[match.start() : start]], start
+        for given in pairs[0].finditer(match.string, start, end):
+            if check is None or check(given):
+                parts += (match.string[last : given.start()], _option_value(given, "secret"))
+                last = given.end()
+        return "".join((*parts, match.string[last:end]))
+
+    return replace
 
 
 def _secure_parameter(match: re.Match[str]) -> str:
@@ -1729,10 +1837,33 @@ _PLAIN_PARAMETER = Lazy(globals(), "_PLAIN_PARAMETER", r"""--type(?:=|[ \t]+)['"
 def _plain_secure_string(match: re.Match[str]) -> str:
     """``_argument`` of PowerShell's ``ConvertTo-SecureString 'PW' -AsPlainText``: the password in plain text. Without
     ``-AsPlainText`` on its line it reads an encrypted string, no password as typed."""
-    line = match.string[match.start() : match.start() + 600].partition("\n")[0]
-    if "-asplaintext" not in line.lower():
+    if "-asplaintext" not in _continued_line(match.string, match.start()).lower():
         return match.group(0)
     return _argument(match)
+
+
+def _continued_line(text: str, at: int) -> str:
+    """The line from ``at``, and up to four lines its ends' ``\\``, backtick or ``^`` continue (PowerShell's ``…
+    'PW' ```` then ``  -AsPlainText``: review55e F2.3), 600 characters at most."""
+    lines = text[at : at + 600].split("\n")
+    taken = 1
+    while taken < min(len(lines), 5) and lines[taken - 1].rstrip("\r").endswith(("\\", "`", "^")):
+        taken += 1
+    return "\n".join(lines[:taken])
+
+
+#: aws's global options before its service (``aws --region eu-west-1 --profile prod secretsmanager …``: review55e
+#: F2.1), up to 8, each with its value or none (``--no-cli-pager``); a lazy walk of bounded steps.
+_AWS_GLOBAL_OPTIONS = r"(?:[ \t]+--[\w-]+(?:=[^\s|;&]*|[ \t]+[^\s|;&-][^\s|;&]*)?){0,8}?"
+#: A JSON object given to ``aws secretsmanager --secret-string`` in quotes, as written (``'{"db":"…"}'``), in
+#: escaped double quotes as AWS's documentation writes it (``"{\\"db\\":\\"…\\"}"``), or either in a JSON string
+#: (review56c F2): up to its first ``}`` within 4000 characters of its line, before the quote that would close it (a
+#: ``'`` in single quotes; in double ones, a ``"`` no ``\\`` escapes), so a line of many unclosed ones reads each once.
+_SECRET_OBJECT = (
+    _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}[ \t]+secretsmanager", "--secret-string")
+    + r"""(?:=|[ \t]+)(?:(?P<open>')\{(?P<object>[^\n}']{0,4000}+)|(?P<escaped>(?:\\){0,3}")\{"""
+    + r"""(?P<inside>(?:[^\n}"\\]|\\+"?){0,4000}+))\}"""
+)
 
 
 #: The secrets given to a store's or a tool's CLI on its line: the needles, the pattern up to the value
@@ -1740,40 +1871,19 @@ def _plain_secure_string(match: re.Match[str]) -> str:
 _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
     (
         ("secretsmanager",),
-        _option_of(r"aws(?:\.exe)?[ \t]+secretsmanager", "--secret-string|--secret-binary") + r"(?:=|[ \t]+)",
+        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}[ \t]+secretsmanager", "--secret-string|--secret-binary")
+        + r"(?:=|[ \t]+)",
         _stored_secret,
     ),
     (
         ("put-parameter",),
-        _option_of(r"aws(?:\.exe)?[ \t]+ssm[ \t]+put-parameter", "--value") + r"(?:=|[ \t]+)",
+        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}[ \t]+ssm[ \t]+put-parameter", "--value") + r"(?:=|[ \t]+)",
         _secure_parameter,
     ),
     (
         ("keyvault",),
         _option_of(r"az(?:\.cmd|\.exe)?[ \t]+keyvault[ \t]+secret[ \t]+set", "--value") + r"(?:=|[ \t]+)",
         _stored_secret,
-    ),
-    # ``doppler secrets set NAME VALUE`` and ``NAME=VALUE …`` (applied again: each pair). Doppler's names are in
-    # capitals, so an option's value (``--project backend``) is no name.
-    (
-        ("doppler",),
-        r"doppler(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])[^\n|;&<>]{0,200}?[ \t][A-Z_][A-Z0-9_]*(?:=|[ \t]+)",
-        _stored_setting,
-    ),
-    # Fly's and Supabase's ``secrets set NAME=VALUE …`` (each pair), and kubectl's ``create secret …
-    # --from-literal=NAME=VALUE`` (each; a ``configmap``'s stay).
-    (
-        ("secrets set",),
-        r"(?:fly|flyctl|supabase)(?:\.exe)?(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])[^\n|;&<>]{0,200}?[ \t][A-Za-z_][\w.]*=",
-        _stored_setting,
-    ),
-    (
-        ("from-literal",),
-        _option_of(
-            r"(?:kubectl|oc)(?:\.exe)?(?![\w.-])[^\n|;&]{0,80}?[ \t]create[ \t]+secret",
-            r"--from-literal(?:=|[ \t]+)['\"]?[^\s='\"]+=",
-        ),
-        _stored_setting,
     ),
     (("twine",), _option_of("twine", "-p|--password") + r"(?:=|[ \t]+)", _argument),
     (
@@ -1795,11 +1905,13 @@ _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
         _plain_secure_string,
     ),
     # ``net use Z: \\srv\share PW /user:corp\me``, the password after the user too; not ``/persistent:no`` nor
-    # ``*`` (a prompt).
+    # ``*`` (a prompt). The share in quotes (``"\\srv\my share"``) or in a JSON string (``\\\\srv\\share``),
+    # the user's ``/u:`` too (review55e F2.7).
     (
-        ("net use",),
-        r"(?i:net(?:\.exe)?[ \t]+use)(?:[ \t]+(?:[A-Za-z]:|\*))?[ \t]+\\\\[^\s\\]+\\\S*"
-        r"(?:[ \t]+/(?i:user):\S+)?[ \t]+(?![/*])",
+        ("net use", "net.exe use"),
+        r"(?i:net(?:\.exe)?[ \t]+use)(?:[ \t]+(?:[A-Za-z]:|\*))?[ \t]+"
+        r"""(?:(?:\\\\){1,2}[^\s\\"]+\\{1,2}\S*|"(?:\\\\){1,2}[^"\n]{0,200}")"""
+        r"(?:[ \t]+/(?i:user|u):\S+)?[ \t]+(?![/*])",
         _argument,
     ),
     (("ngrok",), r"ngrok(?:\.exe)?[ \t]+(?:config[ \t]+add-(?:authtoken|api-key)|authtoken)[ \t]+", _argument),
@@ -1820,11 +1932,102 @@ def _argument_rule(needles: tuple[str, ...], lead: str, replace: Replace, *, aga
     )
 
 
+def _a_secrets_setting(given: re.Match[str]) -> bool:
+    """Whether a ``NAME=VALUE`` (or ``NAME VALUE``) given to a host's environment (``heroku config:set``, ``netlify
+    env:set``: red56) is a secret: its name names one, or its value looks like a token (``_a_made_setting``)."""
+    value = given.group("quoted") if given.group("quoted") is not None else given.group("bare")
+    return secret_key(given.group("name")) or _a_made_setting(value)
+
+
+def _a_made_setting(value: str) -> bool:
+    """Whether a host's setting under a plain name looks like a token: made (``_looks_made``), with both cases or of
+    16 characters or more, and neither a number nor a list or version (``,``, ``.``). ``STRIPE=Hx7Sud0Pw42`` is one;
+    ``MAX_UPLOAD=10485760``, ``APP_VERSION=v1.2.3-rc1``, ``GIT_SHA=3f2a9c1b7e`` and
+    ``FEATURE_FLAGS=new_ui,beta_search`` are settings a user reads (review56c F5)."""
+    if value.isdigit() or "," in value or "." in value or not _looks_made(value):
+        return False
+    return len(value) >= 16 or (any(c.isupper() for c in value) and any(c.islower() for c in value))
+
+
+def _a_secrets_name(given: re.Match[str]) -> bool:
+    """Whether a ``KEY VALUE`` pair of ``rclone config create|update`` names a secret (``secret_access_key``,
+    ``pass``, ``client_secret``; not ``access_key_id``, ``key_file``)."""
+    return secret_key(given.group("name"))
+
+
+#: The stores' commands given ``NAME=VALUE`` pairs (``_each_pair``): the needles, the command, a pair up to its
+#: value (``_NOT_REDACTED``, ``_OPTION_VALUE``) at a word's start, and which pairs hold a secret (None: each).
+_STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], bool] | None], ...] = (
+    # ``doppler secrets set NAME VALUE`` and ``NAME=VALUE …``. Doppler's names are in capitals, so an option's value
+    # (``--project backend``) is no name.
+    (("doppler",), r"doppler(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])", r"[A-Z_][A-Z0-9_]*(?:=|[ \t]+)", None),
+    # Fly's and Supabase's ``secrets set NAME=VALUE …``.
+    (
+        ("secrets set",),
+        r"(?:fly|flyctl|supabase)(?:\.exe)?(?![\w.-])[ \t]+secrets[ \t]+set(?![\w-])",
+        r"[A-Za-z_][\w.]*=",
+        None,
+    ),
+    # kubectl's ``create secret … --from-literal=NAME=VALUE`` (a ``configmap``'s stay).
+    (
+        ("from-literal",),
+        rf"(?:kubectl|oc)(?:\.exe)?(?![\w.-]){_CONTINUED_LINES}[^\n|;&]{{0,80}}?[ \t]create[ \t]+secret(?![\w-])",
+        r"--from-literal(?:=|[ \t]+)['\"]?[^\s='\"]+=",
+        None,
+    ),
+    # A host's environment: ``heroku config:set NAME=VALUE …``, ``netlify env:set NAME VALUE`` (red56).
+    (
+        ("config:set",),
+        r"heroku(?:\.cmd|\.exe)?(?![\w.-])[ \t]+config:set(?![\w-])",
+        r"(?P<name>[A-Za-z_]\w*)=",
+        _a_secrets_setting,
+    ),
+    (
+        ("env:set",),
+        r"netlify(?:\.cmd|\.exe)?(?![\w.-])[ \t]+env:set(?![\w-])",
+        r"(?P<name>[A-Za-z_]\w*)[ \t]+",
+        _a_secrets_setting,
+    ),
+    # ``rclone config create NAME TYPE KEY VALUE …`` (``update NAME KEY VALUE``): a secret-named key's value. The
+    # pattern takes only keys holding a secret's word, so a pair is found wherever it starts (red56). The noun is
+    # looked for ahead, and the key read once, possessive: a key read as ``[\w-]*noun[\w-]*`` backtracked over one
+    # long word for each noun in it (``pass`` × N: quadratic, review56c F1).
+    (
+        ("rclone",),
+        r"rclone(?:\.exe)?(?![\w.-])[ \t]+config[ \t]+(?:create|update)(?![\w-])",
+        r"(?=[\w-]*?(?i:pass|secret|token|key))(?P<name>[\w-]++)[ \t]+",
+        _a_secrets_name,
+    ),
+)
+#: A command's rest, to its end: its line, and the lines a ``\\`` at their end continues (``fly secrets set \\``
+#: then ``  DB=…``: review55e F2.3). Possessive: read once.
+_COMMAND_REST = r"(?P<rest>(?:[^\n|;&<>\\]++|\\\r?\n|\\)*+)"
+#: A vault password ``echo`` gives ansible through a process substitution (``--vault-password-file <(echo PW)``,
+#: ``--vault-id dev@<(echo PW)``: red56), a word or quoted, before its ``)``.
+_VAULT_ECHOED = (
+    r"--vault-(?:pass(?:word)?-file(?:=|[ \t]+)|id(?:=|[ \t]+)[\w.-]*@)<\([ \t]*"
+    + _ECHOED
+    + _NOT_REDACTED
+    + r"""(?:(?P<quote>['"])(?P<quoted>[^'"\n]+)(?P=quote)|(?P<bare>[^\s"'`$;&|)-][^\s"'`;&|)]*))[ \t]*\)"""
+)
+#: What expect's ``send`` answers a password's prompt with, on the prompt's line or the next (``expect "password:"
+#: { send "PW\\r" }``: red56): a word in double quotes, with no Tcl ``$variable`` nor ``[command]``. Each prompt
+#: reads a bounded reach on.
+_EXPECT_SENT = (
+    r"(?i:assword|passphrase)(?:[^\n]{0,100}?|[^\n]{0,100}\r?\n[ \t]*)(?<![\w-])send(?:[ \t]+--)?[ \t]+"
+    r'"(?P<value>[^"\s\\$\[]+)(?:\\[rn])?"'
+)
+
+
+def _expect_sent(match: re.Match[str]) -> str:
+    """An ``_EXPECT_SENT`` match with its literal value redacted."""
+    if not _is_literal(match.group("value")):
+        return match.group(0)
+    return _marked(match, "value", "[redacted:cli-credentials]")
+
+
 #: The needles of the commands whose input may be data, no password (``_plainly_data``).
 _FED_DATA_TOO = ("sudo", "vercel")
-#: The needles of the rows whose command gives more than one secret (``NAME=VALUE`` pairs): applied again, each pass
-#: the next (``Rule.again``).
-_SEVERAL_STORED = ("doppler", "secrets set", "from-literal")
 #: The rules of this block, in ``_CONTEXT_RULES``.
 _FED_AND_STORED_RULES = (
     *(
@@ -1844,13 +2047,42 @@ _FED_AND_STORED_RULES = (
                 replace=_here_string_fed_unless_data if needles[0] in _FED_DATA_TOO else _here_string_fed,
                 retry=True,
             ),
+            *(
+                Rule(
+                    "cli-credentials",
+                    heredoc,
+                    needles,
+                    replace=_heredoc_line_fed_unless_data if needles[0] in _FED_DATA_TOO else _heredoc_line_fed,
+                    retry=True,
+                )
+                for heredoc in (_heredoc_fed(command), _heredoc_piped(rf"(?<![\w.-]){command}"))
+            ),
         )
     ),
     Rule("cli-credentials", _fed_piped(_CHPASSWD), ("chpasswd",), replace=_chpasswd_piped),
+    Rule("cli-credentials", _fed_piped(r"passwd(?![\w.-])"), ("passwd",), replace=_piped_twice),
     Rule("cli-credentials", _fed_here_string(_CHPASSWD), ("chpasswd",), replace=_chpasswd_here_string, retry=True),
     *(
-        _argument_rule(needles, lead, replace, again=needles[0] in _SEVERAL_STORED)
-        for needles, lead, replace in _STORED_SECRETS
+        Rule("cli-credentials", heredoc, ("chpasswd",), replace=_heredoc_users_passwords, retry=True)
+        for heredoc in (_heredoc_fed(_CHPASSWD), _heredoc_piped(rf"(?<![\w.-]){_CHPASSWD}"))
+    ),
+    *(_argument_rule(needles, lead, replace, again=False) for needles, lead, replace in _STORED_SECRETS),
+    Rule("cli-credentials", _SECRET_OBJECT, ("secretsmanager",), replace=_json_values),
+    Rule(
+        "cli-credentials",
+        _VAULT_ECHOED,
+        ("vault-pass", "vault-id"),
+        replace=lambda m: _option_value(m, "cli-credentials"),
+    ),
+    Rule("cli-credentials", _EXPECT_SENT, ("send",), replace=_expect_sent),
+    *(
+        Rule(
+            "secret",
+            command + _COMMAND_REST,
+            needles,
+            replace=_each_pair(pair, check),
+        )
+        for needles, command, pair, check in _STORED_PAIRS
     ),
 )
 

@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (31: an escaped quote inside a curl/HTTPie password in a JSON string's escaped quotes (``\\"…\\\\\\"…\\"``) and in
+#: (32: aws's global options before its service, every value of ``--secret-string``'s JSON, every pair of a long or
+#: continued ``secrets set``/``--from-literal``, a pipe's line end, ``$'…'``, a quoted ``;`` before a here-string, a
+#: heredoc fed to ``sudo -S``/``chpasswd``/a store, the password piped twice to ``passwd``, ``net use``'s other
+#: spellings, rclone's, heroku's, netlify's secrets, ansible's ``<(echo …)``, expect's ``send``: red56;
+#: 31: an escaped quote inside a curl/HTTPie password in a JSON string's escaped quotes (``\\"…\\\\\\"…\\"``) and in
 #: bash's ``$'…\\'…'``, a made password in brackets (``[deploy:…]``), HTTPie's bearer token on a continued line and
 #: after ``-A=bearer``, xh's ``--bearer``, curl's ``--oauth2-bearer``, a Makefile's ``@http -a …``, HTTPie's ``-a``
 #: after a header it removes, a curl config file's ``user: …`` and its user line after any quote or an escaped line
@@ -57,7 +61,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 31
+RULES_VERSION = 32
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
@@ -111,7 +115,9 @@ ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", 
                   "net ads", "net -u", "rpcclient", "secret set", "-a bearer",
                   # (a password piped to ``sudo -S``, a secret to a store's CLI: ``redact._FED_AND_STORED_RULES``)
                   "sudo", "doppler", "wrangler", "vercel", "secret create", "http-basic", "pypi-token", "nuget",
-                  "convertto-securestring", "net use", "ngrok")  # fmt: skip
+                  "convertto-securestring", "net use", "net.exe use", "ngrok", "passwd", "rclone",
+                  # (expect's ``send "PW\\r"`` after a prompt with no colon: ``expect "password" {…}``, review56c F3)
+                  "send")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -632,7 +638,8 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  # (``redact._FED_AND_STORED_RULES``)
                  "sudo", "passwd", "chpasswd", "wrangler", "vercel", "gcloud", "doppler", "secret create",
                  "secretsmanager", "put-parameter", "keyvault", "twine", "poetry", "nuget", "convertto-securestring",
-                 "net use", "ngrok", "alias set", "host add", "functions:secrets:set", "secrets set", "setapikey", "from-literal")  # fmt: skip
+                 "net use", "net.exe use", "ngrok", "alias set", "host add", "functions:secrets:set", "secrets set", "setapikey", "from-literal",
+                 "config:set", "env:set", "rclone", "vault-pass", "vault-id", "send")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -1214,9 +1221,22 @@ def _a_login_rule_may_match(text: str, lowered: str) -> bool:
 def _an_option_to_read_input(text: str, lowered: str) -> bool:
     """What the rules of ``sudo`` and ``passwd`` reading a password from their input need (``redact._FED_COMMANDS``):
     sudo's own ``-S`` (alone or in a cluster, ``-kS``) or ``--stdin`` (``_sudo_reads_its_input``), or a ``--stdin``
-    on ``passwd``'s line. Looked for anywhere, "sudo" in a hint and any ``-…S…`` word (``pacman -Syu``,
-    ``-DSQLITE_…``) loaded the rules for every such failure (review55e F1)."""
-    return _sudo_reads_its_input(text) or _passwd_reads_its_input(text)
+    on ``passwd``'s line, or two lines piped to it (``_passwd_piped_twice``). Looked for anywhere, "sudo" in a hint
+    and any ``-…S…`` word (``pacman -Syu``, ``-DSQLITE_…``) loaded the rules for every such failure (review55e F1)."""
+    return _sudo_reads_its_input(text) or _passwd_reads_its_input(text) or _passwd_piped_twice(text)
+
+
+def _passwd_piped_twice(text: str) -> bool:
+    """What ``redact._piped_twice`` needs: an escaped line end (``echo -e "PW\\nPW"``) and a ``|`` within the pipe
+    rule's reach (210 characters) before a ``passwd``. Each ``passwd`` reads a bounded reach back: linear."""
+    if "\\n" not in text:
+        return False
+    at = text.find("passwd")
+    while at != -1:
+        if text.rfind("|", max(0, at - 210), at) != -1:
+            return True
+        at = text.find("passwd", at + 1)
+    return False
 
 
 def _sudo_reads_its_input(text: str) -> bool:
@@ -1343,6 +1363,79 @@ def _an_mc_alias(text: str, lowered: str) -> bool:
     return _blanks_between(lowered, "mc", "alias") or _blanks_between(lowered, "mc", "config") or "mc.exe" in lowered
 
 
+def _an_expect_send(text: str, lowered: str) -> bool:
+    """expect's ``send "…"`` after a password's prompt: "assword" or "passphrase", and a ``send``, blanks, ``"``
+    (``--`` between them too). "sending", "Send" alone load nothing."""
+    if "assword" not in lowered and "passphrase" not in lowered:
+        return False
+    at = text.find("send")
+    while at != -1:
+        after = _after(text, at + 4, " \t")
+        if text.startswith("--", after):
+            after = _after(text, after + 2, " \t")
+        if after > at + 4 and text.startswith('"', after):
+            return True
+        at = text.find("send", at + 1)
+    return False
+
+
+def _a_heroku_pair(text: str, lowered: str) -> bool:
+    """``heroku config:set NAME=…``: heroku's name, and a ``=`` after its ``config:set`` ("heroku config:set failed"
+    loads nothing)."""
+    at = lowered.find("config:set")
+    return "heroku" in lowered and text.find("=", at) != -1
+
+
+def _a_netlify_pair(text: str, lowered: str) -> bool:
+    """``netlify env:set NAME VALUE``: netlify's name, and after the first ``env:set`` two words in a row that
+    ``redact._a_secrets_setting`` may take, wherever the pair is (the rule reads every pair of the command's rest): a
+    name holding a secret's noun, or a value quoted or of six characters or more not all letters (which
+    ``_looks_made`` asks). "netlify env:set requires a site" loads nothing. The words after it are read once."""
+    at = lowered.find("env:set")
+    if "netlify" not in lowered or at == -1:
+        return False
+    words = text[at + 7 :].split()
+    return any(
+        value[0] in "'\"" or (len(value) >= 6 and not value.isalpha()) or _a_nouns_name(name.lower())
+        for name, value in zip(words, words[1:], strict=False)
+    )
+
+
+def _a_nouns_name(name: str) -> bool:
+    """Whether a lowercase name holds a secret's noun, as every name ``redact.secret_key`` says yes to does."""
+    return any(noun in name for noun in ("pass", "pw", "secret", "token", "key"))
+
+
+def _a_net_use_password(text: str, lowered: str) -> bool:
+    """``net use … \\\\srv\\share … PW``: after a ``net use`` (``net.exe use``), a share (``\\\\`` within 40
+    characters) and, on its line after it, a word that is no ``/option`` nor ``*``. "net.exe use Z: \\\\srv\\share)"
+    at an error's end loads nothing. Each ``net`` reads a bounded reach on (300 characters of its line)."""
+    at = lowered.find("net")
+    while at != -1:
+        share = text.find("\\\\", at, at + 40)
+        if share != -1 and (lowered.startswith("net use", at) or lowered.startswith("net.exe use", at)):
+            words = text[share : share + 300].partition("\n")[0].split()[1:]
+            if any(not word.startswith(("/", "*")) for word in words):
+                return True
+        at = lowered.find("net", at + 1)
+    return False
+
+
+def _an_rclone_config(text: str, lowered: str) -> bool:
+    """``rclone config create`` or ``update`` given a secret's key: after the first ``config``, blanks and subcommand,
+    a word of letters, digits, ``_`` and ``-`` holding a secret's noun (the rule's key) and a word after it. "rclone
+    config create failed: unknown backend" and its usage's ``[key value]*`` load nothing (review56c F9). The words
+    after the first subcommand are read once."""
+    at = lowered.find("config")
+    while at != -1:
+        after = _after(lowered, at + 6, " \t")
+        if after > at + 6 and lowered.startswith(("create", "update"), after):
+            words = lowered[after + 6 :].split()[:-1]
+            return any(_a_nouns_name(word) and all(c.isalnum() or c in "_-" for c in word) for word in words)
+        at = lowered.find("config", at + 1)
+    return False
+
+
 #: What the rules a common needle calls on need around it, asked only where the needle is in the text (and the text
 #: lowers exactly: ``_may_be_changed_as_written``): a needle alone let nearly every failed command's output load the
 #: rules (``pass`` in "12 passed", ``key`` in ``KeyError``, ``://`` in any URL, ``--`` in pytest's header): about 38 M
@@ -1377,6 +1470,11 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "ngrok": _an_ngrok_token,
     "secrets set": _a_pair_to_a_secrets_set,
     **dict.fromkeys(("alias set", "host add"), _an_mc_alias),
+    "rclone": _an_rclone_config,
+    "config:set": _a_heroku_pair,
+    "env:set": _a_netlify_pair,
+    **dict.fromkeys(("net use", "net.exe use"), _a_net_use_password),
+    "send": _an_expect_send,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.

@@ -112,6 +112,14 @@ HTTP 403 X-Served-By: cache-fra
 $ sudo ls -lS /var/log
 $ ls -l /etc/passwd
 -rw-r--r-- 1 root root 2764 Re-Start
+ !    Couldn't find that app. heroku config:set failed
+Usage: netlify env:set
+Error: netlify env:set requires a site; run netlify link
+System error 53 has occurred. The network path was not found. (net.exe use Z: \\\\srv\\share)
+rclone: Failed to create file system for "s3r": didn't find section in config file
+2024/01/01 ERROR : rclone config create failed: unknown backend "s4"
+Usage: rclone config create name type [key value]* [flags]
+expect: spawn id exp4 not open while executing "send yes"
 """
 OUTPUTS = [PYTEST, NODE, URL_AND_GIT, DOCKER, PIP_AND_NPM, CURL_AND_HTTP]
 
@@ -157,6 +165,12 @@ def test_a_failed_store_or_tool_and_a_sudo_hint_load_no_rules(line: str) -> None
         "ngrok config add-authtoken Xk9mPq2Lw7",
         "doppler secrets set API Xk9mPq2Lw7",
         "twine upload --password Xk9mPq2Lw7 dist/*",
+        "heroku config:set STRIPE=Xk9mPq2Lw7",
+        "netlify env:set STRIPE Xk9mPq2Lw7",
+        "net.exe use Z: \\\\srv\\share /u:me Xk9mPq2Lw7",
+        "rclone config create s3r s3 secret_access_key Xk9mPq2Lw7",
+        "rclone config update s3r pass Xk9mPq2Lw7",
+        'expect "Password:" { send "Xk9mPq2Lw7\\r" }',
     ],
 )
 def test_a_secret_given_to_those_tools_beside_their_failures_still_loads_the_rules(secret: str) -> None:
@@ -215,6 +229,7 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         for needle in (*redaction.NEEDED_AROUND, *redaction.TOKEN_NEEDED_AROUND)
     }
     comment = "keyed:#(?![^\\n:=#]{0,60}?("
+    piped, heredoc = "keyed:(?:echo|printf)(?:[ ", "keyed:cat(?<![\\w.-]cat)[ \\"  # (a heredoc fed: red56)
     listed = [
         "keyed:[Cc]ommand\\\\?[\\\"'][ ",
         "keyed:\\([ \\t\\r\\n]*(?:(?:\\\\",
@@ -224,22 +239,28 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         **dict.fromkeys(("pass", "pw", "token", "key"), [comment]),
         "secret": [
             comment,
-            "keyed:(?:echo|printf)(?:[ ",
+            piped,
             "keyed:(?:gh(?:\\.exe)?[ \\t]",
-            "keyed:gh(?:\\.exe)?[ \\t]+se",
+            heredoc,
+            *["keyed:gh(?:\\.exe)?[ \\t]+se"] * 2,
         ],
-        "sudo": ["keyed:(?:echo|printf)(?:[ ", "keyed:sudo(?![\\w.-])(?:[ \\"],
-        "passwd": ["keyed:(?:echo|printf)(?:[ ", "keyed:passwd(?![\\w.-])(?:["],
+        "sudo": [piped, heredoc, *["keyed:sudo(?![\\w.-])(?:[ \\"] * 2],
+        "passwd": [piped, piped, heredoc, *["keyed:passwd(?![\\w.-])(?:["] * 2],
         **dict.fromkeys(("alias set", "host add"), ["keyed:mc(?:\\.exe)?[ \\t]+(?"]),
-        "doppler": ["keyed:(?:echo|printf)(?:[ ", "keyed:doppler(?![\\w.-])[ \\"] + ["keyed:doppler(?![\\w.-])[ \\"],
-        "gcloud": ["keyed:(?:echo|printf)(?:[ ", "keyed:gcloud(?![\\w.-])[ \\t"],
+        "doppler": [piped, heredoc, *["keyed:doppler(?![\\w.-])[ \\"] * 3],
+        "gcloud": [piped, heredoc, *["keyed:gcloud(?![\\w.-])[ \\t"] * 2],
         "ngrok": ["keyed:ngrok(?:\\.exe)?[ \\t]"],
+        "rclone": ["keyed:rclone(?:\\.exe)?(?!["],
+        "send": ["keyed:(?i:assword|passphra"],
+        "config:set": ["keyed:heroku(?:\\.cmd|\\.exe"],
+        "env:set": ["keyed:netlify(?:\\.cmd|\\.ex"],
+        **dict.fromkeys(("net use", "net.exe use"), ["keyed:(?i:net(?:\\.exe)?[ \\"]),
         "nuget": ["keyed:(?:nuget(?:\\.exe)?)("],
         "poetry": ["keyed:poetry(?![\\w.-])[ \\t"],
         "secrets set": ["keyed:(?:fly|flyctl|supaba"],
         "twine": ["keyed:(?:twine)(?![\\w-])(?"],
-        "vercel": ["keyed:(?:echo|printf)(?:[ ", "keyed:vercel(?![\\w.-])[ \\t"],
-        "wrangler": ["keyed:(?:echo|printf)(?:[ ", "keyed:wrangler(?![\\w.-])[^"],
+        "vercel": [piped, heredoc, *["keyed:vercel(?![\\w.-])[ \\t"] * 2],
+        "wrangler": [piped, heredoc, *["keyed:wrangler(?![\\w.-])[^"] * 2],
         "://": ["keyed:://(?:\\[redacted:[\\w"],
         "@": ["keyed:://([A-Za-z0-9_-]{20"],
         "sentry": ["keyed:://([A-Za-z0-9]{8,})"],
@@ -338,6 +359,8 @@ def _real_strings() -> list[str]:
 #: What each narrowed needle's rules read around it: separators, quotes, blanks, nouns, values, URLs' parts.
 AROUND = [
     "sudo", "sudo ", "-S", " -S ", "-kS", "--stdin", "passwd ", "echo ", "echo Xk9mPq2Lw7 | ", "<<< ", "|",
+    "rclone ", "config ", "create ", "update ", "send ", "send", "send -- ", "expect ", "assword:", "Passphrase",
+    "heroku ", "config:set ", "netlify ", "env:set ", "net use ", "net.exe use ", "\\\\srv\\share ", "/u:me ",
     *redaction.NOUN_FORMS, "PASSWORD", "Token", "API_KEY", "_2", "12", ":", "=", " ", "  ", "\t", "\n", "\u00a0",
     '"', "'", "\\", '\\"', "]", "*", "**", "`", "#", " # ", "(", ")", "<", ">", "</", "/", "@", "://", "https://",
     "-", "--", "---", "-----", "_", ".", ",", "Key", "Value", "Key   Value\n---   -----\n", "define", "DEFINE", "auth",
@@ -420,6 +443,15 @@ SEEDS = [
     "gh secret set DEPLOY " + "-b Xk9mPq2Lw7",
     "echo Xk9mPq2Lw7 " + "| sudo -S -u postgres psql",
     "echo Xk9mPq2Lw7 " + "| passwd --stdin deploy",
+    "rclone config create s3r s3 secret_access_key " + "Xk9mPq2Lw7",
+    "heroku config:set STRIPE=" + "Xk9mPq2Lw7",
+    "netlify env:set STRIPE " + "Xk9mPq2Lw7",
+    "net use Z: \\\\srv\\share /user:me " + "Xk9mPq2Lw7",
+    'expect "password:" { send "' + 'Xk9mPq2Lw7\\r" }',
+    'expect "Password:"\nsend -- "' + 'Xk9mPq2Lw7"',
+    "sudo -S whoami <<EOF\n" + "Xk9mPq2Lw7\nEOF",
+    "cat <<EOF | sudo -S whoami\n" + "Xk9mPq2Lw7\nEOF",
+    'echo -e "Xk9mPq2Lw7\\n' + 'Xk9mPq2Lw7" | passwd deploy',
     "CREATE USER app WITH PASSWORD " + "'Xk9mPq2Lw7';",
     "default password " + "Xk9mPq2Lw7",
     "docker login registry.internal -u deploy " + "-p Xk9mPq2Lw7",

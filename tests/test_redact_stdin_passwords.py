@@ -50,6 +50,21 @@ PW = "Hx7Sud0Pw42"
         "aws secretsmanager put-secret-value --secret-id db --secret-string='Hx7Sud0Pw42'",
         "aws ssm put-parameter --name /db/pw --type SecureString --value Hx7Sud0Pw42",
         "aws ssm put-parameter --name /db/pw --value Hx7Sud0Pw42 --overwrite",
+        # a vault password echoed into ansible, expect's answer to a password prompt (red56)
+        "ansible-vault decrypt vault.yml --vault-password-file <(echo Hx7Sud0Pw42)",
+        'ansible-playbook site.yml --vault-password-file=<(echo "Hx7Sud0Pw42")',
+        "ansible-playbook site.yml --vault-id dev@<(echo -n Hx7Sud0Pw42)",
+        'expect "password:" { send "Hx7Sud0Pw42\\r" }',
+        'expect "Password: "\nsend "Hx7Sud0Pw42\\r"',
+        'expect -c \'spawn ssh h; expect "assword:"; send "Hx7Sud0Pw42\\r"; interact\'',
+        # a prompt with no colon: nothing else in the text let the rules be asked (review56c F3)
+        'expect "password" { send "Hx7Sud0Pw42\\r" }',
+        'expect "assword" { send "Hx7Sud0Pw42\\r" }',
+        'expect -re "(?i)password" { send "Hx7Sud0Pw42\\r" }',
+        # after aws's global options (review55e F2.1)
+        "aws --region eu-west-1 secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
+        "aws --profile prod ssm put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
+        "aws --no-cli-pager --region=eu-west-1 secretsmanager put-secret-value --secret-string Hx7Sud0Pw42",
         "az keyvault secret set --vault-name shopkv --name db --value Hx7Sud0Pw42",
         "echo Hx7Sud0Pw42 | firebase functions:secrets:set API",
         # a tool's password or token on its line
@@ -66,9 +81,31 @@ PW = "Hx7Sud0Pw42"
         '$s = ConvertTo-SecureString -String "Hx7Sud0Pw42" -AsPlainText -Force',
         "net use Z: \\\\srv\\share /user:corp\\me Hx7Sud0Pw42",
         "NET USE Z: \\\\srv\\share Hx7Sud0Pw42 /USER:corp\\me",
+        # other spellings (review55e F2.7): a JSON string's, net.exe, a share in quotes, /u:
+        '{"command": "net use Z: \\\\\\\\srv\\\\share /user:corp\\\\me Hx7Sud0Pw42"}',
+        "net.exe use Z: \\\\srv\\share /user:me Hx7Sud0Pw42",
+        'net use Z: "\\\\srv\\my share" /user:me Hx7Sud0Pw42',
+        "net use Z: \\\\srv\\share /u:me Hx7Sud0Pw42",
         "ngrok config add-authtoken Hx7Sud0Pw42",
         "ngrok authtoken Hx7Sud0Pw42",
         "mc alias set s3 https://s3 minioadmin Hx7Sud0Pw42",
+        # a command line continued after the pipe, with a backslash or none, or by PowerShell's backtick
+        "echo Hx7Sud0Pw42 | \\\n  sudo -S whoami",
+        "echo Hx7Sud0Pw42 |\n  sudo -S whoami",
+        "echo Hx7Sud0Pw42 |\n  docker login -u me --password-stdin",
+        "$cred = ConvertTo-SecureString -String 'Hx7Sud0Pw42' `\n  -AsPlainText -Force",
+        # bash's $'…', a JSON string's printf '%s\\n', a quoted ; before the here-string
+        "echo $'Hx7Sud0Pw42' | sudo -S whoami",
+        "echo $'Hx7Sud0Pw42' | gh auth login --with-token",
+        "sudo -S bash -c 'apt update; apt upgrade' <<< 'Hx7Sud0Pw42'",
+        'sudo -S sh -c "a | b" <<< Hx7Sud0Pw42',
+        '{"command": "printf \'%s\\\\n\' Hx7Sud0Pw42 | sudo -S whoami"}',
+        # a heredoc fed to sudo -S, chpasswd or a store's CLI (review55e F2.4)
+        "sudo -S whoami <<EOF\nHx7Sud0Pw42\nEOF",
+        "cat <<EOF | sudo -S whoami\nHx7Sud0Pw42\nEOF",
+        "chpasswd <<EOF\ndeploy:Hx7Sud0Pw42\nEOF",
+        "cat <<'EOF' | sudo chpasswd\ndeploy:Hx7Sud0Pw42\nEOF",
+        "wrangler secret put API_KEY <<EOF\nHx7Sud0Pw42\nEOF",
     ],
 )
 def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_command_still_reads(
@@ -91,6 +128,10 @@ def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_com
         "kubectl create secret generic db --from-literal=api=Hx7Sud0Pw42",
         "kubectl -n prod create secret generic db --from-literal api=Hx7Sud0Pw42",
         "kubectl create secret generic db --from-literal='api=Hx7Sud0Pw42'",
+        # on the command's continued lines (review55e F2.3)
+        "fly secrets set \\\n  DB=Hx7Sud0Pw42 \\\n  API=Hx7Sud0Pw42",
+        "kubectl create secret generic db \\\n  --from-literal=a=Hx7Sud0Pw42 \\\n  --from-literal=b=Hx7Sud0Pw42",
+        "kubectl -n prod \\\n  create secret generic db --from-literal=a=Hx7Sud0Pw42",
     ],
 )
 def test_a_secret_a_store_is_given_as_a_name_and_its_value_is_redacted_as_a_settings(written: str) -> None:
@@ -130,6 +171,56 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
 
 
 @pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("sudo -S whoami <<< $'Hx7Sud0Pw42\\n'", f"sudo -S whoami <<< $'{R}'"),
+        ('echo -e "Hx7Sud0Pw42\\nHx7Sud0Pw42" | passwd deploy', f'echo -e "{R}" | passwd deploy'),
+        ("printf 'Hx7Sud0Pw42\\nHx7Sud0Pw42\\n' | sudo passwd deploy", f"printf '{R}' | sudo passwd deploy"),
+    ],
+)
+def test_a_password_fed_with_its_line_ends_goes_whole(written: str, shown: str) -> None:
+    """``$'PW\\n'`` and the one password twice to ``passwd`` (review55e F2.5, F2.6): the value is redacted whole."""
+    assert redact(written) == shown == as_indexed(written, whatever_the_setting=True)
+
+
+@pytest.mark.parametrize("command", ["fly secrets set", "doppler secrets set", "supabase secrets set"])
+def test_every_pair_of_a_long_secrets_set_is_redacted(command: str) -> None:
+    """Past 200 characters of the command too (review55e F2.2: each pass read a reach of 200 from its start)."""
+    pairs = " ".join(f"APP_SERVICE_CONFIGURATION_VALUE_{i}=Hx7Sud0Pw42v{i}" for i in range(8))
+    written = f"{command} {pairs}"
+    assert PW not in redact(written)
+    assert redact(written).count("=[redacted:secret]") == 8
+    assert as_indexed(written, whatever_the_setting=True) == redact(written)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "rclone config create s3r s3 access_key_id AKIAX secret_access_key Hx7Sud0Pw42",
+        "rclone config update s3r secret_access_key Hx7Sud0Pw42 region eu",
+        "rclone config create r sftp host h user me pass Hx7Sud0Pw42 key_file ~/.ssh/id",
+        "heroku config:set STRIPE=Hx7Sud0Pw42 -a app",
+        "heroku config:set NODE_ENV=production DATABASE_PASSWORD=Hx7Sud0Pw42",
+        "netlify env:set STRIPE Hx7Sud0Pw42",
+        "netlify env:set API_TOKEN 'Hx7Sud0Pw42' --context production",
+    ],
+)
+def test_a_secret_given_to_rclone_or_a_hosts_environment_is_redacted_as_a_settings(written: str) -> None:
+    """red56: rclone's ``KEY VALUE`` pairs (a secret-named key's), heroku's and netlify's settings (a secret-named
+    key's, or a value that looks made)."""
+    shown = redact(written)
+    assert shown == written.replace(PW, "[redacted:secret]")
+    assert as_indexed(written, whatever_the_setting=True) == shown
+
+
+def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> None:
+    literals = " ".join(f"--from-literal=APP_SERVICE_CONFIGURATION_VALUE_{i}=Hx7Sud0Pw42v{i}" for i in range(8))
+    written = f"kubectl create secret generic app {literals}"
+    assert PW not in redact(written)
+    assert redact(written).count("[redacted:secret]") == 8
+
+
+@pytest.mark.parametrize(
     "line",
     [
         "echo hello | sudo tee /etc/motd",
@@ -141,6 +232,14 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
         "echo 'vm.max_map_count=262144' | sudo -S tee -a /etc/sysctl.conf",
         "echo 'SELECT 1' | sudo -S -u postgres psql",
         "sudo -S tee /etc/resolv.conf <<< 'nameserver 1.1.1.1'",
+        "sudo -S bash -c 'apt update; apt upgrade' <<< 'y'",
+        "sudo -S tee /etc/resolv.conf <<EOF\nnameserver 1.1.1.1\nEOF",
+        "sudo -S x <<EOF\n$SUDO_PASS\nEOF",
+        "chpasswd <<EOF\ndeploy:$PW\nEOF",
+        "echo y | passwd deploy",
+        'echo -e "Hx7Sud0Pw42\\nZr8Kq3Vw7Mx" | passwd deploy',  # (two answers, not the one password twice)
+        "printf 'a\\nb\\n' | passwd",
+        "echo $'y\\n' | sudo -S apt install nginx",
         "echo https://api.example.com | vercel env add API_URL production",
         'echo "$SUDO_PASS" | sudo -S systemctl restart nginx',
         "echo ${PW} | sudo -S whoami",
@@ -165,6 +264,7 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
         "$s = ConvertTo-SecureString $env:PW -AsPlainText -Force",
         "net use Z: \\\\srv\\share /persistent:no",
         "net use Z: \\\\srv\\share * /user:corp\\me",
+        'net use Z: "\\\\srv\\my share" * /u:me',
         "ngrok config add-authtoken $NGROK_TOKEN",
         "nuget setapikey $NUGET_KEY -Source x",
         "nuget setapikey --help",
@@ -173,6 +273,22 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
         "kubectl create secret generic db --from-literal=pw=$PW",
         "fly secrets list",
         "supabase secrets set --env-file .env",
+        "rclone config create r s3 provider AWS env_auth true",
+        "rclone config create r s3 access_key_id x key_file ~/.ssh/id",
+        "heroku config:set NODE_ENV=production WEB_CONCURRENCY=2 -a app",
+        # a number, a version, a short git sha, a list of flags: no token (review56c F5)
+        "heroku config:set MAX_UPLOAD=10485760",
+        "heroku config:set APP_VERSION=v1.2.3-rc1",
+        "heroku config:set GIT_SHA=3f2a9c1b7e",
+        "heroku config:set FEATURE_FLAGS=new_ui,beta_search",
+        "netlify env:set NODE_ENV production",
+        'netlify env:set API_TOKEN "$TOKEN"',
+        "ansible-vault view x --vault-password-file <(echo $PW)",
+        "ansible-vault view x --vault-password-file ~/.vault_pass",
+        'expect "password:" { send "$pw\\r" }',
+        'expect "login:" { send "deploy\\r" }',
+        "fly secrets set A=$A B=${B} C=$(cat c)",
+        "fly secrets set --app web; echo DB=x",  # (the command ends at its ;)
     ],
 )
 def test_a_variable_a_file_help_text_and_other_commands_stay_as_written(line: str) -> None:
@@ -188,7 +304,38 @@ def test_data_fed_to_sudo_s_with_a_word_that_looks_made_is_redacted_whole(writte
     assert redact(written) == written.replace(written[written.index("'") : written.rindex("'") + 1], f"'{R}'")
 
 
-def test_the_json_a_store_is_given_keeps_its_keys() -> None:
-    """``--secret-string '{"pw":"…"}'``: the settings' rules redact its values, and its keys still read."""
-    written = """aws secretsmanager create-secret --name db --secret-string '{"pw":"Hx7Sud0Pw42"}'"""
+@pytest.mark.parametrize(
+    "written",
+    [
+        """aws secretsmanager create-secret --name db --secret-string '{"pw":"Hx7Sud0Pw42"}'""",
+        # every value, not a secret-named key's alone (review55e F2.8)
+        """aws secretsmanager create-secret --name x --secret-string '{"db":"Hx7Sud0Pw42"}'""",
+        """aws --region x secretsmanager put-secret-value --secret-id x --secret-string '{"db": "Hx7Sud0Pw42"}'""",
+        # in escaped double quotes, as AWS's documentation writes it, and in a JSON string (review56c F2)
+        'aws secretsmanager create-secret --name x --secret-string "{\\"db\\":\\"Hx7Sud0Pw42\\"}"',
+        'aws secretsmanager create-secret --secret-string "{\\"password\\":\\"Hx7Sud0Pw42\\",\\"db\\":\\"Hx7Sud0Pw42\\"}"',
+        '{"command": "aws secretsmanager create-secret --name x --secret-string \'{\\"db\\":\\"Hx7Sud0Pw42\\"}\'"}',
+        '{"command": "aws secretsmanager create-secret --secret-string \\"{\\\\\\"db\\\\\\":\\\\\\"Hx7Sud0Pw42\\\\\\"}\\""}',
+    ],
+)
+def test_the_json_a_store_is_given_keeps_its_keys(written: str) -> None:
+    """``--secret-string '{"pw":"…"}'``: each secret string value is redacted, and its keys still read."""
+    assert redact(written) == written.replace(PW, "[redacted:secret]")
+    assert as_indexed(written, whatever_the_setting=True) == redact(written)
+
+
+def test_the_plain_fields_of_an_rds_secret_string_stay() -> None:
+    """review56c F6: a value under a plain key stays unless it looks made: an RDS secret's user, engine, host and
+    database name are what a user searches a chat for; its password goes."""
+    written = (
+        "aws secretsmanager create-secret --name x --secret-string "
+        """'{"username":"admin","engine":"postgres","host":"db.local","port":5432,"dbname":"app","password":"Hx7Sud0Pw42"}'"""
+    )
+    assert redact(written) == written.replace(PW, "[redacted:secret]")
+
+
+def test_a_variable_and_a_number_in_the_json_a_store_is_given_stay() -> None:
+    written = (
+        """aws secretsmanager create-secret --name x --secret-string '{"db":"Hx7Sud0Pw42","port":5432,"u":"$U"}'"""
+    )
     assert redact(written) == written.replace(PW, "[redacted:secret]")

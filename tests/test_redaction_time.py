@@ -328,6 +328,35 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         "passwd passwd ",
         "twine nuget -p ",
         "nuget setapikey x ",
+        # red56: review55e F2's near variants and the new shapes
+        "aws --region x --profile y secretsmanager --secret-string ",
+        "aws --a --b ",
+        'aws secretsmanager --secret-string \'{"a":"b"} ',
+        'net use Z: "\\\\s ',
+        "net use Z: \\\\\\\\s\\\\x ",
+        "echo a |\n",
+        "echo a | \\\n sudo -S ",
+        "echo $'a' | sudo -S x ",
+        "sudo -S '",
+        "sudo -S x 'a;b' <<< ",
+        "ConvertTo-SecureString x `\n",
+        "sudo -S x <<EOF\n",
+        "cat <<EOF | sudo -S x\n",
+        "chpasswd <<EOF\n",
+        'echo -e "a\\na" | passwd ',
+        "fly secrets set A=b ",
+        "fly secrets set \\\n",
+        "kubectl \\\n create secret --from-literal=a=b ",
+        "heroku config:set A=b ",
+        "netlify env:set A b ",
+        "rclone config create a b pass c ",
+        "--vault-password-file <(echo a) ",
+        'expect "password:" send "a" ',
+        "password send ",
+        # review56c: JSON objects in escaped quotes (F2), never closed
+        'aws secretsmanager --secret-string "{\\"a\\":\\"b ',
+        "aws secretsmanager --secret-string '{:\"",
+        'aws secretsmanager --secret-string \\"{\\\\\\"a\\\\\\": ',
     ],
 )
 def test_a_long_text_of_commands_fed_a_password_or_given_a_stored_secret_is_redacted_in_time_linear_in_its_size(
@@ -346,6 +375,27 @@ def test_a_long_cluster_of_sudos_option_letters_is_redacted_in_time_linear_in_it
     """``sudo -kkk…``: each letter of the run may end a cluster taking a value, or hold ``S``; read once."""
     assert redact("echo Xk9mPq2Lw7 | sudo -kkS x") == "echo [redacted:cli-credentials] | sudo -kkS x"
     longer, shorter = (_cpu_seconds(size, tmp_path, "k", head, gate=gate) for size in (1_000_000, 250_000))
+    assert longer / shorter < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    ("unit", "head"),
+    [
+        ("pass", "rclone config create r s3 "),
+        ("key-", "rclone config update r "),
+        ("secret_", "rclone config create r s3 "),
+        ("token", "rclone config update r "),
+    ],
+)
+@pytest.mark.parametrize("gate", [True, False])
+def test_one_long_word_holding_secrets_nouns_after_rclone_config_create_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str, head: str, *, gate: bool
+) -> None:
+    """rclone's key holding a secret's noun: read as ``[\\w-]*noun[\\w-]*``, one long word of nouns was read to its
+    end again for each noun in it (review56c F1: 16 KB, 0.8 s; the failure hook's 8 KB window, 0.2 s)."""
+    assert redact(head + "secret_access_key Xk9mPq2Lw7") == head + "secret_access_key [redacted:secret]"
+    longer, shorter = (_cpu_seconds(size, tmp_path, unit, head, gate=gate) for size in (200_000, 50_000))
     assert longer / shorter < 8
 
 
