@@ -1756,15 +1756,13 @@ def _heredoc_users_passwords(match: re.Match[str]) -> str:
     return _marked(match, "value", f"{user}:[redacted:cli-credentials]")
 
 
-def _stored_secret(match: re.Match[str], kind: str = "cli-credentials") -> str:
-    """``_argument`` of a secret given to a store's CLI on its line, but a file's (``file://…``, ``fileb://…``); a
-    JSON object keeps its keys (``_json_values``)."""
+def _stored_secret(match: re.Match[str]) -> str:
+    """``_argument`` of a secret given to a store's CLI on its line, but a file's (``file://…``, ``fileb://…``) and a
+    JSON object's, whose values ``_json_values`` reads (``_SECRET_OBJECT``)."""
     value = match.group("quoted") if match.group("quoted") is not None else match.group("bare")
-    if value.startswith(("file://", "fileb://")):
+    if value.startswith(("file://", "fileb://", "{")):
         return match.group(0)
-    if value.startswith("{"):
-        return match.group(0)  # (a JSON object's values: ``_SECRET_OBJECT``)
-    return _argument(match, kind)
+    return _argument(match, "cli-credentials")
 
 
 def _json_values(match: re.Match[str]) -> str:
@@ -1791,7 +1789,8 @@ def _json_values(match: re.Match[str]) -> str:
 def _a_secret_in_json(key: str, value: str) -> bool:
     """Whether a string of a store's JSON secret is one: a literal under a secret-named key (``"password"``), or one
     that looks made (``"db":"Hx7Sud0Pw42"``: review55e F2.8). An RDS secret's ``username``, ``engine``, ``host`` and
-    ``dbname`` stay: what a user searches a chat for (review56c F6)."""
+    ``dbname`` stay where they are plain words (``"admin"``, ``"mysql"``): what a user searches a chat for
+    (review56c F6); one with digits (``"user01"``) looks made, and goes."""
     return _is_literal(value) and (secret_key(key) or _looks_made(value, password=True))
 
 

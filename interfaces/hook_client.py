@@ -250,7 +250,7 @@ def _end_with(connection: socket, pid: int, command: str, deadline: float | None
     if reply[:1] == EXIT and len(reply) == 2:
         _exit(reply[1])
     if why == ended and _kill_pinned(pinned, pid):  # (the server went away, its child still at work: it is stopped)
-        why = "the hook server went away before its child answered (the child was stopped)"
+        why = "the hook server went away before its child answered (the child was killed)"
     _give_up(command, why)
 
 

@@ -882,7 +882,7 @@ def test_a_server_killed_during_a_search_takes_its_child_with_it(serving: Served
         serving.process.kill()
         _, err = search.communicate(timeout=20)
         assert search.returncode == 1, err
-        assert err.startswith(b"deja: the hook server went away before its child answered (the child was stopped)")
+        assert err.startswith(b"deja: the hook server went away before its child answered (the child was killed)")
         wait_for("the child's end", lambda: not running(child), 10)
     finally:
         search.kill()
