@@ -618,6 +618,9 @@ def test_hooks_log_says_why_the_server_did_not_answer(site_packages: Path, tmp_p
 #: ``fastpath`` kept out of this process, so that only a server's child can answer it.
 CONSOLE = "import sys; sys.path.append(sys.argv.pop(1)); {block}from deja.interfaces.entry import main; main()"
 ONLY_SERVED = "sys.modules['deja.interfaces.fastpath'] = None; "
+#: A Ctrl-C raises in the process, as in a shell's foreground job: a test run started in the background (a CI's
+#: ``cmd &``) has SIGINT ignored, and Python keeps ignoring a signal ignored when it starts.
+CTRL_C_ON = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
 
 
 def searched(
@@ -684,7 +687,7 @@ def test_a_ctrl_c_to_a_served_search_is_passed_on_to_its_child(site_packages: Pa
     listener.bind(str(home / hook_client.SOCKET_NAME))
     listener.listen(1)
     listener.settimeout(30)
-    interrupted = "import sys, time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    sys.exit(130)"
+    interrupted = CTRL_C_ON + "import sys, time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    sys.exit(130)"
     child = subprocess.Popen([sys.executable, "-c", interrupted])  # (130 only when interrupted, as a search ends)
     handed_on = threading.Event()
 
@@ -704,7 +707,16 @@ def test_a_ctrl_c_to_a_served_search_is_passed_on_to_its_child(site_packages: Pa
     thread.start()
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DEJA_HOME": str(home), **SWITCH}
     search = subprocess.Popen(
-        [sys.executable, "-I", "-S", "-c", CONSOLE.format(block=ONLY_SERVED), str(site_packages), "search", "x"],
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            CTRL_C_ON + CONSOLE.format(block=ONLY_SERVED),
+            str(site_packages),
+            "search",
+            "x",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
@@ -813,7 +825,7 @@ class HeldTerminal:
         os.write(self.master, b"\x13")  # (XOFF)
 
     def search(self, site: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
-        code = CONSOLE.format(block=ONLY_SERVED)
+        code = CTRL_C_ON + CONSOLE.format(block=ONLY_SERVED)
         process = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", code, str(site), "search", "pytest"],
             stdout=self.slave,
