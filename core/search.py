@@ -100,6 +100,9 @@ PART_WEIGHT = 0.5
 #: Sessions are scaled by (share of query terms they hold) ** COORD.
 COORD = 0.5
 SNIPPET_CHARS = 240
+#: How far down a session's matching docs a passage holding a query word the passages before it lack is looked for
+#: (``_covering``).
+COVER_LOOKAHEAD = 16
 #: How much of a recalled question's own words its densest stretch is taken from (``_side``).
 ASK_WORDS = 4096
 #: The most a session's recency scales it by, for work of today (``recency``).
@@ -1116,7 +1119,16 @@ def _collect(
                     started=meta.started,
                     updated=meta.updated,
                     score=round(score, 4),
-                    snippets=shown(segment, ordinal, meta, scored, wanted_terms, snippets, filters.since, not hits)
+                    snippets=shown(
+                        segment,
+                        ordinal,
+                        meta,
+                        _covering(segment, scored, doc_scores, seg_i, snippets),
+                        wanted_terms,
+                        snippets,
+                        filters.since,
+                        not hits,
+                    )
                     if snippets
                     else [],
                     messages=meta.messages,
@@ -1129,6 +1141,29 @@ def _collect(
         if clock is not None:
             clock.disarm()
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
+
+
+def _covering(
+    segment: Segment, scored: list[tuple[float, int]], doc_scores: DocScores, seg_i: int, count: int
+) -> list[tuple[float, int]]:
+    """``scored`` (a session's matching docs, best first) with its first ``count`` passages each holding a query
+    word the passages before it lack, where one of the next ``COVER_LOOKAHEAD`` docs does; the best passage stays
+    first. A chat matched "checkout rounding" through its title, and showed two passages of the tests it ran on the
+    checkout, none of the answers saying what the rounding was (trial56)."""
+    passages = [(score, doc) for score, doc in scored if segment.kind(doc) != KIND_TITLE]
+    if count < 2 or len(passages) < 2:
+        return scored
+    ahead = passages[: COVER_LOOKAHEAD + count]
+    held = [written | nearly for written, nearly in doc_scores.masks(seg_i << doc_scores.bits | d for _, d in ahead)]
+    order, covered = [0], held[0]
+    left = list(range(1, len(ahead)))
+    while left and len(order) < count:
+        pick = next((i for i in left[:COVER_LOOKAHEAD] if held[i] & ~covered), left[0])
+        left.remove(pick)
+        order.append(pick)
+        covered |= held[pick]
+    chosen = [ahead[i] for i in order]
+    return [*chosen, *(pair for pair in scored if pair not in chosen)]
 
 
 def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: DocScores, key: SessionPair) -> list[str]:

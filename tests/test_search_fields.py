@@ -180,3 +180,39 @@ def test_a_message_found_by_the_path_it_edited_shows_its_words_as_any_of_its_sni
     flat = " ".join(said.split())
     assert [s["text"] for s in by_words if s["role"] == "assistant"] == [flat], by_words
     assert [s["text"] for s in by_path if s["role"] == "assistant"] == [f"{flat} · src/zebraparser.py"], by_path
+
+
+def test_a_sessions_passages_show_each_query_word_where_one_passage_holds_none_of_the_others(tmp_path: Path) -> None:
+    """A chat found by "checkout rounding" through its title showed two passages of the tests it ran on the checkout,
+    and none of the answers saying what the rounding was (trial56)."""
+    cli = tmp_path / "cli"
+    ask = "checkout total is off by one cent for discounted carts"
+    failed = "FAILED tests/test_checkout.py::test_total - AssertionError: assert 1999 == 2000\n1 failed, 41 passed"
+    records = [
+        user_turn(ask),
+        assistant_turn("Running the tests.", tool_use("Shell", {"command": "pytest -q tests/test_checkout.py"})),
+        assistant_turn("Rounding happens before the discount. Moving it after."),
+        assistant_turn("Fixed: the rounding now applies after the discount in shop/cart.py; all 42 tests pass."),
+    ]
+    write_transcript(transcript_path(cli, PROJECT, BACKFILL_CHAT), records)
+    store = [
+        {"role": "user", "content": [{"type": "text", "text": ask}]},
+        {
+            "role": "assistant",
+            "content": [tool_call_part("t1", "Shell", {"command": "pytest -q tests/test_checkout.py"})],
+        },
+        tool_result_message("t1", "Shell", shell_result_text(failed, 1)),
+    ]
+    chat = chat_dir_for(cli, PROJECT, BACKFILL_CHAT)
+    write_chat_store(chat, cwd=PROJECT, messages=store, stale_root=False, name="Checkout rounding off by a cent")
+    (tmp_path / "no-ide").mkdir()
+    env = {
+        **os.environ,
+        "DEJA_HOME": str(tmp_path / "deja"),
+        "DEJA_CURSOR_CLI_ROOT": str(cli),
+        "DEJA_CURSOR_ROOT": str(tmp_path / "no-ide"),
+    }
+    found = _search(env, "checkout", "rounding")["hits"][0]["snippets"]
+    assert len(found) == 2
+    shown = " ".join(snippet["text"].lower() for snippet in found)
+    assert "checkout" in shown and "rounding" in shown, found
