@@ -314,8 +314,10 @@ def _open_files_fix() -> str:
         import resource
 
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    except (ImportError, OSError, ValueError):  # (Windows: no ulimit, and Python's own limit is a C library's)
-        return "a limit on open files was reached: close some programs, or raise it"
+    except (ImportError, OSError, ValueError):  # (the limit still reached: no module can be opened; or Windows)
+        if sys.platform == "win32":  # (no ulimit there: Python's own limit is its C library's)
+            return "a limit on open files was reached: close some programs"
+        return "a limit on open files (ulimit -n) was reached: raise it"
     wanted = max(4096, 2 * soft)
     to = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
     if to <= soft:

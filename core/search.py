@@ -898,6 +898,8 @@ class _Query(Record):
     #: A mask of the terms every phrase's words make up (the fallback when no phrase matches exactly).
     phrase_mask: int = 0
     pattern: re.Pattern | None = None
+    #: Each term's idf, in ``words``' order (0 for one no doc holds): which passages ``_covering`` puts forward.
+    idfs: list[float] = []
 
 
 def _wanted(
@@ -990,7 +992,8 @@ def search(
     narrowing = bool(wanted_phrases or filters.pattern)
     size = max(RERANK, 4 * limit, PHRASE_COUNT_LIMIT if narrowing else 0)
     ranked = _Ranking(index, grouped, doc_scores, words, dated, size, now, dense=budget is None)
-    wanted = _Query(words, wanted_phrases, _phrase_mask(words, wanted_phrases), _compiled(filters.pattern))
+    rarity = [idfs.get(word, 0.0) for word in words]
+    wanted = _Query(words, wanted_phrases, _phrase_mask(words, wanted_phrases), _compiled(filters.pattern), rarity)
     result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=True)
     if wanted_phrases and not result.hits:
         # A phrase no session holds, nor all its words, stops being required: the rest of the query still finds
@@ -1003,7 +1006,7 @@ def search(
                 f'no session holds "{" / ".join(dropped)}" or all {"its" if them == "it" else "their"} words; '
                 f"showing the best matches without requiring {them}"
             )
-            wanted = _Query(words, held, _phrase_mask(words, held), wanted.pattern)
+            wanted = _Query(words, held, _phrase_mask(words, held), wanted.pattern, rarity)
             narrowing = bool(held or filters.pattern)
             result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=True)
         if held and not result.hits:
@@ -1123,7 +1126,7 @@ def _collect(
                         segment,
                         ordinal,
                         meta,
-                        _covering(segment, scored, doc_scores, seg_i, snippets),
+                        scored if filters.since else _covering(segment, scored, doc_scores, seg_i, query, snippets),
                         wanted_terms,
                         snippets,
                         filters.since,
@@ -1144,26 +1147,33 @@ def _collect(
 
 
 def _covering(
-    segment: Segment, scored: list[tuple[float, int]], doc_scores: DocScores, seg_i: int, count: int
+    segment: Segment, scored: list[tuple[float, int]], doc_scores: DocScores, seg_i: int, query: _Query, count: int
 ) -> list[tuple[float, int]]:
-    """``scored`` (a session's matching docs, best first) with its first ``count`` passages each holding a query
-    word the passages before it lack, where one of the next ``COVER_LOOKAHEAD`` docs does; the best passage stays
-    first. A chat matched "checkout rounding" through its title, and showed two passages of the tests it ran on the
-    checkout, none of the answers saying what the rounding was (trial56)."""
-    passages = [(score, doc) for score, doc in scored if segment.kind(doc) != KIND_TITLE]
-    if count < 2 or len(passages) < 2:
+    """``scored`` (a session's matching docs, best first) with each of its first ``count`` passages holding a rare
+    query term (``COMMON_IDF`` or more) the passages before it lack, in a message's own words, where one of the next
+    ``COVER_LOOKAHEAD`` does; the best passage stays first. A chat matched "checkout rounding" through its title, and
+    showed the tests it ran on the checkout and their failure, none of the answers saying what the rounding was
+    (trial56); a common word ("problem") or a command's or its output's match puts no weaker passage forward
+    (review57a F1, F2). (Not with ``--since``: the passages written since then come first, ``passages``.)"""
+    passages = list(islice(passage_docs(segment, scored), COVER_LOOKAHEAD + count))
+    rare = sum(1 << bit for bit, idf in enumerate(query.idfs) if idf >= COMMON_IDF)
+    if count < 2 or len(passages) < 2 or not rare:
         return scored
-    ahead = passages[: COVER_LOOKAHEAD + count]
-    held = [written | nearly for written, nearly in doc_scores.masks(seg_i << doc_scores.bits | d for _, d in ahead)]
+    held = [written | nearly for written, nearly in doc_scores.masks(seg_i << doc_scores.bits | d for d in passages)]
     order, covered = [0], held[0]
-    left = list(range(1, len(ahead)))
+    left = list(range(1, len(passages)))
     while left and len(order) < count:
-        pick = next((i for i in left[:COVER_LOOKAHEAD] if held[i] & ~covered), left[0])
+        adds = (i for i in left if held[i] & rare & ~covered and segment.kind(passages[i]) in MESSAGE_KINDS)
+        pick = next(adds, left[0])
         left.remove(pick)
         order.append(pick)
         covered |= held[pick]
-    chosen = [ahead[i] for i in order]
-    return [*chosen, *(pair for pair in scored if pair not in chosen)]
+    first = [passages[i] for i in order]
+    if first == passages[: len(first)]:
+        return scored
+    score = {doc: value for value, doc in scored}
+    chosen = set(first)
+    return [*((score[doc], doc) for doc in first), *(pair for pair in scored if pair[1] not in chosen)]
 
 
 def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: DocScores, key: SessionPair) -> list[str]:

@@ -254,6 +254,8 @@ SHORT_ID = 8
 def session_rows(index: Index, listed: Sequence[SessionMeta], width: int | None) -> list[str]:
     """The lines of ``deja sessions`` listing ``listed`` on a terminal ``width`` wide (None: a pipe's, each line whole
     and each id in full), as ``deja demo`` shows them too."""
+    if not listed:
+        return []
     from ..core.project_names import namesakes
 
     projects = shown_projects(listed, namesakes(index, (meta.project for meta in listed)))

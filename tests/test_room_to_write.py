@@ -101,6 +101,27 @@ def test_an_open_file_limit_that_is_the_hard_limit_is_left_to_an_administrator()
     )
 
 
+def test_an_open_file_limit_still_reached_names_ulimit() -> None:
+    """With every descriptor still taken, no module can be opened to read the limits: the fix still names
+    ``ulimit -n`` (review57a F4: it gave the Windows wording)."""
+    code = (
+        "import os\n"
+        "from deja.core.private import room_fix\n"
+        "held = []\n"
+        "try:\n"
+        "    while True: held.append(os.open(os.devnull, os.O_RDONLY))\n"
+        "except OSError as exc: print(room_fix(exc))\n"
+    )
+    said = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 1024)),  # noqa: PLW1509 - the child's own limit
+    )
+    assert said.stdout == "a limit on open files (ulimit -n) was reached: raise it\n", said.stdout
+
+
 def test_a_search_under_a_file_size_limit_answers_and_names_the_limit(indexed_sample: Sample) -> None:
     _new_chat(indexed_sample)
     searched = _limited(*DEV_ENTRY, "search", "docker", env=indexed_sample.env)
