@@ -290,12 +290,11 @@ def _owner_bits_missing(folder: str) -> str:
 
 #: What stops a write for want of room (or of a file to write with), and what gives it that: a file-size limit (``ulimit -f``: EFBIG, since
 #: Python ignores SIGXFSZ) was asked "is ~/.cache writable?" of a folder that was (trial48 F5), and so was a limit
-#: on open files (``ulimit -n``: EMFILE, a segment's eight files opened at once; mend56).
+#: on open files (``ulimit -n``: EMFILE, a segment's eight files opened at once; mend56: ``_open_files_fix``).
 _ROOM_FIXES = {
     errno.ENOSPC: "free space on that disk",
     errno.EDQUOT: "free space under your disk quota, or have it raised",
     errno.EFBIG: "a file-size limit (ulimit -f) stopped the write: raise it (ulimit -f unlimited)",
-    errno.EMFILE: "a limit on open files (ulimit -n) was reached: raise it (ulimit -n 4096)",
     errno.ENFILE: "the system has too many files open: close some programs",
 }
 
@@ -303,7 +302,30 @@ _ROOM_FIXES = {
 def room_fix(exc: BaseException | None) -> str:
     """What gives a write that ran out of room (a full disk, a used-up quota, a file-size limit) the room it needs,
     or out of files it may open (``ulimit -n``, the system's table); "" for any other failure. No folder's mode or owner is to blame, and the hint to mend one sent users astray."""
-    return _ROOM_FIXES.get(getattr(exc, "errno", None) or 0, "")
+    code = getattr(exc, "errno", None) or 0
+    return _open_files_fix() if code == errno.EMFILE else _ROOM_FIXES.get(code, "")
+
+
+def _open_files_fix() -> str:
+    """How to raise the limit on open files this process reached: to 4096 (or twice what it is) where the hard limit
+    allows, else to the hard limit; where the limit already is the hard one, ``ulimit -n`` cannot raise it, and
+    only an administrator can (mend56 said "ulimit -n 4096" under a hard limit of 1024, which the shell refuses)."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):  # (the limit still reached: no module can be opened; or Windows)
+        if sys.platform == "win32":  # (no ulimit there: Python's own limit is its C library's)
+            return "a limit on open files was reached: close some programs"
+        return "a limit on open files (ulimit -n) was reached: raise it"
+    wanted = max(4096, 2 * soft)
+    to = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if to <= soft:
+        return (
+            f"a limit on open files (ulimit -n: {soft}) was reached, and it is the hard limit: "
+            "have an administrator raise it"
+        )
+    return f"a limit on open files (ulimit -n) was reached: raise it (ulimit -n {to})"
 
 
 def refusal(exc: BaseException | None) -> bool:

@@ -100,6 +100,9 @@ PART_WEIGHT = 0.5
 #: Sessions are scaled by (share of query terms they hold) ** COORD.
 COORD = 0.5
 SNIPPET_CHARS = 240
+#: How far down a session's matching docs a passage holding a query word the passages before it lack is looked for
+#: (``_covering``).
+COVER_LOOKAHEAD = 16
 #: How much of a recalled question's own words its densest stretch is taken from (``_side``).
 ASK_WORDS = 4096
 #: The most a session's recency scales it by, for work of today (``recency``).
@@ -895,6 +898,8 @@ class _Query(Record):
     #: A mask of the terms every phrase's words make up (the fallback when no phrase matches exactly).
     phrase_mask: int = 0
     pattern: re.Pattern | None = None
+    #: Each term's idf, in ``words``' order (0 for one no doc holds): which passages ``_covering`` puts forward.
+    idfs: list[float] = []
 
 
 def _wanted(
@@ -987,7 +992,8 @@ def search(
     narrowing = bool(wanted_phrases or filters.pattern)
     size = max(RERANK, 4 * limit, PHRASE_COUNT_LIMIT if narrowing else 0)
     ranked = _Ranking(index, grouped, doc_scores, words, dated, size, now, dense=budget is None)
-    wanted = _Query(words, wanted_phrases, _phrase_mask(words, wanted_phrases), _compiled(filters.pattern))
+    rarity = [idfs.get(word, 0.0) for word in words]
+    wanted = _Query(words, wanted_phrases, _phrase_mask(words, wanted_phrases), _compiled(filters.pattern), rarity)
     result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=True)
     if wanted_phrases and not result.hits:
         # A phrase no session holds, nor all its words, stops being required: the rest of the query still finds
@@ -1000,7 +1006,7 @@ def search(
                 f'no session holds "{" / ".join(dropped)}" or all {"its" if them == "it" else "their"} words; '
                 f"showing the best matches without requiring {them}"
             )
-            wanted = _Query(words, held, _phrase_mask(words, held), wanted.pattern)
+            wanted = _Query(words, held, _phrase_mask(words, held), wanted.pattern, rarity)
             narrowing = bool(held or filters.pattern)
             result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=True)
         if held and not result.hits:
@@ -1116,7 +1122,16 @@ def _collect(
                     started=meta.started,
                     updated=meta.updated,
                     score=round(score, 4),
-                    snippets=shown(segment, ordinal, meta, scored, wanted_terms, snippets, filters.since, not hits)
+                    snippets=shown(
+                        segment,
+                        ordinal,
+                        meta,
+                        scored if filters.since else _covering(segment, scored, doc_scores, seg_i, query, snippets),
+                        wanted_terms,
+                        snippets,
+                        filters.since,
+                        not hits,
+                    )
                     if snippets
                     else [],
                     messages=meta.messages,
@@ -1129,6 +1144,36 @@ def _collect(
         if clock is not None:
             clock.disarm()
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
+
+
+def _covering(
+    segment: Segment, scored: list[tuple[float, int]], doc_scores: DocScores, seg_i: int, query: _Query, count: int
+) -> list[tuple[float, int]]:
+    """``scored`` (a session's matching docs, best first) with each of its first ``count`` passages holding a rare
+    query term (``COMMON_IDF`` or more) the passages before it lack, in a message's own words, where one of the next
+    ``COVER_LOOKAHEAD`` does; the best passage stays first. A chat matched "checkout rounding" through its title, and
+    showed the tests it ran on the checkout and their failure, none of the answers saying what the rounding was
+    (trial56); a common word ("problem") or a command's or its output's match puts no weaker passage forward
+    (review57a F1, F2). (Not with ``--since``: the passages written since then come first, ``passages``.)"""
+    passages = list(islice(passage_docs(segment, scored), COVER_LOOKAHEAD + count))
+    rare = sum(1 << bit for bit, idf in enumerate(query.idfs) if idf >= COMMON_IDF)
+    if count < 2 or len(passages) < 2 or not rare:
+        return scored
+    held = [written | nearly for written, nearly in doc_scores.masks(seg_i << doc_scores.bits | d for d in passages)]
+    order, covered = [0], held[0]
+    left = list(range(1, len(passages)))
+    while left and len(order) < count:
+        adds = (i for i in left if held[i] & rare & ~covered and segment.kind(passages[i]) in MESSAGE_KINDS)
+        pick = next(adds, left[0])
+        left.remove(pick)
+        order.append(pick)
+        covered |= held[pick]
+    first = [passages[i] for i in order]
+    if first == passages[: len(first)]:
+        return scored
+    score = {doc: value for value, doc in scored}
+    chosen = set(first)
+    return [*((score[doc], doc) for doc in first), *(pair for pair in scored if pair[1] not in chosen)]
 
 
 def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: DocScores, key: SessionPair) -> list[str]:

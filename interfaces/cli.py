@@ -51,19 +51,16 @@ from .options import JsonFlag, ProjectOption, SinceOption, SourceOption, UntilOp
 from .verbs import register as register_work_verbs
 from .views import (
     NO_PROJECT,
-    PROJECT_COLUMNS,
     fit,
     more_line,
     named,
     padded,
     session_json,
-    short_id,
+    session_rows,
     show_json,
     show_text,
-    shown_projects,
     terminal_width,
     text_columns,
-    when,
     window_note,
 )
 
@@ -270,18 +267,7 @@ def sessions_command(
     if json:  # (an empty listing's notice says why, as the text does: trial23 F5)
         emit_json({"sessions": [session_json(m) for m in chosen], "more": more, "notice": why})
     elif chosen:
-        width = terminal_width()
-        from ..core.project_names import namesakes
-
-        projects = shown_projects(chosen, namesakes(index, (meta.project for meta in chosen)))
-        project_width = max(map(text_columns, projects))
-        project_width = min(project_width, 18) if width is not None else project_width  # (a pipe's lines are whole)
-        ids = [meta.id if width is None else short_id(index, meta.id) for meta in chosen]
-        id_width = max(map(len, ids))  # (the ids padded to the longest, so the dates line up)
-        project_width, own_line, project_below = _project_column(width, id_width, project_width)
-        for meta, shown_id, shown in zip(chosen, ids, projects, strict=True):
-            row = session_row(meta, shown, project_width, f"{shown_id:<{id_width}}", own_line, project_below)
-            echo("\n".join(fit(line, width) for line in row))
+        echo("\n".join(session_rows(index, chosen, terminal_width())))
         if more:
             echo(more_line(more))
     else:
@@ -295,44 +281,6 @@ def _no_sessions(index: Index, flags: list[str]) -> str:
     if index.session_count and flags:
         return f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
     return none_listed(index)  # (with no filter, only an empty or a damaged index lists none)
-
-
-#: The fewest columns a title of ``deja sessions`` is cut to on its row: on a terminal narrower than that leaves, the
-#: project's column is narrowed to ``views.PROJECT_COLUMNS``, and then the title goes on a line of its own below it
-#: (at 40 columns a row kept one letter of it, the one thing that tells sessions apart: trial20 F6).
-TITLE_COLUMNS = 20
-
-
-def _project_column(width: int | None, id_width: int, project_width: int) -> tuple[int, bool, bool]:
-    """The columns of the project's names on a terminal ``width`` wide (None: a pipe's, whole), whether the title goes
-    on a line of its own, and whether the project goes before it there: the project's column gives way first, to
-    ``PROJECT_COLUMNS``; with the title on a line of its own, it takes what id and date leave, and where they leave
-    less than ``PROJECT_COLUMNS`` it goes on the title's line (ids of 36 characters at 60 columns left it "web…": trial23
-    F6), cut so as to leave the title ``TITLE_COLUMNS``."""
-    if width is None:
-        return project_width, False, False
-    least = min(project_width, PROJECT_COLUMNS)
-    fixed = id_width + len("  2026-12-04 18:45  ")  # the id, the date and the blanks after each
-    if width - fixed - 2 - TITLE_COLUMNS >= least:
-        return min(project_width, width - fixed - 2 - TITLE_COLUMNS), False, False
-    if width - fixed >= least:
-        return min(project_width, width - fixed), True, False
-    return min(project_width, max(PROJECT_COLUMNS, width - 4 - TITLE_COLUMNS)), True, True
-
-
-def session_row(
-    meta: SessionMeta, project: str, project_width: int, shown_id: str, own_line: bool, project_below: bool
-) -> list[str]:
-    """One session on one line, id first (what ``show`` and ``resume`` take), ``project`` (``shown_projects``'s), the
-    title last, where it may be cut; with ``own_line``, the title on a second line, indented under the id; with
-    ``project_below``, the project before it."""
-    shown = padded(fit(project, project_width), project_width)  # (cut to its column, so the titles line up)
-    title = meta.title or "(untitled)"
-    if project_below:
-        return [f"{shown_id}  {when(meta.updated)}", f"  {shown}  {title}"]
-    if own_line:
-        return [f"{shown_id}  {when(meta.updated)}  {shown.rstrip()}", f"  {title}"]
-    return [f"{shown_id}  {when(meta.updated)}  {shown}  {title}"]
 
 
 @app.command("show")

@@ -35,7 +35,7 @@ from ..core.sample import API_CACHE_CHAT, API_TEST_FAILURE, build_sample_history
 from ..core.search import search
 from ..installers.entries import same_file
 from .fastpath import echo
-from .views import search_text, session_line, short_id, show_text, shown_projects
+from .views import search_text, session_rows, short_id, show_text, terminal_width
 
 SEARCH = "stale prices locale"
 PROMPT = "prices are stale again after switching the locale, did we fix the cache key before?"
@@ -116,7 +116,7 @@ def _path_step() -> str:
 def _show_the_cli(index: Index) -> None:
     _heading("deja sessions   (every chat, whichever store holds it)")
     sessions = newest_sessions(index)
-    echo("\n".join(map(session_line, sessions, shown_projects(sessions))))
+    echo("\n".join(session_rows(index, sessions, terminal_width())))  # (as `deja sessions` lists them here)
 
     result = search(index, SEARCH, limit=3)
     _heading(f"deja search {SEARCH}")

@@ -241,10 +241,10 @@ def _end_with(connection: socket, pid: int, command: str, deadline: float | None
             kill(pid, 2)  # (SIGINT: the child says "interrupted" and ends with 130; it alone is in the terminal's way)
         except OSError as exc:
             reply = b""
-            seconds = BUDGET.get(command, DEFAULT_BUDGET)
-            why = f"the hook server's child took longer than the hook's {seconds:g} s ({exc})"
-            if deadline is None:
-                why = f"the hook server's connection failed ({exc})"
+            seconds = budget(command)
+            why = f"the hook server's connection failed ({exc})"
+            if seconds is not None:
+                why = f"the hook server's child took longer than the hook's {seconds:g} s ({exc})"
             kill(pid)
             break
     if reply[:1] == EXIT and len(reply) == 2:

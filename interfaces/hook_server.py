@@ -57,13 +57,12 @@ def start_beside(folder: str) -> None:
     """Start a server for the launcher in ``folder`` (a site-packages), detached, once a hook ran without one
     (``hook_client.start_wanted``): where the ``hook_server`` setting is on, deja's home is where the client looks
     (the config file does not move it), and none was started in the last ``RESTART_SECONDS``."""
-    from ..core import config, folders
+    from ..core import config
 
     path = hook_client.socket_path()
-    home = oscalls.dirname(path)
-    if not path or not config.get("hook_server") or oscalls.normpath(folders.deja_home()) != home:
+    if not path or not config.get("hook_server") or _home_moved(path):
         return
-    lock = oscalls.join(home, hook_client.LOCK_NAME)
+    lock = oscalls.join(oscalls.dirname(path), hook_client.LOCK_NAME)
     try:
         if time.time() - oscalls.stat(lock).st_mtime < RESTART_SECONDS:
             return
@@ -88,6 +87,14 @@ def start_beside(folder: str) -> None:
         return
 
 
+def _home_moved(path: str) -> bool:
+    """Whether deja's home, as the config file may set it, is not the folder of the socket at ``path`` (which the
+    client finds without reading the config file): no server is started or kept there."""
+    from ..core import folders
+
+    return oscalls.normpath(folders.deja_home()) != oscalls.dirname(path)
+
+
 def state() -> str:
     """Whether a hook server runs for this environment's hooks, in words (``deja doctor``)."""
     from ..core import config, folders
@@ -99,7 +106,7 @@ def state() -> str:
     path = hook_client.socket_path()
     if not path:
         return f"none: the path of its socket in {folders.deja_home()} is too long; each hook runs in its own process"
-    if oscalls.normpath(folders.deja_home()) != oscalls.dirname(path):
+    if _home_moved(path):
         return "none: the config file moves deja's home, where the hooks cannot look for it without reading the file"
     from _socket import AF_UNIX, SOCK_STREAM
     from _socket import socket as Socket
@@ -474,10 +481,9 @@ class Server:
         where no server is started: ``start_beside``), the call is still answered, and the server's socket removed:
         the server ends, and the next hook runs in its own process (trial56 F1: a server started before ``deja
         config set home`` went on serving, while doctor said none ran)."""
-        from ..core import config, folders
+        from ..core import config
 
-        moved = oscalls.normpath(folders.deja_home()) != oscalls.dirname(self.path)
-        if (moved or not config.get("hook_server")) and _identity(self.path) == self.own:
+        if (_home_moved(self.path) or not config.get("hook_server")) and _identity(self.path) == self.own:
             _remove(self.path)
 
     def _reap(self) -> None:

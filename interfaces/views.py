@@ -251,6 +251,64 @@ def hit_line(hit: Hit, shown_id: str, width: int | None, project: str) -> str:
 SHORT_ID = 8
 
 
+def session_rows(index: Index, listed: Sequence[SessionMeta], width: int | None) -> list[str]:
+    """The lines of ``deja sessions`` listing ``listed`` on a terminal ``width`` wide (None: a pipe's, each line whole
+    and each id in full), as ``deja demo`` shows them too."""
+    if not listed:
+        return []
+    from ..core.project_names import namesakes
+
+    projects = shown_projects(listed, namesakes(index, (meta.project for meta in listed)))
+    project_width = max(map(text_columns, projects))
+    project_width = min(project_width, 18) if width is not None else project_width  # (a pipe's lines are whole)
+    ids = [meta.id if width is None else short_id(index, meta.id) for meta in listed]
+    id_width = max(map(len, ids))  # (the ids padded to the longest, so the dates line up)
+    project_width, own_line, project_below = _project_column(width, id_width, project_width)
+    return [
+        fit(line, width)
+        for meta, shown_id, shown in zip(listed, ids, projects, strict=True)
+        for line in session_row(meta, shown, project_width, f"{shown_id:<{id_width}}", own_line, project_below)
+    ]
+
+
+#: The fewest columns a title of ``deja sessions`` is cut to on its row: on a terminal narrower than that leaves, the
+#: project's column is narrowed to ``views.PROJECT_COLUMNS``, and then the title goes on a line of its own below it
+#: (at 40 columns a row kept one letter of it, the one thing that tells sessions apart: trial20 F6).
+TITLE_COLUMNS = 20
+
+
+def _project_column(width: int | None, id_width: int, project_width: int) -> tuple[int, bool, bool]:
+    """The columns of the project's names on a terminal ``width`` wide (None: a pipe's, whole), whether the title goes
+    on a line of its own, and whether the project goes before it there: the project's column gives way first, to
+    ``PROJECT_COLUMNS``; with the title on a line of its own, it takes what id and date leave, and where they leave
+    less than ``PROJECT_COLUMNS`` it goes on the title's line (ids of 36 characters at 60 columns left it "web…": trial23
+    F6), cut so as to leave the title ``TITLE_COLUMNS``."""
+    if width is None:
+        return project_width, False, False
+    least = min(project_width, PROJECT_COLUMNS)
+    fixed = id_width + len("  2026-12-04 18:45  ")  # the id, the date and the blanks after each
+    if width - fixed - 2 - TITLE_COLUMNS >= least:
+        return min(project_width, width - fixed - 2 - TITLE_COLUMNS), False, False
+    if width - fixed >= least:
+        return min(project_width, width - fixed), True, False
+    return min(project_width, max(PROJECT_COLUMNS, width - 4 - TITLE_COLUMNS)), True, True
+
+
+def session_row(
+    meta: SessionMeta, project: str, project_width: int, shown_id: str, own_line: bool, project_below: bool
+) -> list[str]:
+    """One session on one line, id first (what ``show`` and ``resume`` take), ``project`` (``shown_projects``'s), the
+    title last, where it may be cut; with ``own_line``, the title on a second line, indented under the id; with
+    ``project_below``, the project before it."""
+    shown = padded(fit(project, project_width), project_width)  # (cut to its column, so the titles line up)
+    title = meta.title or "(untitled)"
+    if project_below:
+        return [f"{shown_id}  {when(meta.updated)}", f"  {shown}  {title}"]
+    if own_line:
+        return [f"{shown_id}  {when(meta.updated)}  {shown.rstrip()}", f"  {title}"]
+    return [f"{shown_id}  {when(meta.updated)}  {shown}  {title}"]
+
+
 def short_id(index: Index, session_id: str) -> str:
     """The shortest prefix of ``session_id``, ``SHORT_ID`` characters or more, that names it alone in the index.
 

@@ -34,6 +34,7 @@ _OVERRIDES = (
     "APPDATA",
     "CURSOR_PROJECT_DIR",
     "CLAUDE_PROJECT_DIR",
+    "COLUMNS",  # (a terminal's width, exported by some shells: the listings' ids and lines follow it, review57a F5)
 )
 
 

@@ -60,6 +60,18 @@ def locked(db: Path, journal: str = "DELETE") -> Iterator[None]:
         holder.close()
 
 
+@contextmanager
+def at_mode_000(path: Path) -> Iterator[None]:
+    """``path`` at mode 000 for the block, as a person's ``chmod 000`` leaves it (then back, so pytest can remove
+    it)."""
+    mode = path.stat().st_mode
+    path.chmod(0)
+    try:
+        yield
+    finally:
+        path.chmod(mode)
+
+
 def run_deja(
     *args: str,
     env: dict[str, str] | None = None,

@@ -15,14 +15,13 @@ writers under the fake HOME.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from harness import Run, Sample, run_deja, user
+from harness import Run, Sample, at_mode_000, run_deja, user
 
 from deja.core.indexer import refresh
 from deja.core.readers.chatstore import UNREADABLE_STORE
@@ -153,22 +152,11 @@ def test_something_else_in_an_editor_databases_place_keeps_its_chats(
     assert WEB_COMPOSER in run_deja("sessions", "--json").stdout
 
 
-@contextmanager
-def unreadable(folder: Path) -> Iterator[None]:
-    """``folder`` at mode 000 for the block (then back, so pytest can remove it)."""
-    mode = folder.stat().st_mode
-    folder.chmod(0)
-    try:
-        yield
-    finally:
-        folder.chmod(mode)
-
-
 def test_a_cli_root_at_mode_000_keeps_the_index_on_a_rebuild(cli_root: Path) -> None:
     _store_chat(cli_root, "s1", "platypus")
     _transcribed_chat(cli_root, "t1", "wombat")
     assert index()["sessions"] == 2
-    with unreadable(cli_root):
+    with at_mode_000(cli_root):
         ran = user("index", "--full", "--json")
         assert ran.returncode == 1 and ran.stderr.startswith(NOT_REBUILT), ran.stderr
         assert orjson.loads(ran.stdout)["sessions"] == 2
@@ -183,7 +171,7 @@ def test_a_chats_folder_at_mode_000_keeps_its_sessions(cli_root: Path, level: st
     _transcribed_chat(cli_root, "t1", "wombat")
     assert index()["sessions"] == 2
     bucket = chat_dir_for(cli_root, CWD, "s1").parent
-    with unreadable(cli_root / "chats" if level == "chats" else bucket):
+    with at_mode_000(cli_root / "chats" if level == "chats" else bucket):
         result = index(run=user)
         assert (result["sessions"], result["removed"]) == (2, 0) and result["unreadable_kept"] >= 1
         assert found("platypus", user) and found("wombat", user)
@@ -191,7 +179,7 @@ def test_a_chats_folder_at_mode_000_keeps_its_sessions(cli_root: Path, level: st
 
 def test_an_editor_folder_at_mode_000_keeps_its_chats(sample: Sample) -> None:
     first = index()
-    with unreadable(sample.history.ide_root / "globalStorage"):
+    with at_mode_000(sample.history.ide_root / "globalStorage"):
         result = index(run=user)
         assert (result["sessions"], result["removed"]) == (first["sessions"], 0)
         assert found("footer", user)
@@ -202,7 +190,7 @@ def test_one_chat_folder_at_mode_000_does_not_stop_the_refresh_of_the_others(cli
     _transcribed_chat(cli_root, "t1", "platypus")
     other = _transcribed_chat(cli_root, "t2", "wombat")
     assert index()["sessions"] == 2
-    with unreadable(chat_dir_for(cli_root, CWD, "t1")):
+    with at_mode_000(chat_dir_for(cli_root, CWD, "t1")):
         with other.open("a") as transcript:
             transcript.write(orjson.dumps(user_turn("and the quokka?")).decode() + "\n")
         ran = user("index")
@@ -249,7 +237,7 @@ def test_doctor_names_what_it_cannot_read_under_a_cursor_folder_at_mode_000(cli_
     cursor = fake_home / ".cursor"
     cursor.mkdir()
     (cursor / "hooks.json").write_text("{}")
-    with unreadable(cursor), unreadable(cli_root):
+    with at_mode_000(cursor), at_mode_000(cli_root):
         ran = user("doctor")
     assert ran.returncode == 1 and "Traceback" not in ran.stderr and "Error:" not in ran.stderr, ran.stderr
     assert f"{cursor}/hooks.json: cannot read it (Permission denied)" in ran.stdout
@@ -338,7 +326,7 @@ def test_a_cli_root_at_mode_000_is_said_to_be_unreadable_with_its_chmod_not_not_
     never as one not there (review49d L2: "not there: a disk not mounted", beside the line giving the chmod)."""
     _transcribed_chat(cli_root, "t1", "wombat")
     assert index()["sessions"] == 1
-    with unreadable(cli_root):
+    with at_mode_000(cli_root):
         ran = user("index")
         doctor = " ".join(user("doctor").stdout.split())
     assert ran.returncode == 0 and "not there" not in ran.stderr, ran.stderr

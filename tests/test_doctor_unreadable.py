@@ -9,12 +9,10 @@ too) crashed doctor: ``Path.is_file`` raises for it. Mode 000 is met by deja run
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
-from harness import Run, run_deja, user
+from harness import Run, at_mode_000, run_deja, user
 
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -52,16 +50,6 @@ def doctor(run: Run = run_deja) -> tuple[str, dict]:
     return ran.stdout, orjson.loads(as_json.stdout)
 
 
-@contextmanager
-def mode_000(path: Path) -> Iterator[None]:
-    mode = path.stat().st_mode
-    path.chmod(0)
-    try:
-        yield
-    finally:
-        path.chmod(mode)
-
-
 def test_a_store_whose_name_cannot_be_probed_does_not_stop_doctor(cli_root: Path) -> None:
     _store_chat(cli_root, "readable")
     odd = _store_chat(cli_root, "odd") / "store.db"
@@ -77,7 +65,7 @@ def test_doctor_names_a_chat_folder_it_may_not_read_and_the_chmod_that_fixes_it(
     _store_chat(cli_root, "readable")
     folder = _store_chat(cli_root, "hidden")
     assert run_deja("index").returncode == 0
-    with mode_000(folder):
+    with at_mode_000(folder):
         assert user("index").returncode == 0
         screen, report = doctor(user)
         assert report["unreadable_files"] == [str(folder)]
@@ -91,7 +79,7 @@ def test_doctor_names_a_store_and_a_transcript_it_may_not_read(cli_root: Path) -
     store = _store_chat(cli_root, "hidden") / "store.db"
     transcript = _transcript(cli_root, "transcribed")
     assert run_deja("index").returncode == 0
-    with mode_000(store), mode_000(transcript):
+    with at_mode_000(store), at_mode_000(transcript):
         screen, report = doctor(user)
         assert report["unreadable_files"] == sorted([str(store), str(transcript)])
         assert "deja index --full" not in screen
@@ -101,7 +89,7 @@ def test_doctor_names_a_store_and_a_transcript_it_may_not_read(cli_root: Path) -
 def test_doctor_names_a_chats_folder_that_hides_every_store(cli_root: Path) -> None:
     _store_chat(cli_root, "one")
     assert run_deja("index").returncode == 0
-    with mode_000(cli_root / "chats"):
+    with at_mode_000(cli_root / "chats"):
         _, report = doctor(user)
         assert report["unreadable_files"] == [str(cli_root / "chats")]
 
@@ -249,7 +237,7 @@ def test_a_store_unreadable_by_permission_since_mended_is_not_said_to_be_locked(
     _transcript(cli_root, "c-hidden")  # (a chat without one is counted apart, with its own fix)
     assert run_deja("index").returncode == 0
     os.utime(store, (store.stat().st_atime, store.stat().st_mtime + 5))  # (the refresh looks again at what changed)
-    with mode_000(store):
+    with at_mode_000(store):
         assert f"chmod u+r {store}" in " ".join(user("index").stderr.split())
     screen, report = doctor(user)
     fix = next(p["fix"] for p in report["problems"] if "the index skipped" in p["message"])

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from harness import run_deja
 
+from deja.core.index import Index
+from deja.core.indexer import refresh
+from deja.core.search import Filters, search
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -180,3 +184,83 @@ def test_a_message_found_by_the_path_it_edited_shows_its_words_as_any_of_its_sni
     flat = " ".join(said.split())
     assert [s["text"] for s in by_words if s["role"] == "assistant"] == [flat], by_words
     assert [s["text"] for s in by_path if s["role"] == "assistant"] == [f"{flat} · src/zebraparser.py"], by_path
+
+
+def _index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, records: list[dict], filler: str, others: int = 12
+) -> Index:
+    """One chat of ``records``, and ``others`` each saying ``filler`` (so that its words are common ones)."""
+    cli = tmp_path / "cli"
+    write_transcript(transcript_path(cli, "/work/api", "00000000-0000-4000-8000-00000000c001"), records)
+    for n in range(others):
+        turns = [user_turn(f"note {n}: {filler}", datetime(2026, 10, 1, 9, tzinfo=UTC)), assistant_turn("ok")]
+        write_transcript(transcript_path(cli, "/work/api", f"00000000-0000-4000-8000-0000000f{n:04d}"), turns)
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    refresh(tmp_path / "deja")
+    return Index.open(tmp_path / "deja")
+
+
+def _shown(index: Index, query: str, filters: Filters | None = None) -> list[str]:
+    """The passages the chat of ``_index``'s ``records`` shows for ``query``."""
+    (hit,) = [h for h in search(index, query, filters=filters or Filters()).hits if h.session_id.endswith("c001")]
+    return [snippet.text for snippet in hit.snippets]
+
+
+#: A chat whose best passages are of the tests it ran on the checkout, and whose answers say what the rounding was.
+CHECKOUT_ROUNDING = [
+    user_turn("checkout total is off by one cent for discounted carts: the checkout tests fail"),
+    assistant_turn("Running the checkout tests.", tool_use("Shell", {"command": "pytest -q tests/test_checkout.py"})),
+    assistant_turn("The checkout test fails: the checkout total is 1999, expected 2000."),
+    assistant_turn("Rounding happens before the discount. Moving it after."),
+    assistant_turn("Fixed: the discount now applies first in shop/cart.py; all 42 tests pass."),
+]
+#: What forty other chats of the history say: "rounding" is rare in it, as it is in a person's history.
+ELSEWHERE = "the deploy cache was warmed before the release"
+
+
+def test_a_hits_second_passage_holds_a_rare_query_word_its_best_one_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chat found by "checkout rounding" showed the tests it ran on the checkout and their failure, and none of the
+    answers saying what the rounding was (trial56)."""
+    index = _index(tmp_path, monkeypatch, CHECKOUT_ROUNDING, ELSEWHERE, others=40)
+    shown = _shown(index, "checkout rounding")
+    assert "checkout" in shown[0].lower() and "rounding" not in shown[0].lower(), shown
+    assert shown[1] == "Rounding happens before the discount. Moving it after.", shown
+
+
+def test_a_common_query_word_or_a_commands_match_puts_no_weaker_passage_forward(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the best passage lacks only a common word, or the passage holding it is a command or its output, the
+    next best follows it (review57a F1: "Running the tests" for "checkout" in place of the answer; F2: "another
+    problem: the standup moved to ten" for "problem")."""
+    index = _index(tmp_path, monkeypatch, CHECKOUT_ROUNDING, "the checkout page and the checkout total", others=40)
+    assert _shown(index, "rounding checkout")[1] != "Running the checkout tests.", "a command's match"
+    day = datetime(2026, 12, 1, 9, tzinfo=UTC)
+    records = [
+        user_turn("checkout total rounding is off by a cent for discounted carts", day),
+        assistant_turn("The checkout rounding happens before the discount; moving the rounding after the discount."),
+        assistant_turn("Checkout rounding fixed: rounding now after discount, all checkout tests pass."),
+        user_turn("another problem: the standup moved to ten", day),
+        assistant_turn("Noted."),
+    ]
+    common = _index(tmp_path / "common", monkeypatch, records, "the checkout and the rounding and another problem")
+    assert not any("standup" in text for text in _shown(common, "checkout rounding problem")), "review57a F2"
+
+
+def test_since_shows_the_best_passage_of_the_window_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The passages written since then come first, the best of them first (review57a F3)."""
+    before, after = datetime(2026, 11, 20, 9, tzinfo=UTC), datetime(2026, 12, 3, 9, tzinfo=UTC)
+    records = [
+        user_turn("webhook webhook webhook: the webhook fails in prod", before),
+        assistant_turn("Looking at the webhook handler."),
+        user_turn("back on this: the webhook webhook now 400s", after),
+        assistant_turn("The webhook handler returns 400 for the webhook retry."),
+        user_turn("and the logs mention a signature too, among a lot of other lines about disks and memory", after),
+    ]
+    index = _index(tmp_path, monkeypatch, records, "the webhook and the signature and the checkout")
+    shown = _shown(index, "webhook signature", Filters(since=datetime(2026, 12, 1, tzinfo=UTC)))
+    assert shown[0] == "back on this: the webhook webhook now 400s", shown
