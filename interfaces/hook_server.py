@@ -117,7 +117,30 @@ def state() -> str:
             pid = lock.read().strip()
     except OSError:
         pid = "?"
-    return f"runs (pid {pid}): its children answer the hooks"
+    return f"runs (pid {pid}): its children answer the hooks{_searches_unserved(pid)}"
+
+
+def _searches_unserved(pid: str) -> str:
+    """What to add where the server runs in another UTF-8 mode than this process (a Cursor that gave its hooks no
+    locale started it in UTF-8 mode): it declines every search from this shell, as it would this command (trial57
+    F4: doctor said "runs" alone). Read from the server's command line (``start_beside`` writes ``-X utf8=N``), where
+    ``/proc`` shows it; "" elsewhere."""
+    try:
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as cmdline:
+            argv = cmdline.read().split(b"\0")
+    except (OSError, ValueError):
+        return ""
+    modes = [
+        arg[5:] for before, arg in zip(argv, argv[1:], strict=False) if before == b"-X" and arg.startswith(b"utf8=")
+    ]
+    if not modes or modes[-1] == str(sys.flags.utf8_mode).encode():
+        return ""
+    why = (
+        "started without a locale, this shell has one"
+        if modes[-1] == b"1"
+        else "started with a locale, this shell has none"
+    )
+    return f"; this shell's searches run in their own process (the server was {why}: Python's UTF-8 mode differs)"
 
 
 def stop() -> None:
