@@ -101,8 +101,20 @@ def main(command: str, argv: list[str], preloader: Callable[[str], None] | None 
             log(f"{command} - -: silent: {failed}")
         else:
             call.why = failed
+            if _damaged_index(exc):
+                from .build_request import request_build
+
+                call.notes.append(request_build(call.home))
             log(decision(command, call, "", time.perf_counter() - started))
     return 0
+
+
+def _damaged_index(exc: BaseException) -> bool:
+    """Whether ``exc`` is a damaged index file met while reading (a checksum that fails, after the index opened):
+    the build a missing index gets mends it too, where the hooks stayed silent until a person ran ``deja index``
+    (trial57)."""
+    fmt = sys.modules.get("deja.core.index.format")  # (loaded by whatever raised it)
+    return fmt is not None and isinstance(exc, fmt.IndexUnreadable) and not isinstance(exc, fmt.IndexKeptOut)
 
 
 def decision(command: str, call: HookCall, text: str, seconds: float) -> str:

@@ -58,3 +58,34 @@ def test_a_running_build_is_not_started_twice_and_the_log_says_so(unreadable: Ma
     assert "a build started 3" in line and " s ago is still running; not starting another" in line, line
     assert "requested a build" not in line
     assert sentinel.read_bytes() == b"%d" % os.getpid(), "no other build was started"
+
+
+def test_an_index_file_that_fails_its_checksum_starts_a_build_that_mends_it(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A byte flipped in each segment's ``sessions.idx``: the index opens, and the damage is met while a hook reads
+    it. Every hook stayed silent (``failed: IndexUnreadable``) until a person ran ``deja index`` (trial57)."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    machine.index()
+    for idx in index_dir(machine.deja_home).glob("seg-*/sessions.idx"):
+        data = bytearray(idx.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        idx.write_bytes(bytes(data))
+
+    line = _prompt(machine, "c-damaged")
+    assert "silent: failed: IndexUnreadable" in line and "| started a build" in line, line
+    builder, deadline = int((machine.deja_home / BUILD_SENTINEL).read_bytes()), time.monotonic() + 60
+    while _alive(builder) and time.monotonic() < deadline:  # (the sentinel outlives the build, its pid does not)
+        time.sleep(0.1)
+    payload = cursor("beforeSubmitPrompt", "c-mended", machine.api, prompt=f"tests fail: {MODULE_ERROR}")
+    assert "Past turns" in machine.run("hook-prompt", payload).stdout, machine.log().splitlines()[-1]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return pid > 0
