@@ -303,11 +303,13 @@ def _identifier(word: str) -> bool:
 
 
 def _as_logged(term: str) -> str:
-    """How ``hooks.log`` names a matched identifier: whole, but for its first three characters where it reads as a
-    made value (letters and digits, eight or more, no joiner: ``k1nitpw8vz``). The index holds it, so a redaction rule
-    missed it; the log need not copy it again (trial57: a prompt's ``kinit`` password named in the log)."""
-    made = len(term) >= 8 and not term.isalpha() and not term.isdigit() and term.isalnum()
-    return f"{term[:3]}…" if made else term
+    """How ``hooks.log`` names a matched identifier: whole, but for its first three characters where it holds letters
+    and digits and is five characters or more (``k1nitpw8vz``, ``sup3r_s3cret``, a piece ``pw8vz``): a value a
+    redaction rule missed is in the index, and the log need not copy it again (trial57: a prompt's ``kinit``
+    password named in the log; review57c F3). A plain name with a digit (``sha256sum``) is cut too: the log's
+    reason still says which rule let the session in."""
+    letters, digits = any(c.isalpha() for c in term), any(c.isdigit() for c in term)
+    return f"{term[:3]}…" if len(term) >= 5 and letters and digits else term
 
 
 def _words(prompt: str) -> list[tuple[int, str]]:

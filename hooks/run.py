@@ -102,17 +102,15 @@ def main(command: str, argv: list[str], preloader: Callable[[str], None] | None 
         else:
             call.why = failed
             if _damaged_index(exc):
-                from .build_request import request_build
-
-                call.notes.append(request_build(call.home))
+                call.notes.append(call.request_build(after_damage=True))
             log(decision(command, call, "", time.perf_counter() - started))
     return 0
 
 
 def _damaged_index(exc: BaseException) -> bool:
-    """Whether ``exc`` is a damaged index file met while reading (a checksum that fails, after the index opened):
-    the build a missing index gets mends it too, where the hooks stayed silent until a person ran ``deja index``
-    (trial57)."""
+    """Whether ``exc`` is a damaged index file met while reading, after the index opened (a checksum that fails, a
+    row that does not decode): the build a missing index gets mends it too, where the hooks stayed silent until a
+    person ran ``deja index`` (trial57)."""
     fmt = sys.modules.get("deja.core.index.format")  # (loaded by whatever raised it)
     return fmt is not None and isinstance(exc, fmt.IndexUnreadable) and not isinstance(exc, fmt.IndexKeptOut)
 

@@ -14,6 +14,7 @@ import pytest
 from test_hooks import MODULE_ERROR, Machine, cursor, wait_for_index
 
 from deja.core.index import MANIFEST, index_dir
+from deja.core.indexer.checked import Checked
 from deja.hooks.build_request import BUILD_SENTINEL
 
 
@@ -81,6 +82,55 @@ def test_an_index_file_that_fails_its_checksum_starts_a_build_that_mends_it(
         time.sleep(0.1)
     payload = cursor("beforeSubmitPrompt", "c-mended", machine.api, prompt=f"tests fail: {MODULE_ERROR}")
     assert "Past turns" in machine.run("hook-prompt", payload).stdout, machine.log().splitlines()[-1]
+
+
+def _rotted(machine: Machine) -> None:
+    """A byte of each segment's ``sessions.idx`` flipped under the stamps ``deja index`` recorded as read whole (bit
+    rot: size, times and inode as they were, ``indexer.checked``)."""
+    directory = index_dir(machine.deja_home)
+    for idx in directory.glob("seg-*/sessions.idx"):
+        data = bytearray(idx.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        idx.write_bytes(bytes(data))
+    checked = Checked(directory)
+    for segment in directory.glob("seg-*"):
+        for file in segment.iterdir():
+            checked.vouches_for(file)
+    checked.save()
+
+
+def test_an_index_file_that_rotted_under_its_recorded_stamps_is_mended_by_one_build(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``deja index`` vouched for a file whose stamps it recorded as read whole, so the build a hook started (and the
+    ``deja index`` search's message asks for) mended nothing, and every hook started another (review57c F2)."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    machine.index()
+    _rotted(machine)
+    line = _prompt(machine, "c-rotted")
+    assert "silent: failed: IndexUnreadable" in line and "| started a build" in line, line
+    builder, deadline = int((machine.deja_home / BUILD_SENTINEL).read_bytes()), time.monotonic() + 60
+    while _alive(builder) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    payload = cursor("beforeSubmitPrompt", "c-mended", machine.api, prompt=f"tests fail: {MODULE_ERROR}")
+    assert "Past turns" in machine.run("hook-prompt", payload).stdout, machine.log().splitlines()[-1]
+
+
+def test_a_build_that_ended_and_left_the_damage_is_not_started_again(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every hook started another build where one could not mend the damage (a full disk, a row deja cannot decode:
+    review57c F2); one started within ``BUILD_RETRY_SECONDS`` that ended is enough."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    machine.index()
+    _rotted(machine)
+    (machine.deja_home / BUILD_SENTINEL).write_bytes(b"%d" % _dead_pid())  # a build a moment ago, ended
+    line = _prompt(machine, "c-again")
+    assert "did not mend it; `deja index` says why" in line and "started a build" not in line, line
 
 
 def _alive(pid: int) -> bool:

@@ -965,7 +965,8 @@ def test_doctor_says_a_server_of_another_locale_leaves_this_shells_searches_unse
         said = run_deja("doctor", env=env).stdout
         assert (
             f"hook server: runs (pid {server.pid}): its children answer the hooks; this shell's searches run in their "
-            "own process (the server was started without a locale, this shell has one: Python's UTF-8 mode differs)"
+            "own process (the server runs in Python's UTF-8 mode, this shell does not: a Cursor started without a "
+            "locale starts it in that mode)"
         ) in said.replace("\n    ", " "), said
         alike = run_deja("doctor", env={**env, "PYTHONUTF8": "1"}).stdout  # (a shell in UTF-8 mode is served)
         assert f"hook server: runs (pid {server.pid}): its children answer the hooks\n" in alike, alike

@@ -57,10 +57,20 @@ def test_a_session_scoring_under_the_floor_never_passes_even_on_an_identifier() 
 
 @pytest.mark.unit
 @pytest.mark.parametrize(
-    ("term", "logged"), [("k1nitpw8vz", "k1n…"), ("node_modules", "node_modules"), ("utf8", "utf8")]
+    ("term", "logged"),
+    [
+        ("k1nitpw8vz", "k1n…"),
+        ("k1nit-pw8vz", "k1n…"),
+        ("sup3r_s3cret", "sup…"),
+        ("pa55.w0rd.x9", "pa5…"),
+        ("pw8vz", "pw8…"),
+        ("node_modules", "node_modules"),
+        ("utf8", "utf8"),
+    ],
 )
-def test_the_log_names_an_identifier_whole_unless_it_reads_as_a_made_value(term: str, logged: str) -> None:
-    """A value a redaction rule missed is in the index; the log's reason does not copy it again (trial57)."""
+def test_the_log_names_an_identifier_whole_unless_it_holds_letters_and_digits(term: str, logged: str) -> None:
+    """A value a redaction rule missed is in the index; the log's reason does not copy it again, joined by ``-``,
+    ``_`` or ``.`` or not, nor a piece of it (trial57, review57c F3)."""
     asked = _asked(PROMPT + f" {term}", {**IDF, term: 4.0})
     strong = _hit(score=0.2 * asked.total, matched=[term, "contain"])
     assert confident(strong, asked, {term}, GATES["safe"]).startswith(f"names {logged} and holds")
