@@ -1,5 +1,5 @@
-"""The detached ``deja index`` a hook starts when there is no index to read: its own module, as most hooks find one
-and every hook loads ``hooks/call.py``."""
+"""The detached ``deja index`` a hook starts when there is no index it can read (none, or a damaged file met while
+reading it): its own module, as most hooks find one and every hook loads ``hooks/call.py``."""
 
 from __future__ import annotations
 
@@ -15,13 +15,15 @@ BUILD_SENTINEL = "index-build.requested"
 BUILD_RETRY_SECONDS = 600
 
 
-def request_build(home: str) -> str:
+def request_build(home: str, after_damage: bool = False) -> str:
     """Start one detached ``deja index`` unless the one a hook started is still running; what it did, for the log.
 
     The sentinel holds the builder's pid, so a build that died (killed, an OOM, a laptop shut mid-build) is noticed
     by the next hook, which starts another, instead of recall staying off for ``BUILD_RETRY_SECONDS``. A sentinel
     without a pid (an older deja's, or one being written) and Windows (where no signal probes a process) go by
-    its age alone.
+    its age alone. ``after_damage`` (a damaged file met while reading): a build started in the last
+    ``BUILD_RETRY_SECONDS`` that ended and left the damage is not started again, where every hook would start one
+    (review57c F2: a build that cannot mend it, a full disk, a decoding deja cannot do).
     """
     from ..core import detached
 
@@ -32,6 +34,8 @@ def request_build(home: str) -> str:
             age = time.time() - os.stat(sentinel).st_mtime
             if age < BUILD_RETRY_SECONDS and _builder_alive(sentinel):
                 return f"a build started {age:.0f} s ago is still running; not starting another"
+            if age < BUILD_RETRY_SECONDS and after_damage:
+                return f"a build started {age:.0f} s ago did not mend it; `deja index` says why"
             os.unlink(sentinel)
         except FileNotFoundError:
             pass

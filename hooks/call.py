@@ -583,16 +583,22 @@ class HookCall:
                 self.notes.append(str(exc))
                 self._index = False
             except IndexUnreadable as exc:
-                from .build_request import request_build  # (no index to read: rare, so not loaded by every hook)
-
-                # (no build can record a root whose path is not UTF-8: it would fail where nobody reads why)
-                self.notes.append(folders.not_utf8_root_problem() or f"{exc}; {request_build(self.home)}")
+                self.notes.append(f"{exc}; {self.request_build()}")
                 self._index = False
             else:
                 tool = self.event.lower() in TOOL_EVENTS  # (an agent's pace: many a minute)
                 if started := request_catch_up(self.home, TOOL_CATCH_UP_SECONDS if tool else CATCH_UP_SECONDS):
                     self.notes.append(started)
         return self._index or None
+
+    def request_build(self, after_damage: bool = False) -> str:
+        """Start the detached build that mends an index no hook can read (``build_request``), and say what was done;
+        none where no build can record a root whose path is not UTF-8 (it would fail where nobody reads why)."""
+        if problem := folders.not_utf8_root_problem():
+            return problem
+        from .build_request import request_build  # (no index to read: rare, so not loaded by every hook)
+
+        return request_build(self.home, after_damage)
 
     def project_folders(self, index: Index) -> list[str]:
         """The folders whose past sessions are this workspace's: each of ``project_dirs``, or for one that no

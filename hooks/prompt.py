@@ -302,6 +302,16 @@ def _identifier(word: str) -> bool:
     return not word.islower() and any("a" <= a <= "z" and "A" <= b <= "Z" for a, b in zip(word, word[1:], strict=False))
 
 
+def _as_logged(term: str) -> str:
+    """How ``hooks.log`` names a matched identifier: whole, but for its first three characters where it holds letters
+    and digits and is five characters or more (``k1nitpw8vz``, ``sup3r_s3cret``, a piece ``pw8vz``): a value a
+    redaction rule missed is in the index, and the log need not copy it again (trial57: a prompt's ``kinit``
+    password named in the log; review57c F3). A plain name with a digit (``sha256sum``) is cut too: the log's
+    reason still says which rule let the session in."""
+    letters, digits = any(c.isalpha() for c in term), any(c.isdigit() for c in term)
+    return f"{term[:3]}…" if len(term) >= 5 and letters and digits else term
+
+
 def _words(prompt: str) -> list[tuple[int, str]]:
     """Each word of ``prompt`` with its start: ``re.finditer(r"[^\\W\\d_][\\w./:#-]*", prompt)`` (a letter, then letters,
     digits and joiners)."""
@@ -562,7 +572,7 @@ def confident(hit: Hit, asked: Asked, best_terms: set[str], gate: Gate, lead: fl
     informative = [t for t in hit.matched if asked.weights.get(t, 0.0) >= INFORMATIVE_IDF]
     holds = f"holds {share:.0%} of what the prompt asks"
     if any(_identifier(t) for t in informative) and share >= gate.share / 2:
-        return f"names {next(t for t in informative if _identifier(t))} and {holds}"
+        return f"names {_as_logged(next(t for t in informative if _identifier(t)))} and {holds}"
     best_share = asked.share(best_terms)
     one_word = _one_word(asked, best_terms, gate)
     if gate.lead and lead >= gate.lead and share >= gate.lead_share and informative and not one_word:

@@ -101,8 +101,18 @@ def main(command: str, argv: list[str], preloader: Callable[[str], None] | None 
             log(f"{command} - -: silent: {failed}")
         else:
             call.why = failed
+            if _damaged_index(exc):
+                call.notes.append(call.request_build(after_damage=True))
             log(decision(command, call, "", time.perf_counter() - started))
     return 0
+
+
+def _damaged_index(exc: BaseException) -> bool:
+    """Whether ``exc`` is a damaged index file met while reading, after the index opened (a checksum that fails, a
+    row that does not decode): the build a missing index gets mends it too, where the hooks stayed silent until a
+    person ran ``deja index`` (trial57)."""
+    fmt = sys.modules.get("deja.core.index.format")  # (loaded by whatever raised it)
+    return fmt is not None and isinstance(exc, fmt.IndexUnreadable) and not isinstance(exc, fmt.IndexKeptOut)
 
 
 def decision(command: str, call: HookCall, text: str, seconds: float) -> str:

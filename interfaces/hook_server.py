@@ -124,7 +124,30 @@ def state() -> str:
             pid = lock.read().strip()
     except OSError:
         pid = "?"
-    return f"runs (pid {pid}): its children answer the hooks"
+    return f"runs (pid {pid}): its children answer the hooks{_unserved_searches(pid)}"
+
+
+def _unserved_searches(pid: str) -> str:
+    """The clause doctor adds where the server runs in another UTF-8 mode than this process, which a search from the
+    same shell has too (a Cursor that gave its hooks no locale started it in UTF-8 mode): it declines every such
+    search (trial57 F4: doctor said "runs" alone; the server's other checks of a caller are not asked here). Read
+    from the server's command line (``start_beside`` writes ``-X utf8=N``) where ``/proc`` shows it (Linux); ""
+    elsewhere (macOS has no ``/proc``: doctor says "runs" alone there)."""
+    try:
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as cmdline:
+            argv = cmdline.read().split(b"\0")
+    except (OSError, ValueError):
+        return ""
+    modes = [
+        arg[5:] for before, arg in zip(argv, argv[1:], strict=False) if before == b"-X" and arg.startswith(b"utf8=")
+    ]
+    if not modes or modes[-1] == str(sys.flags.utf8_mode).encode():
+        return ""
+    server, shell = ("", " not") if modes[-1] == b"1" else (" not", "")
+    return (
+        f"; this shell's searches run in their own process (the server runs{server} in Python's UTF-8 mode, this "
+        f"shell does{shell}: a Cursor started without a locale starts it in that mode)"
+    )
 
 
 def stop() -> None:

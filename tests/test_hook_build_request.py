@@ -14,6 +14,7 @@ import pytest
 from test_hooks import MODULE_ERROR, Machine, cursor, wait_for_index
 
 from deja.core.index import MANIFEST, index_dir
+from deja.core.indexer.checked import Checked
 from deja.hooks.build_request import BUILD_SENTINEL
 
 
@@ -58,3 +59,83 @@ def test_a_running_build_is_not_started_twice_and_the_log_says_so(unreadable: Ma
     assert "a build started 3" in line and " s ago is still running; not starting another" in line, line
     assert "requested a build" not in line
     assert sentinel.read_bytes() == b"%d" % os.getpid(), "no other build was started"
+
+
+def test_an_index_file_that_fails_its_checksum_starts_a_build_that_mends_it(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A byte flipped in each segment's ``sessions.idx``: the index opens, and the damage is met while a hook reads
+    it. Every hook stayed silent (``failed: IndexUnreadable``) until a person ran ``deja index`` (trial57)."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    machine.index()
+    for idx in index_dir(machine.deja_home).glob("seg-*/sessions.idx"):
+        data = bytearray(idx.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        idx.write_bytes(bytes(data))
+
+    line = _prompt(machine, "c-damaged")
+    assert "silent: failed: IndexUnreadable" in line and "| started a build" in line, line
+    builder, deadline = int((machine.deja_home / BUILD_SENTINEL).read_bytes()), time.monotonic() + 60
+    while _alive(builder) and time.monotonic() < deadline:  # (the sentinel outlives the build, its pid does not)
+        time.sleep(0.1)
+    payload = cursor("beforeSubmitPrompt", "c-mended", machine.api, prompt=f"tests fail: {MODULE_ERROR}")
+    assert "Past turns" in machine.run("hook-prompt", payload).stdout, machine.log().splitlines()[-1]
+
+
+def _rotted(machine: Machine) -> None:
+    """A byte of each segment's ``sessions.idx`` flipped under the stamps ``deja index`` recorded as read whole (bit
+    rot: size, times and inode as they were, ``indexer.checked``)."""
+    directory = index_dir(machine.deja_home)
+    for idx in directory.glob("seg-*/sessions.idx"):
+        data = bytearray(idx.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        idx.write_bytes(bytes(data))
+    checked = Checked(directory)
+    for segment in directory.glob("seg-*"):
+        for file in segment.iterdir():
+            checked.vouches_for(file)
+    checked.save()
+
+
+def test_an_index_file_that_rotted_under_its_recorded_stamps_is_mended_by_one_build(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``deja index`` vouched for a file whose stamps it recorded as read whole, so the build a hook started (and the
+    ``deja index`` search's message asks for) mended nothing, and every hook started another (review57c F2)."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    machine.index()
+    _rotted(machine)
+    line = _prompt(machine, "c-rotted")
+    assert "silent: failed: IndexUnreadable" in line and "| started a build" in line, line
+    builder, deadline = int((machine.deja_home / BUILD_SENTINEL).read_bytes()), time.monotonic() + 60
+    while _alive(builder) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    payload = cursor("beforeSubmitPrompt", "c-mended", machine.api, prompt=f"tests fail: {MODULE_ERROR}")
+    assert "Past turns" in machine.run("hook-prompt", payload).stdout, machine.log().splitlines()[-1]
+
+
+def test_a_build_that_ended_and_left_the_damage_is_not_started_again(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every hook started another build where one could not mend the damage (a full disk, a row deja cannot decode:
+    review57c F2); one started within ``BUILD_RETRY_SECONDS`` that ended is enough."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    machine.index()
+    _rotted(machine)
+    (machine.deja_home / BUILD_SENTINEL).write_bytes(b"%d" % _dead_pid())  # a build a moment ago, ended
+    line = _prompt(machine, "c-again")
+    assert "did not mend it; `deja index` says why" in line and "started a build" not in line, line
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return pid > 0

@@ -943,3 +943,34 @@ def test_a_caller_more_confined_than_the_server_is_declined(
     assert searched(site_packages, serving.env, "pytest", first=confined).returncode == 1, "declined"
     own = searched(site_packages, serving.env, "pytest", only_served=False, first=confined)
     assert own.returncode == 0 and "pytest" in own.stdout.lower(), own.stderr
+
+
+def test_doctor_says_a_server_of_another_locale_leaves_this_shells_searches_unserved(
+    site_packages: Path, indexed_sample: Sample
+) -> None:
+    """A Cursor that gives its hooks no locale starts a server in UTF-8 mode, which declines every search from a
+    shell with a UTF-8 locale: doctor said "runs" alone (trial57 F4)."""
+    env = {**_without_locale({**indexed_sample.env, **SWITCH}), "LC_ALL": "C.UTF-8"}
+    Path(env["DEJA_HOME"]).mkdir(parents=True, exist_ok=True)
+    server = subprocess.Popen(
+        [sys.executable, "-I", "-S", "-X", "utf8=1", str(launcher(site_packages)), hook_server.COMMAND],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for("its socket", lambda: socket_of(env).exists(), 20)
+        said = run_deja("doctor", env=env).stdout
+        assert (
+            f"hook server: runs (pid {server.pid}): its children answer the hooks; this shell's searches run in their "
+            "own process (the server runs in Python's UTF-8 mode, this shell does not: a Cursor started without a "
+            "locale starts it in that mode)"
+        ) in said.replace("\n    ", " "), said
+        alike = run_deja("doctor", env={**env, "PYTHONUTF8": "1"}).stdout  # (a shell in UTF-8 mode is served)
+        assert f"hook server: runs (pid {server.pid}): its children answer the hooks\n" in alike, alike
+    finally:
+        server.kill()
+        server.wait()
+        stop_servers(Path(env["DEJA_HOME"]))

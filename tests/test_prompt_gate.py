@@ -56,6 +56,27 @@ def test_a_session_scoring_under_the_floor_never_passes_even_on_an_identifier() 
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize(
+    ("term", "logged"),
+    [
+        ("k1nitpw8vz", "k1n…"),
+        ("k1nit-pw8vz", "k1n…"),
+        ("sup3r_s3cret", "sup…"),
+        ("pa55.w0rd.x9", "pa5…"),
+        ("pw8vz", "pw8…"),
+        ("node_modules", "node_modules"),
+        ("utf8", "utf8"),
+    ],
+)
+def test_the_log_names_an_identifier_whole_unless_it_holds_letters_and_digits(term: str, logged: str) -> None:
+    """A value a redaction rule missed is in the index; the log's reason does not copy it again, joined by ``-``,
+    ``_`` or ``.`` or not, nor a piece of it (trial57, review57c F3)."""
+    asked = _asked(PROMPT + f" {term}", {**IDF, term: 4.0})
+    strong = _hit(score=0.2 * asked.total, matched=[term, "contain"])
+    assert confident(strong, asked, {term}, GATES["safe"]).startswith(f"names {logged} and holds")
+
+
+@pytest.mark.unit
 def test_a_date_the_prompt_names_weighs_nothing_in_what_it_asks() -> None:
     """Search matches a date against when sessions happened: a session from then lacks none of the prompt."""
     assert time_terms("What did Sam cook on 19 August, 2023?") == {"19", "august", "2023"}
