@@ -85,8 +85,10 @@ def _shell(call: HookCall, raw_command: str) -> str:
     work = _after_cd(command) if head.split()[:1] == ["cd"] else ""
     if work:  # ``cd packages/web && npm run build``: the chain itself, not every chain that starts in that folder
         keys, head = keys[:1], command_head(work) or head  # (trial11 F6)
-    if not head or head.split()[0] in INSPECTION:
-        return call.silent(f"`{head or command[:40]}` only looks around")
+    if not head:
+        return call.silent("the command names no program")
+    if (program := head.split()[0]) in INSPECTION:  # (by its name alone: a value a rule missed is in its arguments)
+        return call.silent(f"`{program}` only looks around")
     from .scope import Scope, command_folder  # (here: a Write's or a Task's hook asks no folder)
 
     folder, root = command_folder(call)

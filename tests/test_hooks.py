@@ -386,6 +386,15 @@ def test_shell_falls_back_to_the_command_head_and_skips_inspection(indexed: Mach
     )
 
 
+def test_a_command_that_only_looks_around_is_logged_by_its_program_alone(indexed: Machine) -> None:
+    """``echo k1nitpw8vz | kinit admin`` (a password no rule caught, trial57 F1) was logged as "`echo k1nitpw8vz`
+    only looks around": the log copied it (review57c F5)."""
+    payload = cursor_tool("preToolUse", "c-kinit", indexed.api, "Shell", {"command": "echo k1nitpw8vz | kinit admin"})
+    assert indexed.run("hook-tool", payload).stdout == ""
+    line = indexed.log().splitlines()[-1]
+    assert line.endswith("silent: `echo` only looks around"), line
+
+
 def test_write_gives_the_sessions_that_touched_the_path(indexed: Machine) -> None:
     absolute = indexed.run(
         "hook-tool", cursor_tool("preToolUse", "c-1", indexed.api, "Write", {"path": str(indexed.api / "api/cache.py")})
