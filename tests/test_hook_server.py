@@ -220,12 +220,22 @@ def served_call(
         cwd=cwd,
     )
     try:
-        wait_for("a child of the server", lambda: children_of(server.process.pid), 10)
-        child = children_of(server.process.pid)[0]
-        folder = os.readlink(f"/proc/{child}/cwd")
+        wait_for("a child of the server that runs", lambda: _running_child(server.process.pid), 10)
+        child, folder = _running_child(server.process.pid) or (0, "")
     finally:
         out, err = process.communicate(json.dumps(payload).encode(), timeout=60)
     return Call(subprocess.CompletedProcess(process.args, process.returncode, out, err), child, folder)
+
+
+def _running_child(pid: int) -> tuple[int, str] | None:
+    """The newest child of ``pid`` that still runs, and its folder; None while there is none (a child of an earlier
+    call, killed with its harness, may still be listed as it ends: its ``/proc`` folder is gone a moment later)."""
+    for child in reversed(children_of(pid)):
+        try:
+            return child, os.readlink(f"/proc/{child}/cwd")
+        except FileNotFoundError:
+            continue
+    return None
 
 
 # --- the same answer -----------------------------------------------------------------------------
