@@ -7,13 +7,14 @@ import gc
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
-from harness import index_chats
+from harness import index_chats, run_deja
 
 from deja.core.bookkeeping import Bookkeeping, State, read_record
-from deja.core.index import Index, index_dir, read_manifest
+from deja.core.index import SEGMENT_GRACE_SECONDS, Index, index_dir, read_manifest
 from deja.core.indexer import refresh
 from deja.core.search import search
 from deja.core.writers.cursor_agent import (
@@ -80,6 +81,82 @@ def test_a_retired_segment_past_its_grace_goes_whole_without_importing_shutil(tm
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert ran.stdout.strip() == "False"
     assert not flat.exists()
+
+
+def _ask_more(tmp_path: Path, *questions: str) -> None:
+    """The chat ``CHAT`` grown by a turn for each of ``questions`` (its transcript written again whole)."""
+    more = [record for asked in questions for record in (user_turn(asked), assistant_turn("Noted."))]
+    write_transcript(
+        transcript_path(tmp_path / "cli", "/work/shop", CHAT), [user_turn(FIRST[0]), assistant_turn(FIRST[1]), *more]
+    )
+
+
+def _retired(folder: Path) -> set[Path]:
+    """The segment folders no manifest names now, each dated past its grace."""
+    live = {ref.name for ref in read_manifest(folder).segments}
+    past = time.time() - SEGMENT_GRACE_SECONDS - 1
+    retired = {path for path in folder.glob("seg-*") if path.name not in live}
+    for path in retired:
+        os.utime(path, (past, past))
+    return retired
+
+
+def test_a_search_right_after_a_turn_leaves_retired_segments_to_the_refreshes_nobody_waits_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read's refresh never waits on unlinking: segments whose grace is over stay after ``deja search``; the
+    catch-up a hook starts in the background removes them once it finds a turn to read, and a walk (the one a read
+    starts when due, ``deja index``) whether or not it finds one."""
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    folder = index_dir(tmp_path / "deja")
+    _ask_more(tmp_path, "And the zeppelin queue?")
+    assert "zeppelin" in run_deja("search", "zeppelin").stdout.lower()
+    retired = _retired(folder)
+    assert retired  # the build's segment, its one chat written anew
+    _ask_more(tmp_path, "And the zeppelin queue?", "What of the walrus?")
+    assert "walrus" in run_deja("search", "walrus").stdout.lower()
+    assert all(path.is_dir() for path in retired)  # the read left them, past their grace as they are
+    _ask_more(tmp_path, "And the zeppelin queue?", "What of the walrus?", "And the narwhal?")
+    background = [sys.executable, "-m", "deja.core.indexer"]
+    subprocess.run([*background, "catch-up"], check=True)
+    assert not any(path.exists() for path in retired)
+    left = _retired(folder)
+    assert left  # the second search's retired segment, in its grace during the catch-up
+    subprocess.run(background, check=True)  # a walk: nothing changed
+    assert not any(path.exists() for path in left)
+    assert {path.name for path in folder.glob("seg-*")} == {ref.name for ref in read_manifest(folder).segments}
+    assert "narwhal" in run_deja("search", "narwhal").stdout.lower()
+
+
+def test_a_reader_that_read_the_manifest_before_a_refresh_still_opens_its_segments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refresh that removes retired segments (here the session-end ingest's, of named chats) keeps those it
+    retires itself for their grace: a search that read the previous manifest just before still opens them."""
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    folder = index_dir(tmp_path / "deja")
+    before = read_manifest(folder)
+    _ask_more(tmp_path, "And the zeppelin queue?")
+    assert refresh(tmp_path / "deja", only_chat_ids={CHAT}).updated == 1
+    assert {ref.name for ref in read_manifest(folder).segments}.isdisjoint(ref.name for ref in before.segments)
+    old = Index(folder, before)
+    assert [hit.session_id for hit in search(old, "backoff").hits] == [CHAT]
+    assert not search(old, "zeppelin").hits
+
+
+def test_a_search_that_turns_redaction_on_removes_the_unredacted_segments_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read's refresh removes no retired segment but these: built without redaction, they hold what it hides."""
+    monkeypatch.setenv("DEJA_NO_REDACT", "1")
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    folder = index_dir(tmp_path / "deja")
+    unredacted = set(folder.glob("seg-*"))
+    monkeypatch.delenv("DEJA_NO_REDACT")
+    ran = run_deja("search", "backoff")
+    assert ran.returncode == 0 and "backoff" in ran.stdout.lower(), ran.stderr
+    assert unredacted and not any(path.exists() for path in unredacted)
+    assert {path.name for path in folder.glob("seg-*")} == {ref.name for ref in read_manifest(folder).segments}
 
 
 def test_a_search_after_one_turn_loads_no_shutil(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,7 +32,6 @@ from ..folders import cli_roots
 from ..index import (
     FORMAT_VERSION,
     MANIFEST,
-    SEGMENT_GRACE_SECONDS,
     Index,
     IndexKeptOut,
     IndexNewerFormat,
@@ -138,6 +137,7 @@ def refresh(
     verify: bool = False,
     seen_folders: dict[str, FolderState] | None = None,
     waiting: Callable[[], None] | None = None,
+    sweep: bool = True,
 ) -> RefreshResult:
     """Bring the index up to date with the stores on disk: cost follows the change, not the history.
 
@@ -148,23 +148,25 @@ def refresh(
     result. ``verify`` reads every byte of the index against its checksums
     first (``deja index``). Whatever damage is found, before or on the way,
     the index is rebuilt whole and ``rebuilt_because`` says why. ``waiting`` is called once if another process
-    writes the index and this one starts to wait for it (``WriterLock``).
+    writes the index and this one starts to wait for it (``WriterLock``). Without ``sweep`` (a read's refresh), the
+    segments a past refresh retired stay when their grace is over: a read never waits on unlinking them, and the
+    refreshes nobody waits on (a hook's catch-up, a walk, the session-end ingest, the MCP server's refresher) and
+    ``deja index`` remove them.
     """
     home = home or paths.deja_home()
     damage = "" if full or not verify else _damage(index_dir(home))
     targets = set(only_chat_ids) if only_chat_ids is not None else None
     try:
         if full or damage:  # a rebuild reads every chat; one asked for keeps a sound index it could not fully read
-            return _refresh(
-                home, True, _Scope(None, keep_live=not damage, damage=damage), progress, lock_timeout, waiting
-            )
-        return _refresh(home, False, _Scope(targets, seen_folders), progress, lock_timeout, waiting)
+            scope = _Scope(None, keep_live=not damage, damage=damage, sweep=sweep)
+            return _refresh(home, True, scope, progress, lock_timeout, waiting)
+        return _refresh(home, False, _Scope(targets, seen_folders, sweep=sweep), progress, lock_timeout, waiting)
     except IndexKeptOut:  # (a newer deja's index: rebuilt here, it would be rebuilt back there, trial49 F9)
         raise
     except IndexUnreadable as exc:  # a damaged file met on the way: the live index cannot be built upon
         if full or damage:
             raise
-        result = _refresh(home, True, _Scope(None), progress, lock_timeout, waiting)
+        result = _refresh(home, True, _Scope(None, sweep=sweep), progress, lock_timeout, waiting)
         result.rebuilt_because = "; ".join(part for part in (str(exc), result.rebuilt_because) if part)
         return result
 
@@ -177,10 +179,11 @@ def catch_up(
     verify: bool = False,
     found: glance.Check | None = None,
     walk: bool = True,
+    sweep: bool = True,
 ) -> RefreshResult:
     """Refresh what the cheap check (``glance``) finds changed, or ``found``, the check the caller has just made;
     when nothing changed, the index's counts as they are: what a read does first (without ``walk``, no walk is
-    started: a hook's catch-up).
+    started: a hook's catch-up; without ``sweep``, no retired segment is removed: a read's, see ``refresh``).
 
     Without a record of a full walk (a first build, a damaged index), this walks every chat. A walk that is due
     otherwise starts in a detached process after this refresh, which does not wait for it. (``deja index`` walks
@@ -194,7 +197,7 @@ def catch_up(
     if found is None:
         found = glance.check(directory)
     if found.manifest is None:
-        return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify)
+        return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify, sweep=sweep)
     result = _as_it_stands(found.manifest, started)
     if found.changed or verify:
         result = refresh(
@@ -204,6 +207,7 @@ def catch_up(
             lock_timeout=lock_timeout,
             verify=verify,
             seen_folders=found.folders,
+            sweep=sweep,
         )
     if found.walk_due and walk:
         glance.start_walk(directory)
@@ -255,6 +259,8 @@ class _Scope(msgspec.Struct):
     #: What was found wrong with the index's files before the lock was taken, which a rebuild then mends: looked
     #: at again once it is held, since a process that held it may have rebuilt the index meanwhile.
     damage: str = ""
+    #: Remove the segments a past refresh retired whose grace is over (not on a read's path: ``refresh``).
+    sweep: bool = True
 
 
 def _refresh(
@@ -318,8 +324,8 @@ def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, prog
         if changed or merged_problems != state.problems or skipped.unread != state.unread:  # (doctor reports them)
             live = _compact(directory, live, book, mode, rewrite_replaced=walked)
             swapped = manifest or _live_manifest(directory)
-            _swap(directory, swapped, live, book, ide, (merged_problems, skipped.unread), mode)
-        elif manifest is not None:  # segments a past swap retired go once their grace is over, change or not
+            _swap(directory, swapped, live, book, ide, (merged_problems, skipped.unread), mode, sweep=scope.sweep)
+        elif manifest is not None and scope.sweep:  # segments a past swap retired go once their grace is over
             remove_stale_segments(directory, [ref.name for ref in manifest.segments])
         if scope.targets is None:
             freshness.record_walk(directory, book, plan, walk_started, folders or {}, roots)
@@ -686,6 +692,8 @@ def _swap(
     ide: dict[str, IdeDbState],
     skipped: tuple[dict[str, int], dict[str, str]],
     mode: str,
+    *,
+    sweep: bool,
 ) -> None:
     """Make ``live`` and the bookkeeping describing it current in one ``os.replace`` of the manifest, as redacted
     with ``mode`` (the refresh's one decision: what its segments were written with); ``skipped`` is what the
@@ -695,8 +703,8 @@ def _swap(
     the previous manifest, its segments and its bookkeeping whole; the files of the new segments and
     bookkeeping are synced together with the new manifest's, in one wait before its rename. The
     segments the swap retires stay a grace period for readers that have just
-    read the previous manifest; the previous bookkeeping goes at once (only
-    writers read it, under the lock).
+    read the previous manifest, and go in a later ``sweep`` once it is over (those of a redaction that changed go
+    at once, swept or not); the previous bookkeeping goes at once (only writers read it, under the lock).
     """
     generation = (previous.generation + 1) if previous else 1
     state_file = book.save(f"{generation}-{os.urandom(4).hex()}", ide, *skipped)
@@ -717,8 +725,10 @@ def _swap(
     faults.point("after-manifest-swap")
     remove_unreferenced(directory, book.state, state_file)
     # Segments written before redaction was turned on hold what it now hides: they go at once, not after a grace.
-    unredacted = previous is not None and previous.redaction != manifest.redaction
-    remove_stale_segments(directory, names, grace_seconds=0 if unredacted else SEGMENT_GRACE_SECONDS)
+    if previous is not None and previous.redaction != manifest.redaction:
+        remove_stale_segments(directory, names, grace_seconds=0)
+    elif sweep:
+        remove_stale_segments(directory, names)
 
 
 def _live_docs(ref: SegmentRef) -> float:
