@@ -101,12 +101,20 @@ def _retired(folder: Path) -> set[Path]:
     return retired
 
 
+def _bookkeeping(folder: Path) -> tuple[set[str], set[str]]:
+    """The bookkeeping files on disk, and those the manifest's state names (itself among them)."""
+    manifest = read_manifest(folder)
+    state = read_record(folder / manifest.state, State)
+    named = {name for name in state.shards if name} | {Path(manifest.state).name}
+    return {path.name for path in (folder / "state").iterdir()}, named
+
+
 def test_a_search_right_after_a_turn_leaves_retired_segments_to_the_refreshes_nobody_waits_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A read's refresh never waits on unlinking: segments whose grace is over stay after ``deja search``; the
-    catch-up a hook starts in the background removes them once it finds a turn to read, and a walk (the one a read
-    starts when due, ``deja index``) whether or not it finds one."""
+    """A read's refresh never waits on unlinking: segments whose grace is over, and the bookkeeping the previous
+    manifest named, stay after ``deja search``; the catch-up a hook starts in the background removes them once it
+    finds a turn to read, and a walk (the one a read starts when due, ``deja index``) whether or not it finds one."""
     index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
     folder = index_dir(tmp_path / "deja")
     _ask_more(tmp_path, "And the zeppelin queue?")
@@ -116,16 +124,25 @@ def test_a_search_right_after_a_turn_leaves_retired_segments_to_the_refreshes_no
     _ask_more(tmp_path, "And the zeppelin queue?", "What of the walrus?")
     assert "walrus" in run_deja("search", "walrus").stdout.lower()
     assert all(path.is_dir() for path in retired)  # the read left them, past their grace as they are
+    on_disk, named = _bookkeeping(folder)
+    assert named < on_disk  # the two searches' previous bookkeeping, left too
     _ask_more(tmp_path, "And the zeppelin queue?", "What of the walrus?", "And the narwhal?")
     background = [sys.executable, "-m", "deja.core.indexer"]
     subprocess.run([*background, "catch-up"], check=True)
     assert not any(path.exists() for path in retired)
+    on_disk, named = _bookkeeping(folder)
+    assert on_disk == named
+    live = {ref.name for ref in read_manifest(folder).segments}
+    assert {path.name for path in folder.glob("seg-*")} > live  # the second search's retired one: in its grace
+    _ask_more(tmp_path, "And the zeppelin queue?", "What of the walrus?", "And the narwhal?", "And the orca?")
+    assert "orca" in run_deja("search", "orca").stdout.lower()
+    assert _bookkeeping(folder)[1] < _bookkeeping(folder)[0]
     left = _retired(folder)
-    assert left  # the second search's retired segment, in its grace during the catch-up
-    subprocess.run(background, check=True)  # a walk: nothing changed
+    subprocess.run(background, check=True)  # a walk, which finds nothing changed
     assert not any(path.exists() for path in left)
+    on_disk, named = _bookkeeping(folder)
+    assert on_disk == named
     assert {path.name for path in folder.glob("seg-*")} == {ref.name for ref in read_manifest(folder).segments}
-    assert "narwhal" in run_deja("search", "narwhal").stdout.lower()
 
 
 def test_a_reader_that_read_the_manifest_before_a_refresh_still_opens_its_segments(

@@ -325,7 +325,8 @@ def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, prog
             live = _compact(directory, live, book, mode, rewrite_replaced=walked)
             swapped = manifest or _live_manifest(directory)
             _swap(directory, swapped, live, book, ide, (merged_problems, skipped.unread), mode, sweep=scope.sweep)
-        elif manifest is not None and scope.sweep:  # segments a past swap retired go once their grace is over
+        elif manifest is not None and scope.sweep:  # what past swaps left goes: a retired segment past its grace too
+            remove_unreferenced(directory, state, manifest.state)
             remove_stale_segments(directory, [ref.name for ref in manifest.segments])
         if scope.targets is None:
             freshness.record_walk(directory, book, plan, walk_started, folders or {}, roots)
@@ -703,8 +704,10 @@ def _swap(
     the previous manifest, its segments and its bookkeeping whole; the files of the new segments and
     bookkeeping are synced together with the new manifest's, in one wait before its rename. The
     segments the swap retires stay a grace period for readers that have just
-    read the previous manifest, and go in a later ``sweep`` once it is over (those of a redaction that changed go
-    at once, swept or not); the previous bookkeeping goes at once (only writers read it, under the lock).
+    read the previous manifest, and go in a ``sweep`` once it is over (those of a redaction that changed go
+    at once, swept or not); the previous bookkeeping goes in a ``sweep`` too, this one's or a later one's (only
+    writers read it, under the lock, so it needs no grace: a read's refresh just leaves it, as unlinking right
+    after the manifest's sync waited on the journal, about 5 ms of a search after a turn at 1k).
     """
     generation = (previous.generation + 1) if previous else 1
     state_file = book.save(f"{generation}-{os.urandom(4).hex()}", ide, *skipped)
@@ -723,7 +726,8 @@ def _swap(
     written = [directory / ref.name / name for ref in live if ref.name not in before for name in ref.files]
     write_manifest(directory, manifest, sync_along=[*book.unsynced, *written])
     faults.point("after-manifest-swap")
-    remove_unreferenced(directory, book.state, state_file)
+    if sweep:
+        remove_unreferenced(directory, book.state, state_file)
     # Segments written before redaction was turned on hold what it now hides: they go at once, not after a grace.
     if previous is not None and previous.redaction != manifest.redaction:
         remove_stale_segments(directory, names, grace_seconds=0)
