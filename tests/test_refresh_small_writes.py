@@ -4,6 +4,7 @@ copy set aside and renamed, as a full build's are), and what it records is what 
 from __future__ import annotations
 
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -126,6 +127,11 @@ def test_a_search_right_after_a_turn_leaves_retired_segments_to_the_refreshes_no
     assert all(path.is_dir() for path in retired)  # the read left them, past their grace as they are
     on_disk, named = _bookkeeping(folder)
     assert named < on_disk  # the two searches' previous bookkeeping, left too
+    live = {ref.name for ref in read_manifest(folder).segments}
+    left = [path for path in folder.glob("seg-*/*") if path.parent.name not in live]
+    left += [folder / "state" / name for name in on_disk - named]
+    doctor = json.loads(run_deja("doctor", "--json").stdout)["index"]
+    assert doctor["dropped_bytes"] == sum(path.stat().st_size for path in left)  # said apart from the index's size
     _ask_more(tmp_path, "And the zeppelin queue?", "What of the walrus?", "And the narwhal?")
     background = [sys.executable, "-m", "deja.core.indexer"]
     subprocess.run([*background, "catch-up"], check=True)
