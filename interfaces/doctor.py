@@ -1317,10 +1317,11 @@ def _count(n: int, noun: str) -> str:
 
 
 def _dropped_note(dropped: int) -> str:
-    """`` (1.4 MB more in segments it replaced, …)`` beside the index's size when some wait to be removed, else ""."""
+    """`` (1.4 MB more in what a refresh replaced, …)`` beside the index's size when some waits to be removed (retired
+    segments, whose grace is a minute, and bookkeeping no manifest names), else ""."""
     if not dropped:
         return ""
-    return f" ({_size(dropped)} more in what a refresh replaced, removed by the next background refresh or deja index a minute after)"
+    return f" ({_size(dropped)} more in what a refresh replaced, removed by the next background refresh or deja index)"
 
 
 def _size(n: float) -> str:
