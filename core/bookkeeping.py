@@ -270,19 +270,20 @@ def remove_strays(directory: Path) -> None:
 
 
 def remove_unreferenced(directory: Path, state: State, state_file: str) -> None:
-    """Delete the bookkeeping no longer named (only writers read it, under the lock, so no grace is needed).
+    """Delete the bookkeeping no longer named (only writers read it, under the lock, so no grace is needed)."""
+    for path in unreferenced(directory, state, state_file):
+        remove(path)
 
-    ``state_file`` is the manifest's, naming ``state``; the state files of
-    earlier formats lived beside the manifest and go too.
-    """
+
+def unreferenced(directory: Path, state: State, state_file: str) -> list[str]:
+    """The bookkeeping files ``state`` does not name: a previous state and its shards, which a read's refresh leaves
+    for the next refresh nobody waits on to remove (``indexer.refresh``'s ``sweep``; ``deja doctor`` counts them
+    apart). ``state_file`` is the manifest's, naming ``state``; the state files of earlier formats lived beside the
+    manifest and are among them."""
     keep = {n for n in state.shards if n} | {db.fingerprints for db in state.ide.values() if db.fingerprints}
     keep.add(Path(state_file).name)
-    for name in _names(directory):
-        if name.startswith("state-") and name.endswith(".msgpack"):
-            remove(os.path.join(directory, name))
-    for name in _names(directory / FOLDER):
-        if name not in keep:
-            remove(os.path.join(directory, FOLDER, name))
+    old = [os.path.join(directory, n) for n in _names(directory) if n.startswith("state-") and n.endswith(".msgpack")]
+    return old + [os.path.join(directory, FOLDER, name) for name in _names(directory / FOLDER) if name not in keep]
 
 
 def _names(folder: Path) -> list[str]:

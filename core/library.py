@@ -53,14 +53,15 @@ def open_index(
         return Index.open(home, codec)
     check_readable(index_dir(home))
     say = note or (lambda _: None)
-    kept_out = _update(lambda: catch_up(home, progress=progress, found=checked), say, rebuilt)
+    # (no sweep: a read waits on no retired segment's removal; the refreshes nobody waits on do it, see ``refresh``)
+    kept_out = _update(lambda: catch_up(home, progress=progress, found=checked, sweep=False), say, rebuilt)
     try:
         index = Index.open(home, codec)
     except IndexKeptOut:  # (forbidden, or a newer deja's: a rebuild would not mend it)
         raise
     except IndexUnreadable as exc:
         if kept_out is None:
-            kept_out = _update(lambda: refresh(home, progress=progress, lock_timeout=0), say, rebuilt)
+            kept_out = _update(lambda: refresh(home, progress=progress, lock_timeout=0, sweep=False), say, rebuilt)
         if isinstance(kept_out, TimeoutError):  # no index to answer from yet: the one thing to say
             raise IndexBeingWritten(
                 f"{exc}; another deja is rebuilding it now: run this again when it is done"

@@ -58,39 +58,72 @@ def title_part(messages: list[Message], title: str) -> tuple[int, int] | None:
     another topic (:func:`_new_topic`): what the chat concluded is the work's answer, not "Added a line under 2.3.1."
     nor the answer to "unrelated: how do I rename a git branch?" (review49b M3).
 
-    A turn is a user's ask with text and the messages up to the next such ask."""
+    A turn is a user's ask with text and the messages up to the next such ask. Its answers' words are read only where
+    they are weighed (:class:`_Answers`)."""
     wanted = set(terms(title))
     asks = [at for at, message in enumerate(messages) if message.role == "user" and message.text.strip()]
     if not wanted or len(asks) < 2:
         return None
     bounds = list(zip(asks, [*asks[1:], len(messages)], strict=True))
-    words = [_words(messages[start:end]) for start, end in bounds]
+    asked = [set(terms(messages[start].text)) for start, _ in bounds]
+    answered = _Answers(messages, bounds)
     chores = [
-        _is_chore(asked, wanted) and not _asks_why(messages[start].text)
-        for (asked, _), (start, _) in zip(words, bounds, strict=True)
+        _is_chore(ask, wanted) and not _asks_why(messages[start].text)
+        for ask, (start, _) in zip(asked, bounds, strict=True)
     ]
     first = _anchor(
-        words, [chore or _writes_test(asked, wanted) for chore, (asked, _) in zip(chores, words, strict=True)], wanted
+        asked, answered, [chore or _writes_test(ask, wanted) for chore, ask in zip(chores, asked, strict=True)], wanted
     )
     ends = [chore or _new_topic(messages[start].text) for chore, (start, _) in zip(chores, bounds, strict=True)]
-    said = words[first][0] | words[first][1]
     last = first
-    while last + 1 < len(bounds) and not ends[last + 1] and (first == 0 or _follows_on(*words[last + 1], wanted, said)):
-        last += 1
-        said |= words[last][0] | words[last][1]
+    if first == 0:  # (a part begun at the first turn runs on to the first end, whatever the turns' words)
+        while last + 1 < len(bounds) and not ends[last + 1]:
+            last += 1
+    else:
+        said = asked[first] | answered[first]
+        while (
+            last + 1 < len(bounds)
+            and not ends[last + 1]
+            and _follows_on(asked[last + 1], answered[last + 1], wanted, said)
+        ):
+            last += 1
+            said |= asked[last] | answered[last]
     return None if first == 0 and last + 1 == len(bounds) else (bounds[first][0], bounds[last][1])
 
 
-def _anchor(words: list[tuple[set[str], set[str]]], chores: list[bool], wanted: set[str]) -> int:
+class _Answers:
+    """The words of each turn's answers' texts (not its tools' output: a log names every word), read when first asked
+    for: a chat whose first ask names its title (most: deja titles a chat Cursor named none by its first ask) weighs
+    none of them, and a refresh after a turn reads the grown chat's every message again (about 4 ms of a 350-message
+    chat's summary)."""
+
+    def __init__(self, messages: list[Message], bounds: list[tuple[int, int]]) -> None:
+        self._messages = messages
+        self._bounds = bounds
+        self._read: dict[int, set[str]] = {}
+
+    def __getitem__(self, turn: int) -> set[str]:
+        """The words of turn ``turn``'s answers."""
+        if (words := self._read.get(turn)) is None:
+            start, end = self._bounds[turn]
+            turn_messages = self._messages[start + 1 : end]
+            answers = [terms(message.text) for message in turn_messages if message.role == "assistant" and message.text]
+            words = self._read[turn] = set().union(*answers)
+        return words
+
+
+def _anchor(asked: list[set[str]], answered: _Answers, chores: list[bool], wanted: set[str]) -> int:
     """The turn the title's part begins at: the first (0) when its ask names a title word at all, or no turn names
     the title (an ask one of its words, or answers two: a title word in an ask weighs ``ASK_WEIGHT``), or the first
     turn holds half as many of them as the turn holding most or more; else the first turn not a chore (nor a test's
     writing, :func:`_writes_test`) that holds half
     as many as that one or more (a chat opened on "first, fix the lint errors ruff reports" under the title "Circular
     import between models and schemas")."""
-    scores = [ASK_WEIGHT * len(asked & wanted) + len((answered - asked) & wanted) for asked, answered in words]
+    if asked[0] & wanted and not chores[0]:
+        return 0
+    scores = [ASK_WEIGHT * len(ask & wanted) + len((answered[turn] - ask) & wanted) for turn, ask in enumerate(asked)]
     top = max(scores)
-    if (words[0][0] & wanted and not chores[0]) or top < ASK_WEIGHT or 2 * scores[0] >= top:
+    if top < ASK_WEIGHT or 2 * scores[0] >= top:
         return 0
     well = [not chore and score >= ASK_WEIGHT and 2 * score >= top for chore, score in zip(chores, scores, strict=True)]
     return next((turn for turn in range(1, len(scores)) if well[turn]), 0)
@@ -138,12 +171,6 @@ def _new_topic(ask: str) -> bool:
     """Whether ``ask`` opens by saying it is about something else (``NEW_TOPIC``: "unrelated: how do I rename a git
     branch?", "different question: …")."""
     return ask.lstrip().lower().startswith(NEW_TOPIC)
-
-
-def _words(turn: list[Message]) -> tuple[set[str], set[str]]:
-    """The words of a turn's ask, and of its answers' texts (not its tools' output: a log names every word)."""
-    answered = [terms(message.text) for message in turn[1:] if message.role == "assistant" and message.text]
-    return set(terms(turn[0].text)), set().union(*answered)
 
 
 def summarised_part(messages: list[Message], title: str) -> tuple[int, int, int] | None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..core import config, folders, paths
-from ..core.bookkeeping import Bookkeeping, State, read_record
+from ..core.bookkeeping import Bookkeeping, State, read_record, unreferenced
 from ..core.escapes import surrogates_escaped
 from ..core.index import (
     MANIFEST,
@@ -121,8 +121,9 @@ class IndexStatus(msgspec.Struct):
     state: Literal["ok", "missing", "damaged", "older", "newer", "unreadable"]
     #: What the index its manifest names holds (``dropped_bytes`` apart).
     bytes: int = 0
-    #: Segments a refresh replaced, kept for readers that opened the manifest before (``SEGMENT_GRACE_SECONDS``)
-    #: and removed by the first refresh after: counted in ``bytes``, they said 1.6 MB of a 250 KB index (trial23 F7.11).
+    #: Segments a refresh replaced, kept for readers that opened the manifest before (``SEGMENT_GRACE_SECONDS``),
+    #: and the bookkeeping a search's refresh replaced, removed by the first refresh nobody waits on after (a hook's
+    #: catch-up, a walk, ``deja index``): counted in ``bytes``, they said 1.6 MB of a 250 KB index (trial23 F7.11).
     dropped_bytes: int = 0
     sessions: int = 0
     messages: int = 0
@@ -1054,11 +1055,13 @@ def _not_utf8_problems() -> list[Finding]:
     ]
 
 
-def _dropped_bytes(directory: Path, index: Index) -> int:
+def _dropped_bytes(directory: Path, index: Index, state: State) -> int:
     """The bytes of what lies in the index folder that its manifest does not name: segments a refresh replaced (and
-    a killed build's temporary files), which the first refresh after their grace period removes."""
+    a killed build's temporary files), which the first refresh nobody waits on after their grace period removes, and
+    the bookkeeping a search's refresh replaced (``bookkeeping.unreferenced``), which it removes too."""
     live = {os.path.basename(segment.path) for segment in index.segments}
     dropped = [directory / name for name in segments_and_temporaries(directory) - live]
+    dropped += [Path(path) for path in unreferenced(directory, state, index.manifest.state)]
     size, _ = _stat([f for path in dropped for f in (path.rglob("*") if path.is_dir() else [path]) if f.is_file()])
     return size
 
@@ -1083,7 +1086,7 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
     except IndexUnreadable as exc:
         return IndexStatus(str(directory), "damaged", bytes=size), None, str(exc)
     built = index.manifest.built_at
-    dropped = _dropped_bytes(directory, index)
+    dropped = _dropped_bytes(directory, index, state)
     signals: Counter[str] = Counter()
     unplaced: Counter[str] = Counter()
     unread = 0
@@ -1314,10 +1317,11 @@ def _count(n: int, noun: str) -> str:
 
 
 def _dropped_note(dropped: int) -> str:
-    """`` (1.4 MB more in segments it replaced, …)`` beside the index's size when some wait to be removed, else ""."""
+    """`` (1.4 MB more in what a refresh replaced, …)`` beside the index's size when some waits to be removed (retired
+    segments, whose grace is a minute, and bookkeeping no manifest names), else ""."""
     if not dropped:
         return ""
-    return f" ({_size(dropped)} more in segments a refresh replaced, removed by the first refresh a minute after)"
+    return f" ({_size(dropped)} more in what a refresh replaced, removed by the next background refresh or deja index)"
 
 
 def _size(n: float) -> str:

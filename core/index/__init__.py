@@ -48,10 +48,12 @@ if TYPE_CHECKING:
         SEGMENT_GRACE_SECONDS,
         SegmentWriter,
         remove_failed_writes,
+        remove_left,
         remove_segments,
         remove_stale_segments,
         retire_segments,
         segments_and_temporaries,
+        stale_segments,
     )
 
 __all__ = [
@@ -91,7 +93,9 @@ __all__ = [
     "read_manifest",
     "remove_failed_writes",
     "remove_segments",
+    "remove_left",
     "remove_stale_segments",
+    "stale_segments",
     "retire_segments",
     "segments_and_temporaries",
     "write_manifest",

@@ -14,6 +14,7 @@ from datetime import UTC
 from itertools import chain, compress, groupby, islice
 from operator import attrgetter, itemgetter, ne, not_, sub
 from pathlib import Path
+from stat import S_ISDIR
 from typing import IO, Any, BinaryIO, NamedTuple
 
 from .. import faults, keys
@@ -862,20 +863,39 @@ def remove_segments(directory: Path, names: Iterable[str]) -> None:
 
 def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: float = SEGMENT_GRACE_SECONDS) -> None:
     """Delete what no manifest names once its grace period is over: retired segments, a killed build's strays."""
+    remove_left(stale_segments(directory, live, grace_seconds))
+
+
+def stale_segments(directory: Path, live: Iterable[str], grace_seconds: float = SEGMENT_GRACE_SECONDS) -> list[str]:
+    """The paths of what no manifest names (``live``: what the manifest on disk names) whose grace period is over:
+    retired segments, a killed build's strays, found under the writer lock (``remove_left`` may delete them once
+    it is let go: no writer adopts a name, and no reader's manifest names them)."""
     keep = set(live)
     now = time.time()
     try:
         with os.scandir(directory) as found:
             children = [entry for entry in found if entry.name not in keep and _segment_or_temporary(entry.name)]
     except OSError:
-        return
+        return []
+    stale = []
     for child in children:
         try:
             if now - child.stat(follow_symlinks=False).st_mtime > grace_seconds:
-                if child.is_dir(follow_symlinks=False):
-                    remove_segment_folder(Path(child.path))
-                else:
-                    os.unlink(child.path)
+                stale.append(child.path)
+        except OSError:
+            pass
+    return stale
+
+
+def remove_left(paths: Iterable[str]) -> None:
+    """Delete each of ``paths``: a segment's folder with its files, or a file (errors ignored: another sweep may
+    have been first)."""
+    for path in paths:
+        try:
+            if S_ISDIR(os.lstat(path).st_mode):
+                remove_segment_folder(Path(path))
+            else:
+                os.unlink(path)
         except OSError:
             pass
 
@@ -910,7 +930,7 @@ def _segment_or_temporary(name: str) -> bool:
 def remove_segment_folder(folder: Path) -> None:
     """Delete a segment's folder and its files, whatever is left of it (errors ignored, as ``shutil.rmtree``'s
     ``ignore_errors``). A segment's folder holds files only: emptied by hand, without importing ``shutil`` (with
-    ``bz2`` and ``lzma``, about 2 ms), which a refresh after a turn pays whenever a retired segment's grace ends;
+    ``bz2`` and ``lzma``, about 2 ms), which a sweep pays whenever a retired segment's grace has ended;
     anything else in it (a folder someone put there) is left to ``shutil``. Where the system can, the folder is
     opened without following a symlink and emptied through that descriptor, so a link put in its place between a
     check and the removal is never followed (``rmtree`` refuses one too)."""
