@@ -357,6 +357,19 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         'aws secretsmanager --secret-string "{\\"a\\":\\"b ',
         "aws secretsmanager --secret-string '{:\"",
         'aws secretsmanager --secret-string \\"{\\\\\\"a\\\\\\": ',
+        # red57: heredocs in a JSON string, chpasswd's of many lines, a line of many openings, netlify's options,
+        # rclone's remote, aws's continued line, expect's escaped quotes
+        "chpasswd <<EOF\\n",
+        "chpasswd:<<A chpasswd <<A chpasswd <<A chpasswd <<A\n",
+        "chpasswd:<<A chpasswd <<A chpasswd <<A chpasswd <<A\\n",
+        "chpasswd chpasswd chpasswd chpasswd <<A\n" + ("a:" + "b" * 190 + "\n") * 31,
+        "sudo -S x <<EOF\\n",
+        "sudo -S sudo -S sudo -S sudo -S x <<A\\n" + "a" * 990 + " \\n",
+        "netlify env:set --context a ",
+        "rclone config create a - ",
+        "aws --a b \\\n ",
+        'assword send \\\\\\"a\\\\\\\\r',
+        "--vault-id <(echo ",
     ],
 )
 def test_a_long_text_of_commands_fed_a_password_or_given_a_stored_secret_is_redacted_in_time_linear_in_its_size(
