@@ -2569,7 +2569,11 @@ _NOUN_SEP = Lazy(
     r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base|_?id)?)(?:_?\d{1,3})?(?:\\\\)?\\?[\"']?\]?"
     r"(?:\*{1,2}|_{1,2}|`)?[ \t\u00a0]*[:=]",
 )
-_FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
+#: A flag named a secret (``--api-key=…``, ``--password …``): a ``--`` that starts a word, not one inside a word
+#: (``x--password``, a run of dashes), so a run of ``[\w-]`` is read once from its start: read from each ``--`` in it
+#: to the noun at its end, a line of ``--a--a…`` or of dashes took time quadratic in its length (red57: 20 KB of
+#: dashes and a ``password=x``, 12 s).
+_FLAG = rf"--(?<![\w-]--)(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
 #: (Its first letter is a class, not ``(?i:``: the engine then skips to an ``i`` or a ``w`` as a substring search
 #: does, instead of trying the pattern at every place: a log's ``KeyError: 'password'`` paid for a whole scan. The
 #: class holds what ``(?i)i`` matches, the dotted and dotless i too.)
@@ -3055,13 +3059,8 @@ def _flag(match: re.Match[str]) -> str:
     whole, value = match.group(0), match.group("value")
     flag = whole[: match.start("sep") - match.start()].lstrip("-")
     opening, contents, closing = _unquote(value)
-    inside_a_word = match.start() > 0 and (
-        match.string[match.start() - 1].isalnum() or match.string[match.start() - 1] in "_-"
-    )
-    if (
-        inside_a_word
-        or not secret_key(flag)
-        or not (_quoted_secret(contents, flag) if opening else _flag_value(value, flag, match.group("sep")))
+    if not secret_key(flag) or not (
+        _quoted_secret(contents, flag) if opening else _flag_value(value, flag, match.group("sep"))
     ):
         return whole
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
