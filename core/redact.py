@@ -638,13 +638,37 @@ _HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_ANSI_C}{_NOT_RED
 #: A heredoc's one line before its closing word, fed to the option's command (``docker login --password-stdin <<EOF``,
 #: ``cat <<'EOF' | gh auth login --with-token``, then ``T…`` and ``EOF``: review49a M3); a variable's (``$GH_TOKEN``)
 #: stays, and so does a heredoc of more lines, which gives no one token.
-_HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?)(?P<tag>[A-Za-z_]\w*)(?P=hq)"""
+_HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?)(?P<tag>[A-Za-z_]\w*+)(?P=hq)"""
+#: The opening line's rest (no ``<``: a line of many openings reads the lines after the last one only) and its end: a
+#: line end, or a JSON string's escaped one (``\\n``: the group ``esc``), as a tool call's command holds a heredoc
+#: (``"sudo -S whoami <<EOF\\nPW\\nEOF"``: red56). The rest is read once, to its first end of either kind (an escape
+#: with what it escapes, so an escaped backslash's ``\\\\n`` is none), or, on lines of a text, past a ``\\`` to its
+#: line's end. The heredoc's lines end as its opening line does (``_HEREDOC_END``).
+_HEREDOC_OPENED = r"(?:[^\n\\<]|\\[^n\n<]){0,200}+(?:(?P<esc>\\n)|(?:\\[^\n<]{0,200})?\r?\n)"
+#: A character of a heredoc's line: in a JSON string, an escape with what it escapes but an escaped line end, or a
+#: character that is no ``\\`` nor the string's closing ``"``; on lines of a text, any.
+_HEREDOC_CHARACTER = r"""(?(esc)(?:[^\n\\"]|\\[^n\n])|[^\n])"""
+_HEREDOC_END = r"(?(esc)(?:\\r)?\\n|\r?\n)"
+#: The closing word, alone on its line: in a JSON string, before an escaped line end or the string's end.
+_HEREDOC_CLOSED = r"""[ \t]*(?P=tag)[ \t]*(?(esc)(?=\\[rn"]|["'`]|\Z)|(?=\r?\n|\Z))"""
 #: Blank lines may follow the value before the closing word (review49e L3). (Bounded: the opening line's rest, the
-#: value and the blank lines are each read at most once a match is tried, not to a long line's end from each option.)
+#: value and the blank lines are each read at most once a match is tried, not to a long line's end from each option;
+#: the value's line atomic, as it ends one way only.)
 _HEREDOC_LINE = (
-    r"[^\n]{0,200}\r?\n[ \t]*(?P<value>[^\s$](?:[^\n]{0,1000}[^\s])?)[ \t]*\r?\n(?:[ \t]*\r?\n){0,8}"
-    r"[ \t]*(?P=tag)[ \t]*(?=\r?\n|\Z)"
+    rf"""{_HEREDOC_OPENED}(?>[ \t]*(?P<value>(?(esc)[^\s$\\"]|[^\s$])(?:{_HEREDOC_CHARACTER}{{0,1000}}"""
+    rf"""(?(esc)[^\s\\"]|[^\s]))?)[ \t]*{_HEREDOC_END})(?:[ \t]*{_HEREDOC_END}){{0,8}}{_HEREDOC_CLOSED}"""
 )
+#: chpasswd's heredoc: its lines, a user's ``name:password`` each (or blank), up to 32, before its closing word
+#: (red56 read one line, and kept a heredoc of several users whole). Each line is read once (atomic: a name holds no
+#: ``:``, and the closing word none); no line holds a ``<<``, so none opens another heredoc whose start would read
+#: the lines after it again.
+_HEREDOC_PAIRS = (
+    rf"""{_HEREDOC_OPENED}(?P<value>(?>(?:[ \t]*(?:[^\s:\\"<]{{1,64}}:(?:(?!<<){_HEREDOC_CHARACTER}){{0,200}})?"""
+    rf"{_HEREDOC_END}){{1,32}})){_HEREDOC_CLOSED}"
+)
+#: chpasswd's options before the heredoc it is fed (``-c SHA512``, ``-e``), up to 4, each read once: a line of many
+#: ``chpasswd`` before one ``<<`` starts few matches.
+_CHPASSWD_OPTIONS = r"(?:[ \t]+-[^\s|;&<>]*+(?:[ \t]+[^\s|;&<>-][^\s|;&<>]*+)?){0,4}+[ \t]*"
 
 
 def _heredoc_fed(command: str) -> str:
@@ -652,9 +676,10 @@ def _heredoc_fed(command: str) -> str:
     return rf"{command}[^\n|;&<>]{{0,200}}?{_HEREDOC_OPENS}{_HEREDOC_LINE}"
 
 
-def _heredoc_piped(command: str) -> str:
-    """A heredoc ``cat`` pipes to ``command``, its one line (``cat <<EOF | sudo -S whoami``, then ``PW``, ``EOF``)."""
-    return rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{command}{_HEREDOC_LINE}"
+def _heredoc_piped(command: str, lines: str = _HEREDOC_LINE) -> str:
+    """A heredoc ``cat`` pipes to ``command``, its one line (``cat <<EOF | sudo -S whoami``, then ``PW``, ``EOF``), or
+    ``lines``."""
+    return rf"cat(?<![\w.-]cat)[ \t]+{_HEREDOC_OPENS}[ \t]*\|[^\n|;&]{{0,200}}?{command}{lines}"
 
 
 _HEREDOC_FED = _heredoc_fed(_STDIN_OPTION)
@@ -1749,11 +1774,19 @@ def _heredoc_line_fed_unless_data(match: re.Match[str]) -> str:
 
 
 def _heredoc_users_passwords(match: re.Match[str]) -> str:
-    """A heredoc's ``user:password`` line fed to ``chpasswd`` with its password redacted, as ``_users_passwords``."""
-    user, colon, password = match.group("value").partition(":")
-    if not colon or not _is_literal(password) or not _a_command_word(match.string, match.start()):
+    """A heredoc fed to ``chpasswd`` (``_HEREDOC_PAIRS``) with each ``user:password`` line's literal password
+    redacted, as ``_users_passwords``; a line's end (``\\r``, a JSON string's ``\\\\r``) and its blanks stay."""
+    if not _a_command_word(match.string, match.start()):
         return match.group(0)
-    return _marked(match, "value", f"{user}:[redacted:cli-credentials]")
+    escaped = match.group("esc") is not None
+    lines = match.group("value").split("\\n" if escaped else "\n")
+    for at, line in enumerate(lines):
+        user, colon, password = line.partition(":")
+        typed = (password.removesuffix("\\r") if escaped else password).rstrip()
+        if colon and _is_literal(typed):
+            lines[at] = f"{user}:[redacted:cli-credentials]{password[len(typed) :]}"
+    redacted = ("\\n" if escaped else "\n").join(lines)
+    return match.group(0) if redacted == match.group("value") else _marked(match, "value", redacted)
 
 
 def _stored_secret(match: re.Match[str]) -> str:
@@ -1852,14 +1885,15 @@ def _continued_line(text: str, at: int) -> str:
 
 
 #: aws's global options before its service (``aws --region eu-west-1 --profile prod secretsmanager …``: review55e
-#: F2.1), up to 8, each with its value or none (``--no-cli-pager``); a lazy walk of bounded steps.
-_AWS_GLOBAL_OPTIONS = r"(?:[ \t]+--[\w-]+(?:=[^\s|;&]*|[ \t]+[^\s|;&-][^\s|;&]*)?){0,8}?"
+#: F2.1), up to 8, each with its value or none (``--no-cli-pager``); a lazy walk of bounded steps. Blanks across a
+#: ``\\`` line end too (``aws --region x \\`` then ``  secretsmanager …``, as fly and kubectl read: review56c F7).
+_AWS_GLOBAL_OPTIONS = rf"(?:{_BLANKS}--[\w-]+(?:=[^\s|;&]*|{_BLANKS}[^\s|;&-][^\s|;&]*)?){{0,8}}?{_BLANKS}"
 #: A JSON object given to ``aws secretsmanager --secret-string`` in quotes, as written (``'{"db":"…"}'``), in
 #: escaped double quotes as AWS's documentation writes it (``"{\\"db\\":\\"…\\"}"``), or either in a JSON string
 #: (review56c F2): up to its first ``}`` within 4000 characters of its line, before the quote that would close it (a
 #: ``'`` in single quotes; in double ones, a ``"`` no ``\\`` escapes), so a line of many unclosed ones reads each once.
 _SECRET_OBJECT = (
-    _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}[ \t]+secretsmanager", "--secret-string")
+    _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}secretsmanager", "--secret-string")
     + r"""(?:=|[ \t]+)(?:(?P<open>')\{(?P<object>[^\n}']{0,4000}+)|(?P<escaped>(?:\\){0,3}")\{"""
     + r"""(?P<inside>(?:[^\n}"\\]|\\+"?){0,4000}+))\}"""
 )
@@ -1870,13 +1904,13 @@ _SECRET_OBJECT = (
 _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
     (
         ("secretsmanager",),
-        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}[ \t]+secretsmanager", "--secret-string|--secret-binary")
+        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}secretsmanager", "--secret-string|--secret-binary")
         + r"(?:=|[ \t]+)",
         _stored_secret,
     ),
     (
         ("put-parameter",),
-        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}[ \t]+ssm[ \t]+put-parameter", "--value") + r"(?:=|[ \t]+)",
+        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}ssm{_BLANKS}put-parameter", "--value") + r"(?:=|[ \t]+)",
         _secure_parameter,
     ),
     (
@@ -1954,6 +1988,15 @@ def _a_secrets_name(given: re.Match[str]) -> bool:
     return secret_key(given.group("name"))
 
 
+#: netlify's ``env:set`` options before the name (``--context production``, ``--secret``: review56c), each read once:
+#: those that take a value with one (``--context``, ``--scope``, ``--filter``), any other alone.
+_NETLIFY_OPTIONS = (
+    r"(?:[ \t]+(?>(?:-c|--context|-s|--scope|--filter)(?:=[^\s|;&<>]*|[ \t]+[^\s|;&<>-][^\s|;&<>]*)"
+    r"|--?[\w-]+(?:=[^\s|;&<>]*)?))*+"
+)
+#: One of rclone's words after ``config create``/``update`` (the remote's name, its type), past its options (``rclone
+#: config create --non-interactive r s3 …``), each read once.
+_RCLONE_WORD = r"(?:[ \t]+-[^\s|;&<>]*+)*+[ \t]+[^\s|;&<>-][^\s|;&<>]*+"
 #: The stores' commands given ``NAME=VALUE`` pairs (``_each_pair``): the needles, the command, a pair up to its
 #: value (``_NOT_REDACTED``, ``_OPTION_VALUE``) at a word's start, and which pairs hold a secret (None: each).
 _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], bool] | None], ...] = (
@@ -1974,7 +2017,8 @@ _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], 
         r"--from-literal(?:=|[ \t]+)['\"]?[^\s='\"]+=",
         None,
     ),
-    # A host's environment: ``heroku config:set NAME=VALUE …``, ``netlify env:set NAME VALUE`` (red56).
+    # A host's environment: ``heroku config:set NAME=VALUE …``, ``netlify env:set NAME VALUE`` (red56), after
+    # netlify's options too (``_NETLIFY_OPTIONS``).
     (
         ("config:set",),
         r"heroku(?:\.cmd|\.exe)?(?![\w.-])[ \t]+config:set(?![\w-])",
@@ -1983,17 +2027,19 @@ _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], 
     ),
     (
         ("env:set",),
-        r"netlify(?:\.cmd|\.exe)?(?![\w.-])[ \t]+env:set(?![\w-])",
+        rf"netlify(?:\.cmd|\.exe)?(?![\w.-])[ \t]+env:set(?![\w-]){_NETLIFY_OPTIONS}",
         r"(?P<name>[A-Za-z_]\w*)[ \t]+",
         _a_secrets_setting,
     ),
     # ``rclone config create NAME TYPE KEY VALUE …`` (``update NAME KEY VALUE``): a secret-named key's value. The
-    # pattern takes only keys holding a secret's word, so a pair is found wherever it starts (red56). The noun is
-    # looked for ahead, and the key read once, possessive: a key read as ``[\w-]*noun[\w-]*`` backtracked over one
-    # long word for each noun in it (``pass`` × N: quadratic, review56c F1).
+    # pattern takes only keys holding a secret's word, so a pair is found wherever it starts (red56), past the
+    # remote's name and type (``_RCLONE_WORD``), no key: ``update mytoken token_url …`` read ``mytoken`` as one
+    # (last56 F2). The noun is looked for ahead, and the key read once, possessive: a key read as
+    # ``[\w-]*noun[\w-]*`` backtracked over one long word for each noun in it (``pass`` × N: quadratic, review56c F1).
     (
         ("rclone",),
-        r"rclone(?:\.exe)?(?![\w.-])[ \t]+config[ \t]+(?:create|update)(?![\w-])",
+        r"rclone(?:\.exe)?(?![\w.-])[ \t]+config[ \t]+"
+        rf"(?:create(?![\w-]){_RCLONE_WORD}{_RCLONE_WORD}|update(?![\w-]){_RCLONE_WORD})",
         r"(?=[\w-]*?(?i:pass|secret|token|key))(?P<name>[\w-]++)[ \t]+",
         _a_secrets_name,
     ),
@@ -2002,19 +2048,21 @@ _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], 
 #: then ``  DB=…``: review55e F2.3). Possessive: read once.
 _COMMAND_REST = r"(?P<rest>(?:[^\n|;&<>\\]++|\\\r?\n|\\)*+)"
 #: A vault password ``echo`` gives ansible through a process substitution (``--vault-password-file <(echo PW)``,
-#: ``--vault-id dev@<(echo PW)``: red56), a word or quoted, before its ``)``.
+#: ``--vault-id dev@<(echo PW)``: red56; ``--vault-id <(echo PW)``, a source without its label: review56c F8), a word
+#: or quoted, before its ``)``.
 _VAULT_ECHOED = (
-    r"--vault-(?:pass(?:word)?-file(?:=|[ \t]+)|id(?:=|[ \t]+)[\w.-]*@)<\([ \t]*"
+    r"--vault-(?:pass(?:word)?-file(?:=|[ \t]+)|id(?:=|[ \t]+)(?:[\w.-]*@)?)<\([ \t]*"
     + _ECHOED
     + _NOT_REDACTED
     + r"""(?:(?P<quote>['"])(?P<quoted>[^'"\n]+)(?P=quote)|(?P<bare>[^\s"'`$;&|)-][^\s"'`;&|)]*))[ \t]*\)"""
 )
 #: What expect's ``send`` answers a password's prompt with, on the prompt's line or the next (``expect "password:"
 #: { send "PW\\r" }``: red56): a word in double quotes, with no Tcl ``$variable`` nor ``[command]``. Each prompt
-#: reads a bounded reach on.
+#: reads a bounded reach on. The quotes and the ``\\r`` as a JSON string escapes them too, once or twice (``send
+#: \\"PW\\\\r\\"``: review56c F4); the word holds no ``\\``, so it ends where they start.
 _EXPECT_SENT = (
     r"(?i:assword|passphrase)(?:[^\n]{0,100}?|[^\n]{0,100}\r?\n[ \t]*)(?<![\w-])send(?:[ \t]+--)?[ \t]+"
-    r'"(?P<value>[^"\s\\$\[]+)(?:\\[rn])?"'
+    r'\\{0,3}"(?P<value>[^"\s\\$\[]+)(?:\\{1,4}[rn])?\\{0,3}"'
 )
 
 
@@ -2063,7 +2111,10 @@ _FED_AND_STORED_RULES = (
     Rule("cli-credentials", _fed_here_string(_CHPASSWD), ("chpasswd",), replace=_chpasswd_here_string, retry=True),
     *(
         Rule("cli-credentials", heredoc, ("chpasswd",), replace=_heredoc_users_passwords, retry=True)
-        for heredoc in (_heredoc_fed(_CHPASSWD), _heredoc_piped(rf"(?<![\w.-]){_CHPASSWD}"))
+        for heredoc in (
+            rf"(?<![\w.-]){_CHPASSWD}{_CHPASSWD_OPTIONS}{_HEREDOC_OPENS}{_HEREDOC_PAIRS}",
+            _heredoc_piped(rf"(?<![\w.-]){_CHPASSWD}", _HEREDOC_PAIRS),
+        )
     ),
     *(_argument_rule(needles, lead, replace, again=False) for needles, lead, replace in _STORED_SECRETS),
     Rule("cli-credentials", _SECRET_OBJECT, ("secretsmanager",), replace=_json_values),
@@ -2518,7 +2569,11 @@ _NOUN_SEP = Lazy(
     r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base|_?id)?)(?:_?\d{1,3})?(?:\\\\)?\\?[\"']?\]?"
     r"(?:\*{1,2}|_{1,2}|`)?[ \t\u00a0]*[:=]",
 )
-_FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
+#: A flag named a secret (``--api-key=…``, ``--password …``): a ``--`` that starts a word, not one inside a word
+#: (``x--password``, a run of dashes), so a run of ``[\w-]`` is read once from its start: read from each ``--`` in it
+#: to the noun at its end, a line of ``--a--a…`` or of dashes took time quadratic in its length (red57: 20 KB of
+#: dashes and a ``password=x``, 12 s).
+_FLAG = rf"--(?<![\w-]--)(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
 #: (Its first letter is a class, not ``(?i:``: the engine then skips to an ``i`` or a ``w`` as a substring search
 #: does, instead of trying the pattern at every place: a log's ``KeyError: 'password'`` paid for a whole scan. The
 #: class holds what ``(?i)i`` matches, the dotted and dotless i too.)
@@ -3004,13 +3059,8 @@ def _flag(match: re.Match[str]) -> str:
     whole, value = match.group(0), match.group("value")
     flag = whole[: match.start("sep") - match.start()].lstrip("-")
     opening, contents, closing = _unquote(value)
-    inside_a_word = match.start() > 0 and (
-        match.string[match.start() - 1].isalnum() or match.string[match.start() - 1] in "_-"
-    )
-    if (
-        inside_a_word
-        or not secret_key(flag)
-        or not (_quoted_secret(contents, flag) if opening else _flag_value(value, flag, match.group("sep")))
+    if not secret_key(flag) or not (
+        _quoted_secret(contents, flag) if opening else _flag_value(value, flag, match.group("sep"))
     ):
         return whole
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")

@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (32: aws's global options before its service, every value of ``--secret-string``'s JSON, every pair of a long or
+#: (33: each line of a heredoc of several users fed to ``chpasswd``, a heredoc in a JSON string (its line ends
+#: escaped), netlify's ``env:set`` after its options, expect's ``send`` in a JSON string's escaped quotes, aws's
+#: service on a line a ``\\`` continues, ``--vault-id <(echo …)`` without a label (and less: rclone's remote name and
+#: type, read as a key): red57;
+#: 32: aws's global options before its service, every value of ``--secret-string``'s JSON, every pair of a long or
 #: continued ``secrets set``/``--from-literal``, a pipe's line end, ``$'…'``, a quoted ``;`` before a here-string, a
 #: heredoc fed to ``sudo -S``/``chpasswd``/a store, the password piped twice to ``passwd``, ``net use``'s other
 #: spellings, rclone's, heroku's, netlify's secrets, ansible's ``<(echo …)``, expect's ``send``: red56;
@@ -61,7 +65,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 32
+RULES_VERSION = 33
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
@@ -1365,7 +1369,8 @@ def _an_mc_alias(text: str, lowered: str) -> bool:
 
 def _an_expect_send(text: str, lowered: str) -> bool:
     """expect's ``send "…"`` after a password's prompt: "assword" or "passphrase", and a ``send``, blanks, ``"``
-    (``--`` between them too). "sending", "Send" alone load nothing."""
+    (``--`` between them too; the quote escaped as a JSON string escapes it too, ``\\"``: review56c F4). "sending",
+    "Send" alone load nothing."""
     if "assword" not in lowered and "passphrase" not in lowered:
         return False
     at = text.find("send")
@@ -1373,7 +1378,7 @@ def _an_expect_send(text: str, lowered: str) -> bool:
         after = _after(text, at + 4, " \t")
         if text.startswith("--", after):
             after = _after(text, after + 2, " \t")
-        if after > at + 4 and text.startswith('"', after):
+        if after > at + 4 and text[after : after + 4].lstrip("\\").startswith('"'):
             return True
         at = text.find("send", at + 1)
     return False

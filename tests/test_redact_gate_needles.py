@@ -264,7 +264,7 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "://": ["keyed:://(?:\\[redacted:[\\w"],
         "@": ["keyed:://([A-Za-z0-9_-]{20"],
         "sentry": ["keyed:://([A-Za-z0-9]{8,})"],
-        "--": ["keyed:--(?i:[\\w-]*?(?:pass"],
+        "--": ["keyed:--(?<![\\w-]--)(?i:[\\"],
         "-----": ["keyed:(?m)^[ \\t]*Key[ \\t]+"],
         "define": ["keyed:(?i:\\bdefine)[ \\t]*\\"],
         "</": ["keyed:<(?P<tag>(?i:[\\w.-]*"],

@@ -54,6 +54,7 @@ PW = "Hx7Sud0Pw42"
         "ansible-vault decrypt vault.yml --vault-password-file <(echo Hx7Sud0Pw42)",
         'ansible-playbook site.yml --vault-password-file=<(echo "Hx7Sud0Pw42")',
         "ansible-playbook site.yml --vault-id dev@<(echo -n Hx7Sud0Pw42)",
+        "ansible-playbook site.yml --vault-id <(echo Hx7Sud0Pw42)",  # (a source without its label: review56c F8)
         'expect "password:" { send "Hx7Sud0Pw42\\r" }',
         'expect "Password: "\nsend "Hx7Sud0Pw42\\r"',
         'expect -c \'spawn ssh h; expect "assword:"; send "Hx7Sud0Pw42\\r"; interact\'',
@@ -61,10 +62,16 @@ PW = "Hx7Sud0Pw42"
         'expect "password" { send "Hx7Sud0Pw42\\r" }',
         'expect "assword" { send "Hx7Sud0Pw42\\r" }',
         'expect -re "(?i)password" { send "Hx7Sud0Pw42\\r" }',
+        # the quotes and the \r as a JSON string escapes them (review56c F4)
+        '{"command": "expect -c \'spawn ssh h; expect \\"assword:\\"; send \\"Hx7Sud0Pw42\\\\r\\"; interact\'"}',
+        'expect "password:" { send "Hx7Sud0Pw42\\\\r" }',
         # after aws's global options (review55e F2.1)
         "aws --region eu-west-1 secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
         "aws --profile prod ssm put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
         "aws --no-cli-pager --region=eu-west-1 secretsmanager put-secret-value --secret-string Hx7Sud0Pw42",
+        # on a continued line (review56c F7)
+        "aws --region x \\\n  secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
+        "aws --profile prod \\\n  ssm \\\n  put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
         "az keyvault secret set --vault-name shopkv --name db --value Hx7Sud0Pw42",
         "echo Hx7Sud0Pw42 | firebase functions:secrets:set API",
         # a tool's password or token on its line
@@ -106,6 +113,10 @@ PW = "Hx7Sud0Pw42"
         "chpasswd <<EOF\ndeploy:Hx7Sud0Pw42\nEOF",
         "cat <<'EOF' | sudo chpasswd\ndeploy:Hx7Sud0Pw42\nEOF",
         "wrangler secret put API_KEY <<EOF\nHx7Sud0Pw42\nEOF",
+        # in a JSON string, its line ends escaped (red56)
+        '{"command": "sudo -S whoami <<EOF\\nHx7Sud0Pw42\\nEOF"}',
+        '{"command": "docker login -u me --password-stdin <<EOF\\nHx7Sud0Pw42\\nEOF\\necho ok"}',
+        '{"command": "cat <<\'EOF\' | sudo chpasswd\\ndeploy:Hx7Sud0Pw42\\nEOF"}',
     ],
 )
 def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_command_still_reads(
@@ -147,6 +158,16 @@ def test_a_secret_a_store_is_given_as_a_name_and_its_value_is_redacted_as_a_sett
         (
             "printf 'a:Hx7Sud0Pw42\\nb:Zr8Kq3Vw7Mx\\n' | sudo chpasswd",
             f"printf 'a:{R}\\nb:{R}\\n' | sudo chpasswd",
+        ),
+        # a heredoc of several users fed to chpasswd, on lines or in a JSON string (red56)
+        ("chpasswd <<EOF\na:Hx7Sud0Pw42\nb:Zr8Kq3Vw7Mx\nEOF", f"chpasswd <<EOF\na:{R}\nb:{R}\nEOF"),
+        (
+            "cat <<'EOF' | sudo chpasswd\r\na:Hx7Sud0Pw42\r\n\r\nb:$B_PW\r\nc:Zr8Kq3Vw7Mx\r\nEOF\r\n",
+            f"cat <<'EOF' | sudo chpasswd\r\na:{R}\r\n\r\nb:$B_PW\r\nc:{R}\r\nEOF\r\n",
+        ),
+        (
+            '{"command": "sudo chpasswd <<EOF\\na:Hx7Sud0Pw42\\nb:Zr8Kq3Vw7Mx\\nEOF"}',
+            f'{{"command": "sudo chpasswd <<EOF\\na:{R}\\nb:{R}\\nEOF"}}',
         ),
         (
             "doppler secrets set API_KEY=Hx7Sud0Pw42 DB=Zr8Kq3Vw7Mx",
@@ -203,6 +224,12 @@ def test_every_pair_of_a_long_secrets_set_is_redacted(command: str) -> None:
         "heroku config:set NODE_ENV=production DATABASE_PASSWORD=Hx7Sud0Pw42",
         "netlify env:set STRIPE Hx7Sud0Pw42",
         "netlify env:set API_TOKEN 'Hx7Sud0Pw42' --context production",
+        # after netlify's options (review56c); after rclone's remote named with a secret's noun (last56 F2)
+        "netlify env:set --context production STRIPE Hx7Sud0Pw42",
+        "netlify env:set --secret --scope functions STRIPE Hx7Sud0Pw42",
+        "rclone config create mysecret s3 secret_access_key Hx7Sud0Pw42",
+        "rclone config update mytoken pass Hx7Sud0Pw42",
+        "rclone config create --non-interactive r s3 secret_access_key Hx7Sud0Pw42",
     ],
 )
 def test_a_secret_given_to_rclone_or_a_hosts_environment_is_redacted_as_a_settings(written: str) -> None:
@@ -275,6 +302,12 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "supabase secrets set --env-file .env",
         "rclone config create r s3 provider AWS env_auth true",
         "rclone config create r s3 access_key_id x key_file ~/.ssh/id",
+        # the remote's name and type are no key (last56 F2)
+        "rclone config update mytoken token_url https://x",
+        "rclone config create mysecret s3 provider AWS",
+        "rclone config create mytoken drive scope drive",
+        "rclone copy a b",
+        "rclone copy mytoken:backup /srv/backup",
         "heroku config:set NODE_ENV=production WEB_CONCURRENCY=2 -a app",
         # a number, a version, a short git sha, a list of flags: no token (review56c F5)
         "heroku config:set MAX_UPLOAD=10485760",
@@ -282,6 +315,19 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "heroku config:set GIT_SHA=3f2a9c1b7e",
         "heroku config:set FEATURE_FLAGS=new_ui,beta_search",
         "netlify env:set NODE_ENV production",
+        "netlify env:set --context production NODE_ENV production",
+        "netlify deploy",
+        "netlify deploy --prod --dir dist",
+        "aws s3 ls",
+        "aws --region x \\\n  s3 ls s3://bucket",
+        "expect -f script.exp",
+        "chpasswd < users.txt",
+        "sudo chpasswd < users.txt",
+        '{"command": "sudo -S whoami <<EOF\\n$SUDO_PASS\\nEOF"}',
+        '{"command": "sudo -S tee /etc/resolv.conf <<EOF\\nnameserver 1.1.1.1\\nEOF"}',
+        "chpasswd <<EOF\na:$A_PW\nb:${B_PW}\nEOF",
+        "ansible-playbook site.yml --vault-id <(echo $VAULT_PW)",
+        "ansible-playbook site.yml --vault-id dev@prompt",
         'netlify env:set API_TOKEN "$TOKEN"',
         "ansible-vault view x --vault-password-file <(echo $PW)",
         "ansible-vault view x --vault-password-file ~/.vault_pass",

@@ -110,6 +110,18 @@ def test_a_long_run_of_keys_without_blanks_is_redacted_in_time_linear_in_its_siz
     assert _cpu_seconds(80_000, tmp_path, unit) / _cpu_seconds(20_000, tmp_path, unit) < 8
 
 
+@pytest.mark.hostile
+@pytest.mark.parametrize("unit", ["-", "--a", "--password"])
+def test_a_long_run_of_flags_or_dashes_is_redacted_in_time_linear_in_its_size(tmp_path: Path, unit: str) -> None:
+    """A flag named a secret is read from the ``--`` that starts its word: read from each ``--`` of a run to its end,
+    20 KB of dashes took 12 s where the text held a ``password=x`` too (red57)."""
+    assert redact("---a--password Xk9mPq2LwRt8 a-b--token Xk9mPq2LwRt8") == (
+        "---a--password [redacted:secret] a-b--token Xk9mPq2LwRt8"  # (the second inside a word, as before)
+    )
+    longer, shorter = (_cpu_seconds(size, tmp_path, unit, "password=x ") for size in (400_000, 100_000))
+    assert longer / shorter < 8
+
+
 @pytest.mark.parametrize(
     ("written", "shown"),
     [
@@ -357,6 +369,19 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         'aws secretsmanager --secret-string "{\\"a\\":\\"b ',
         "aws secretsmanager --secret-string '{:\"",
         'aws secretsmanager --secret-string \\"{\\\\\\"a\\\\\\": ',
+        # red57: heredocs in a JSON string, chpasswd's of many lines, a line of many openings, netlify's options,
+        # rclone's remote, aws's continued line, expect's escaped quotes
+        "chpasswd <<EOF\\n",
+        "chpasswd:<<A chpasswd <<A chpasswd <<A chpasswd <<A\n",
+        "chpasswd:<<A chpasswd <<A chpasswd <<A chpasswd <<A\\n",
+        "chpasswd chpasswd chpasswd chpasswd <<A\n" + ("a:" + "b" * 190 + "\n") * 31,
+        "sudo -S x <<EOF\\n",
+        "sudo -S sudo -S sudo -S sudo -S x <<A\\n" + "a" * 990 + " \\n",
+        "netlify env:set --context a ",
+        "rclone config create a - ",
+        "aws --a b \\\n ",
+        'assword send \\\\\\"a\\\\\\\\r',
+        "--vault-id <(echo ",
     ],
 )
 def test_a_long_text_of_commands_fed_a_password_or_given_a_stored_secret_is_redacted_in_time_linear_in_its_size(
