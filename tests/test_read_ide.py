@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections import Counter
@@ -481,12 +482,45 @@ def test_header_uri_is_used_before_mapping_its_workspace_id(tmp_path: Path) -> N
     assert (session.project_dir, session.project) == ("/srv/api v2", "api v2")
 
 
+def _hex(host: dict[str, object]) -> str:
+    """A remote's host as Cursor may name it: its JSON, hex-encoded."""
+    return json.dumps(host, separators=(",", ":")).encode().hex()
+
+
+#: A dev container's name: its local folder and its configuration file.
+DEV_CONTAINER = {"hostPath": "/home/me/app", "configFile": {"path": "/home/me/app/.devcontainer/devcontainer.json"}}
+
+
 @pytest.mark.parametrize(
     ("workspace_json", "project_dir", "project"),
     [
         ({"folder": "file:///home/u/my%20proj"}, "/home/u/my proj", "my proj"),
         ({"folder": "file:///c%3A/Users/me/Mobile%20Chat"}, "c:/Users/me/Mobile Chat", "Mobile Chat"),
-        ({"folder": "vscode-remote://ssh-remote%2Bbuildbox/home/u/svc"}, "/home/u/svc", "svc"),
+        # a remote window's folder is no folder here: its project names the folder and where it is (trial57 F2)
+        ({"folder": "vscode-remote://ssh-remote%2Bbuildbox/home/u/svc"}, "", "svc (buildbox)"),
+        (
+            {"folder": "vscode-remote://ssh-remote+" + _hex({"hostName": "buildbox", "user": "me"}) + "/home/u/svc"},
+            "",
+            "svc (buildbox)",
+        ),
+        (
+            {"folder": "vscode-remote://ssh-remote%2B%7B%22hostName%22%3A%22buildbox%22%7D/home/u/svc"},
+            "",
+            "svc (buildbox)",
+        ),
+        (
+            {"folder": "vscode-remote://dev-container%2B" + _hex(DEV_CONTAINER) + "/workspaces/app"},
+            "",
+            "app (dev container)",
+        ),
+        (
+            {"folder": "vscode-remote://attached-container%2B" + _hex({"containerName": "/pg-dev"}) + "/srv/db"},
+            "",
+            "db (container pg-dev)",
+        ),
+        ({"folder": "vscode-remote://wsl%2BUbuntu-22.04/home/me/web%20app"}, "", "web app (WSL Ubuntu-22.04)"),
+        ({"folder": "vscode-remote://tunnel%2Bhomelab/srv/app"}, "", "app (tunnel homelab)"),
+        ({"workspace": "vscode-remote://ssh-remote%2Bbuildbox/home/u/mono/mono.code-workspace"}, "", "mono (buildbox)"),
         ({"folder": "file://fileserver/share/team"}, "//fileserver/share/team", "team"),
         ({"workspace": "file:///home/u/mono/mono.code-workspace"}, "/home/u/mono", "mono"),
     ],

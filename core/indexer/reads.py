@@ -77,8 +77,8 @@ class Placements:
         """``session``, or a copy of it with the project its old copy had when it has none now (``session`` itself
         is left as read). Not one its transcript folder gave it among the several folders that folder's slug
         encodes (``shared``, ``Projects.shared_folders``): an earlier deja's guess, which the chat does not bear out
-        (trial17 F5)."""
-        if session.project_dir or self.book is None:
+        (trial17 F5). Nor a remote window's chat, which has a project and no folder here (``readers.remote``)."""
+        if session.project_dir or session.project_from or self.book is None:
             return session
         try:
             record = self.book.chat(session.id)
