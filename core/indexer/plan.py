@@ -370,7 +370,7 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
         if found.keys() & DATABASE_FAILURES:
             plan.unreadable += 1
             plan.unreadable_files.append(db)
-            plan.unreadable_new += old is None and _nothing_placed_before(book, state)
+            plan.unreadable_new += old is None
             if old is not None:
                 plan.dbs[db] = IdeDbState(sigs=[], fingerprints=old.fingerprints, file=old.file)
             continue
