@@ -22,6 +22,8 @@ from deja.core.writers.ide import ComposerHeader, composer_data, write_state_vsc
 T0 = 1_796_000_000_000  # 2026-11-30, in ms
 REMOTE_CHAT = "e1a00000-0000-4000-8000-0000000000aa"
 LOCAL_CHAT = "e1a00000-0000-4000-8000-0000000000bb"
+#: A chat no header places: only its code block's file, on the dev box, says where it ran.
+BLOCK_CHAT = "e1a00000-0000-4000-8000-0000000000cc"
 REMOTE_WS = "d00d1111bbbb2222cccc3333dddd4444"
 LOCAL_WS = "10ca1111bbbb2222cccc3333dddd4444"
 
@@ -49,7 +51,10 @@ def project(tmp_path: Path, cli_root: Path) -> Path:
     chats = {
         REMOTE_CHAT: _chat(REMOTE_CHAT, "Devbox: kernel upgrade broke docker", "docker fails on the devbox", T0),
         LOCAL_CHAT: _chat(LOCAL_CHAT, "Laptop: terraform fmt in CI", "terraform fmt fails in CI", T0 - 3_600_000),
+        BLOCK_CHAT: _chat(BLOCK_CHAT, "Devbox: compose file", "the compose file on the devbox", T0 - 7_200_000),
     }
+    block = {"uri": f"vscode-remote://ssh-remote%2Bdevbox{folder}/docker-compose.yml", "content": "services: {}"}
+    chats[BLOCK_CHAT]["bubbles"]["b1"]["codeBlocks"] = [block]
     write_state_vscdb(
         user / "globalStorage" / "state.vscdb",
         composers={chat_id: chat["composer"] for chat_id, chat in chats.items()},
@@ -74,13 +79,15 @@ def test_a_remote_chat_is_filed_under_its_folder_and_host_with_no_folder_here(pr
     sessions = _sessions()
     assert (sessions[REMOTE_CHAT]["project"], sessions[REMOTE_CHAT]["project_dir"]) == ("infra (devbox)", "")
     assert (sessions[LOCAL_CHAT]["project"], sessions[LOCAL_CHAT]["project_dir"]) == ("infra", str(project))
+    block = sessions[BLOCK_CHAT]
+    assert (block["project"], block["project_dir"], block["project_from"]) == ("infra (devbox)", "", "files touched")
     assert "infra (devbox)" in run_deja("sessions").stdout
     assert f"{REMOTE_CHAT} · cursor-ide · infra (devbox)" in run_deja("show", REMOTE_CHAT).stdout
 
 
 def test_the_local_folder_is_not_given_the_remote_chat(project: Path) -> None:
     assert list(_sessions("--project", str(project))) == [LOCAL_CHAT]
-    assert list(_sessions("--project", "infra (devbox)")) == [REMOTE_CHAT]
+    assert list(_sessions("--project", "infra (devbox)")) == [REMOTE_CHAT, BLOCK_CHAT]
     wip = run_deja("wip", cwd=project)
     assert wip.returncode == 0, wip.stderr
     assert "Laptop: terraform fmt in CI" in wip.stdout and "Devbox" not in wip.stdout
@@ -92,4 +99,4 @@ def test_the_local_folder_is_not_given_the_remote_chat(project: Path) -> None:
 def test_doctor_counts_remote_windows_chats_apart(project: Path) -> None:
     report = run_deja("doctor", "--json")
     signals = json.loads(report.stdout)["index"]["project_signals"]
-    assert signals == {"composerHeaders": 1, "a remote window's folder (not on this machine)": 1}
+    assert signals == {"composerHeaders": 1, "a remote window's folder (not on this machine)": 2}

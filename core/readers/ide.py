@@ -886,14 +886,15 @@ def _first_workspace_uri(bubble: dict[str, Any]) -> str:
 
 
 def _touched_paths(chat: dict[str, Any], bubbles: list[dict[str, Any]]) -> Iterator[str]:
-    """The files a chat touched: its file selections, its code blocks' URIs and its tool calls' path arguments."""
+    """The files a chat touched: its file selections, its code blocks' URIs and its tool calls' path arguments. A
+    remote window's file is spelt as its folder is (``projects.folder_dir``): it lies in no folder of this machine."""
     for holder in (chat, *bubbles):
         context = holder.get("context")
         for selection in _dicts(context.get("fileSelections")) if isinstance(context, dict) else ():
-            yield uri_dir(selection.get("uri"))
+            yield folder_dir(selection.get("uri"))
     for bubble in bubbles:
         for block in _dicts(bubble.get("codeBlocks")):
-            yield uri_dir(block.get("uri"))
+            yield folder_dir(block.get("uri"))
         tool = bubble.get("toolFormerData")
         if isinstance(tool, dict):
             for key in ("params", "rawArgs"):
