@@ -19,6 +19,9 @@ the other stores. The signals, best first:
    against the folders the ``workspace.json`` files name (``files touched``; the
    longest folder wins, and files under no known folder give no project).
 
+A remote window's folder (``vscode-remote://ssh-remote+devbox/…``) is no folder of this machine: a chat placed in
+it gets a project named after the folder and where it is, and no folder (``remote``, ``Found.apply``).
+
 A cursor-agent chat's folder is its ``meta.json`` ``cwd``, else its transcript
 folder. A transcript folder's slug is decoded on disk first, then against the
 folders the other stores name (workspace.json, glass projects, meta.json), so a
