@@ -539,6 +539,25 @@ def test_workspace_json_uris_are_decoded(
     assert (session.project_dir, session.project) == (project_dir, project)
 
 
+def test_a_composers_own_remote_uri_object_names_where_it_ran(tmp_path: Path) -> None:
+    """VS Code's URI object of a remote window: ``fsPath`` is the remote path, which names no folder here."""
+    uri = {
+        "$mid": 1,
+        "fsPath": "/home/u/svc",
+        "external": "vscode-remote://ssh-remote%2Bbuildbox/home/u/svc",
+        "path": "/home/u/svc",
+        "scheme": "vscode-remote",
+        "authority": "ssh-remote+buildbox",
+    }
+    db = write_state_vscdb(
+        tmp_path / "state.vscdb",
+        composers={"c1": composer("c1", ["b1"], workspaceIdentifier={"id": "ws", "uri": uri})},
+        bubbles={"c1": {"b1": {"type": 1, "text": "hi"}}},
+    )
+    session = read(db)[0]["c1"]
+    assert (session.project_dir, session.project, session.project_from) == ("", "svc (buildbox)", "workspaceIdentifier")
+
+
 @pytest.mark.parametrize(
     ("stored", "project_dir", "project"),
     [
