@@ -520,6 +520,8 @@ DEV_CONTAINER = {"hostPath": "/home/me/app", "configFile": {"path": "/home/me/ap
         ),
         ({"folder": "vscode-remote://wsl%2BUbuntu-22.04/home/me/web%20app"}, "", "web app (WSL Ubuntu-22.04)"),
         ({"folder": "vscode-remote://tunnel%2Bhomelab/srv/app"}, "", "app (tunnel homelab)"),
+        # (a user part left out: a gateway's user form can carry a token, review57d F6)
+        ({"folder": "vscode-remote://ssh-remote%2Bws%23tok3n@gw.example:2222/srv/app"}, "", "app (gw.example:2222)"),
         ({"workspace": "vscode-remote://ssh-remote%2Bbuildbox/home/u/mono/mono.code-workspace"}, "", "mono (buildbox)"),
         ({"folder": "file://fileserver/share/team"}, "//fileserver/share/team", "team"),
         ({"workspace": "file:///home/u/mono/mono.code-workspace"}, "/home/u/mono", "mono"),

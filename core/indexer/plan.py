@@ -22,7 +22,7 @@ from typing import IO, Any
 from .. import paths
 from ..bookkeeping import Bookkeeping, ChatState, CliState, IdeDbState, Sig, State
 from ..digests import blake2b
-from ..folders import real_folder
+from ..folders import GLOBAL_STORAGE, real_folder
 from ..history import CliChat, find_cli_chats, locate_cli_chats
 from ..index.format import MANIFEST
 from ..lean_msgspec import msgspec
@@ -203,11 +203,13 @@ def _unreadable_workspace_json(plan: _IdePlan, db: str, sigs: list[Sig | None], 
     there and this user may not read it; if so it is counted into ``plan`` as an unreadable database is (``new``:
     nothing was placed by it before), and its signature recorded as absent: once it reads, its chats are placed
     again (``_renamed_folder``). It was counted as malformed, with no word from `deja index` and no fix (trial57 F3).
-    One ``access`` per workspace."""
-    if sigs[-1] is None:  # (none there, or the global database)
+    One ``access`` per workspace (``glance.database_sigs`` gives None for one of this user's that its owner may not
+    read, so the cheap check agrees with this record while it stays so)."""
+    folder = os.path.dirname(db)
+    if os.path.basename(folder) == GLOBAL_STORAGE:  # (none is looked for there)
         return False
-    workspace_json = os.path.join(os.path.dirname(db), "workspace.json")
-    if os.access(workspace_json, os.R_OK):
+    workspace_json = os.path.join(folder, "workspace.json")
+    if os.access(workspace_json, os.R_OK) or not os.path.lexists(workspace_json):
         return False
     sigs[-1] = None
     plan.unreadable += 1

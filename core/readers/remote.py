@@ -53,9 +53,9 @@ def where(authority: str) -> str:
     ``dev container``; an unknown kind of remote by its kind and name."""
     kind, _, name = authority.partition("+")
     given = _json_host(name)
-    if kind == "ssh-remote":
+    if kind == "ssh-remote":  # (its user part left out: a gateway's user form can carry a token, review57d F6)
         host = given.get("hostName") if given is not None else name
-        return host if isinstance(host, str) and host else "ssh"
+        return host.rpartition("@")[2] or "ssh" if isinstance(host, str) else "ssh"
     if kind in _CONTAINERS:
         container = given.get("containerName") if given is not None else None
         named = container.strip("/") if isinstance(container, str) else ""
