@@ -205,7 +205,7 @@ def merge_transcript_into_ide(ide: Session, cli: Session) -> Session:
         merged.insert(position, msgspec.structs.replace(message, tool_calls=calls))
         position += 1
     ide.messages = merged
-    if not ide.project_dir:
+    if not ide.project_dir and not ide.project_from:  # (a remote window's chat has no folder here: ``readers.remote``)
         ide.project, ide.project_dir, ide.project_from = cli.project or ide.project, cli.project_dir, cli.project_from
     ide.title = ide.title or cli.title
     fill_times(ide)

@@ -36,7 +36,8 @@ class Session(msgspec.Struct, omit_defaults=True):
     source: Source
     project: str = ""
     project_dir: str = ""
-    #: Which signal gave ``project_dir`` (one of ``deja.core.readers.projects.SIGNALS``); "" when none did.
+    #: Which signal gave ``project_dir`` (one of ``deja.core.readers.projects.SIGNALS``); "" when none did. A signal
+    #: with no ``project_dir`` named a remote window's folder (``deja.core.readers.remote``): ``project`` says it.
     project_from: str = ""
     title: str = ""
     started: datetime | None = None

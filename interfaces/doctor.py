@@ -78,6 +78,8 @@ from .views import when
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ..core.index import SessionMeta
+
 #: Settings that change how fast the hooks answer, never what they answer: one this shell sets and Cursor's hooks
 #: never see is nothing to fix (``hook_server``: the tests turn the server off in their shell).
 HOW_FAST_ONLY = frozenset({"hook_server"})
@@ -1011,11 +1013,14 @@ def _forbidden_files(
     transcripts: list[str], cli_roots: list[Path], home: Path, state: State | None, unlisted: list[str]
 ) -> list[str]:
     """The Cursor files this user may not read, or the folders above them that hide them
-    (``regular_files.forbidden``): every transcript, store and editor database the roots show, every file the index
+    (``regular_files.forbidden``): every transcript, store and editor database the roots show (and the
+    ``workspace.json`` beside each workspace's, which names its chats' folder), every file the index
     read a session from (a folder at mode 000 hides its files from a walk, not from the index's record), and the
     ``unlisted`` folders, which hide every chat below them from a walk."""
     candidates = transcripts + [str(d / STORE_DB) for d in find_all_chat_dirs(cli_roots).values()]
-    candidates += [str(db) for db in paths.ide_databases()]
+    databases = paths.ide_databases()
+    candidates += [str(db) for db in databases]
+    candidates += [str(db.parent / "workspace.json") for db in databases if db.parent.name != paths.GLOBAL_STORAGE]
     if state is not None:
         candidates += list(state.ide)
         for _, chat in Bookkeeping(index_dir(home), state).items():
@@ -1091,8 +1096,7 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
     unplaced: Counter[str] = Counter()
     unread = 0
     for _, _, meta in index.sessions():
-        # (a transcript folder's name decoded to no folder on disk names its chats' project as it is, folder unknown)
-        signals[meta.project_from if meta.project_dir else NAME_ALONE if meta.project else ""] += 1
+        signals[_placed_by(meta)] += 1
         unplaced[meta.project] += meta.source == "cursor-cli" and not meta.project_dir and bool(meta.project)
         unread += meta.source == "cursor-ide" and not meta.messages
     shared = {
@@ -1125,6 +1129,18 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
 NAME_ALONE = "a transcript folder's name alone (no such folder)"
 #: The same, when several existing folders encode to that name and the chats did not say which they ran in.
 NAME_SHARED = "a transcript folder's name several folders share"
+#: What placed a session in a remote window's folder (SSH, a container, WSL), which is no folder of this machine.
+REMOTE = "a remote window's folder (not on this machine)"
+
+
+def _placed_by(meta: SessionMeta) -> str:
+    """What placed ``meta``'s session in its project, as doctor counts it; "" when it has none."""
+    if meta.project_dir:
+        return meta.project_from
+    if meta.project_from:  # (a remote window's chat: a signal, and no folder here: ``readers.remote``)
+        return REMOTE
+    # (a transcript folder's name decoded to no folder on disk names its chats' project as it is, folder unknown)
+    return NAME_ALONE if meta.project else ""
 
 
 def _signal_rank(signal: str) -> tuple[int, str]:

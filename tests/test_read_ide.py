@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections import Counter
@@ -481,12 +482,47 @@ def test_header_uri_is_used_before_mapping_its_workspace_id(tmp_path: Path) -> N
     assert (session.project_dir, session.project) == ("/srv/api v2", "api v2")
 
 
+def _hex(host: dict[str, object]) -> str:
+    """A remote's host as Cursor may name it: its JSON, hex-encoded."""
+    return json.dumps(host, separators=(",", ":")).encode().hex()
+
+
+#: A dev container's name: its local folder and its configuration file.
+DEV_CONTAINER = {"hostPath": "/home/me/app", "configFile": {"path": "/home/me/app/.devcontainer/devcontainer.json"}}
+
+
 @pytest.mark.parametrize(
     ("workspace_json", "project_dir", "project"),
     [
         ({"folder": "file:///home/u/my%20proj"}, "/home/u/my proj", "my proj"),
         ({"folder": "file:///c%3A/Users/me/Mobile%20Chat"}, "c:/Users/me/Mobile Chat", "Mobile Chat"),
-        ({"folder": "vscode-remote://ssh-remote%2Bbuildbox/home/u/svc"}, "/home/u/svc", "svc"),
+        # a remote window's folder is no folder here: its project names the folder and where it is (trial57 F2)
+        ({"folder": "vscode-remote://ssh-remote%2Bbuildbox/home/u/svc"}, "", "svc (buildbox)"),
+        (
+            {"folder": "vscode-remote://ssh-remote+" + _hex({"hostName": "buildbox", "user": "me"}) + "/home/u/svc"},
+            "",
+            "svc (buildbox)",
+        ),
+        (
+            {"folder": "vscode-remote://ssh-remote%2B%7B%22hostName%22%3A%22buildbox%22%7D/home/u/svc"},
+            "",
+            "svc (buildbox)",
+        ),
+        (
+            {"folder": "vscode-remote://dev-container%2B" + _hex(DEV_CONTAINER) + "/workspaces/app"},
+            "",
+            "app (dev container)",
+        ),
+        (
+            {"folder": "vscode-remote://attached-container%2B" + _hex({"containerName": "/pg-dev"}) + "/srv/db"},
+            "",
+            "db (container pg-dev)",
+        ),
+        ({"folder": "vscode-remote://wsl%2BUbuntu-22.04/home/me/web%20app"}, "", "web app (WSL Ubuntu-22.04)"),
+        ({"folder": "vscode-remote://tunnel%2Bhomelab/srv/app"}, "", "app (tunnel homelab)"),
+        # (a user part left out: a gateway's user form can carry a token, review57d F6)
+        ({"folder": "vscode-remote://ssh-remote%2Bws%23tok3n@gw.example:2222/srv/app"}, "", "app (gw.example:2222)"),
+        ({"workspace": "vscode-remote://ssh-remote%2Bbuildbox/home/u/mono/mono.code-workspace"}, "", "mono (buildbox)"),
         ({"folder": "file://fileserver/share/team"}, "//fileserver/share/team", "team"),
         ({"workspace": "file:///home/u/mono/mono.code-workspace"}, "/home/u/mono", "mono"),
     ],
@@ -503,6 +539,25 @@ def test_workspace_json_uris_are_decoded(
     )
     session = read(db)[0]["c1"]
     assert (session.project_dir, session.project) == (project_dir, project)
+
+
+def test_a_composers_own_remote_uri_object_names_where_it_ran(tmp_path: Path) -> None:
+    """VS Code's URI object of a remote window: ``fsPath`` is the remote path, which names no folder here."""
+    uri = {
+        "$mid": 1,
+        "fsPath": "/home/u/svc",
+        "external": "vscode-remote://ssh-remote%2Bbuildbox/home/u/svc",
+        "path": "/home/u/svc",
+        "scheme": "vscode-remote",
+        "authority": "ssh-remote+buildbox",
+    }
+    db = write_state_vscdb(
+        tmp_path / "state.vscdb",
+        composers={"c1": composer("c1", ["b1"], workspaceIdentifier={"id": "ws", "uri": uri})},
+        bubbles={"c1": {"b1": {"type": 1, "text": "hi"}}},
+    )
+    session = read(db)[0]["c1"]
+    assert (session.project_dir, session.project, session.project_from) == ("", "svc (buildbox)", "workspaceIdentifier")
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import orjson
 import pytest
 from harness import Run, run_deja, user
 
@@ -26,7 +27,7 @@ from deja.core.writers.cursor_agent import (
     write_chat_store,
     write_transcript,
 )
-from deja.core.writers.ide import composer_data, composer_key, write_state_vscdb
+from deja.core.writers.ide import composer_data, composer_key, write_state_vscdb, write_workspace
 
 CWD = "/work/web"
 
@@ -328,3 +329,76 @@ def test_an_editor_chat_its_database_no_longer_yields_holds_no_rebuild_back(cli_
     assert ran.stderr.startswith(f"{store} (damaged) could not be read this time: nothing was read from it before")
     listed = run_deja("sessions").stdout
     assert "e-kept" in listed and "e-bad" not in listed, listed
+
+
+WORKSPACE = "aaaa1111bbbb2222cccc3333dddd4444"
+EDITOR_CHAT = "c0ffee00-0000-4000-8000-0000000000f3"
+T0 = 1_796_000_000_000
+
+
+def _editor_chat_in_a_workspace(tmp_path: Path) -> tuple[Path, Path]:
+    """An editor chat its workspace's database lists, so its folder comes from that workspace's ``workspace.json``:
+    that file, and the folder it names."""
+    user_root, folder = tmp_path / "no-ide", tmp_path / "code" / "web"
+    folder.mkdir(parents=True)
+    write_workspace(user_root, WORKSPACE, folder=str(folder), all_composers=[EDITOR_CHAT])
+    bubbles = {"b1": {"type": 1, "text": "the footer wombat is missing"}, "b2": {"type": 2, "text": "Add it back."}}
+    write_state_vscdb(
+        user_root / "globalStorage" / "state.vscdb",
+        composers={EDITOR_CHAT: composer_data(EDITOR_CHAT, [("b1", 1), ("b2", 2)], created_at=T0, name="Footer")},
+        bubbles={EDITOR_CHAT: bubbles},
+    )
+    return user_root / "workspaceStorage" / WORKSPACE / "workspace.json", folder
+
+
+def _project_dir(run: Run) -> str:
+    listed = run("sessions", "--json")
+    assert listed.returncode == 0, listed.stderr
+    return next(s["project_dir"] for s in orjson.loads(listed.stdout)["sessions"] if s["id"] == EDITOR_CHAT)
+
+
+def test_a_workspace_json_it_may_not_read_is_named_with_its_chmod_not_called_malformed(
+    cli_root: Path, tmp_path: Path
+) -> None:
+    """It was counted as "malformed workspace.json" (doctor: Cursor passes them over too), with no fix and no word
+    from `deja index` (trial57 F3): now it is named as an unreadable database is, and the chat keeps its folder."""
+    from test_doctor_unreadable import doctor
+
+    workspace_json, folder = _editor_chat_in_a_workspace(tmp_path)
+    assert run_deja("index").returncode == 0
+    workspace_json.chmod(0)
+    try:
+        ran = user("index", "--full")
+        assert ran.returncode == 0, ran.stderr
+        assert (
+            f"{workspace_json} (permission denied) could not be read: what was read from it before is kept; make it "
+            f"readable: chmod u+r {workspace_json}, then `deja index`"
+        ) in ran.stderr
+        assert _project_dir(user) == str(folder)
+        screen, report = doctor(user)
+        assert report["unreadable_files"] == [str(workspace_json)]
+        assert "malformed" not in screen and report["skipped"] == {}
+        assert f"chmod u+r {workspace_json}" in " ".join(screen.split())
+    finally:
+        workspace_json.chmod(0o644)
+    ran = user("index")
+    assert ran.returncode == 0 and "could not be read" not in ran.stderr, ran.stderr
+
+
+def test_a_chat_placed_while_its_workspace_json_could_not_be_read_is_placed_once_it_can(
+    cli_root: Path, tmp_path: Path
+) -> None:
+    """chmod moves no time a refresh's signature sees: the file is recorded as absent while it cannot be read, so
+    the first `deja index` after the chmod places its workspace's chats again."""
+    workspace_json, folder = _editor_chat_in_a_workspace(tmp_path)
+    workspace_json.chmod(0)
+    try:
+        ran = user("index")
+        assert ran.returncode == 0, ran.stderr
+        assert f"{workspace_json} (permission denied) could not be read: nothing was read from it before" in ran.stderr
+        assert _project_dir(user) == ""
+    finally:
+        workspace_json.chmod(0o644)
+    ran = user("index")
+    assert ran.returncode == 0 and "could not be read" not in ran.stderr, ran.stderr
+    assert _project_dir(user) == str(folder)

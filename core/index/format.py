@@ -156,7 +156,9 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     regenerated") stays the conclusion (``settled.only_next_steps``, ``settled._decided``: review54f F8, F9, F12,
 #:     review55a F1-F5); so does a question or sign-off after an acknowledgement ("Got it. Would you like…?"), and
 #:     acknowledgements run together or in bold ("Got it, thanks!", "**Understood.**") conclude nothing (review55c F1,
-#:     F5, F6; 26 was not released, so no bump).
+#:     F5, F6; 26 was not released, so no bump). And a remote window's chat (``vscode-remote://…``) is filed under
+#:     its folder and where it ran (``infra (devbox)``) with no ``project_dir``, not under a local folder of the same
+#:     path (``readers.remote``: trial57 F2; 26 was not released, so no bump).
 FORMAT_VERSION = 26
 #: How many formats past this one a newer deja's index may plausibly be (some twenty were made in fifty stops): a
 #: number further on is a damaged manifest, which a rebuild mends, not a newer deja's index, which is left alone.

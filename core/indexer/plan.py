@@ -22,8 +22,9 @@ from typing import IO, Any
 from .. import paths
 from ..bookkeeping import Bookkeeping, ChatState, CliState, IdeDbState, Sig, State
 from ..digests import blake2b
-from ..folders import real_folder
+from ..folders import GLOBAL_STORAGE, real_folder
 from ..history import CliChat, find_cli_chats, locate_cli_chats
+from ..index.format import MANIFEST
 from ..lean_msgspec import msgspec
 from ..private import open_private
 from ..readers.chatstore import UNREADABLE_STORE
@@ -197,6 +198,33 @@ def database_sigs(db: str | Path) -> list[Sig | None]:
     return [_sig(found) for found in glance.database_sigs(db)]
 
 
+def _unreadable_workspace_json(plan: _IdePlan, db: str, sigs: list[Sig | None], new: bool) -> bool:
+    """Whether the ``workspace.json`` beside a workspace database (``sigs``: the database's, ``database_sigs``) is
+    there and this user may not read it; if so it is counted into ``plan`` as an unreadable database is (``new``:
+    nothing was placed by it before), and its signature recorded as absent: once it reads, its chats are placed
+    again (``_renamed_folder``). It was counted as malformed, with no word from `deja index` and no fix (trial57 F3).
+    One ``access`` per workspace (``glance.database_sigs`` gives None for one of this user's that its owner may not
+    read, so the cheap check agrees with this record while it stays so)."""
+    folder = os.path.dirname(db)
+    if os.path.basename(folder) == GLOBAL_STORAGE:  # (none is looked for there)
+        return False
+    workspace_json = os.path.join(folder, "workspace.json")
+    if os.access(workspace_json, os.R_OK) or not os.path.lexists(workspace_json):
+        return False
+    sigs[-1] = None
+    plan.unreadable += 1
+    plan.unreadable_files.append(workspace_json)
+    plan.unreadable_new += new
+    return True
+
+
+def _nothing_placed_before(book: Bookkeeping, state: State) -> bool:
+    """Whether no index placed a workspace's chats before this refresh: a refresh that has the workspace on record
+    placed them, and a rebuild (which has none on record) keeps the places of the index it replaces
+    (``reads.Placements``) unless there is none: a first build."""
+    return bool(state.ide) or not (book.folder.parent / MANIFEST).exists()
+
+
 def _renamed_folder(old: IdeDbState | None, sigs: list[Sig | None]) -> bool:
     """Whether the ``workspace.json`` beside a database on record appeared, changed or went since it was read: each
     chat it holds or lists is then placed again, though none changed (trial14 F4). A record of a deja that did not
@@ -325,6 +353,9 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
         sigs = database_sigs(Path(db))
         was = recorded_as.get(db, db)
         old = state.ide.get(was)
+        unreadable_json = _unreadable_workspace_json(
+            plan, db, sigs, old is None and _nothing_placed_before(book, state)
+        )
         if old is not None and old.sigs == sigs:
             plan.dbs[db] = old
             if not os.access(db, os.R_OK):  # (made unreadable since it was read: chmod moves no time a stat sees)
@@ -348,7 +379,7 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
         before = book.fingerprints(was)
         book.set_fingerprints(db, now)
         plan.dbs[db] = IdeDbState(sigs=sigs, file=file)
-        renamed = _renamed_folder(old, sigs)
+        renamed = not unreadable_json and _renamed_folder(old, sigs)  # (one it cannot read says nothing new)
         replaced = _replaced(old, sigs, file)
         for cid, fingerprint in now.items():
             unchanged = not replaced and before.get(cid) == fingerprint

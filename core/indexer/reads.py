@@ -77,8 +77,10 @@ class Placements:
         """``session``, or a copy of it with the project its old copy had when it has none now (``session`` itself
         is left as read). Not one its transcript folder gave it among the several folders that folder's slug
         encodes (``shared``, ``Projects.shared_folders``): an earlier deja's guess, which the chat does not bear out
-        (trial17 F5)."""
-        if session.project_dir or self.book is None:
+        (trial17 F5). Nor onto a remote window's chat, which has a project and no folder here (``readers.remote``);
+        but a remote window's old project is kept as the rest are, its workspace's storage pruned by Cursor or its
+        ``workspace.json`` unreadable (review57d F1: it became "(no project)" on a rebuild)."""
+        if session.project_dir or session.project_from or self.book is None:
             return session
         try:
             record = self.book.chat(session.id)
@@ -87,7 +89,7 @@ class Placements:
             old = segment.session(where.ordinal) if segment and where else None
         except IndexUnreadable:  # a damaged shard or segment of the index it replaces: nothing to keep
             return session
-        if old is None or not old.project_dir:
+        if old is None or not (old.project_dir or old.project_from):  # (a remote window's has no folder here)
             return session
         if old.project_from == "transcript folder" and old.project_dir in shared(session):
             return session

@@ -38,10 +38,10 @@ def workspace_file_folders(workspace_file: str) -> list[str]:
 
 
 def _folder(entry: dict[str, Any], base: str) -> str:
-    from .projects import uri_dir  # (projects reads workspace.json files and imports this module at its top)
+    from .projects import folder_dir  # (projects reads workspace.json files and imports this module at its top)
 
     if isinstance(uri := entry.get("uri"), str):
-        return uri_dir(uri)
+        return folder_dir(uri)
     path = entry.get("path")
     if not isinstance(path, str) or not path.strip():
         return ""

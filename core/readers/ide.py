@@ -33,7 +33,7 @@ from ..lines import first_line
 from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times
 from ..record import Record
 from . import jsonvalue
-from .projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, path_values, uri_dir
+from .projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, folder_dir, path_values, uri_dir
 from .vscdb import (
     CHANGED_WHILE_READ,
     READ_ATTEMPTS,
@@ -549,7 +549,7 @@ def _header(entry: dict[str, Any], *, workspace_id: str, stamps: Iterable[Any] =
     return _Header(
         name=_str(entry.get("name")),
         workspace_id=workspace_id or _str(identifier.get("id")),
-        workspace_dir=uri_dir(identifier.get("uri")),
+        workspace_dir=folder_dir(identifier.get("uri")),
         parent_id=_named_parent(entry),
         last_updated=_newest(*times),
     )
@@ -860,7 +860,8 @@ def _iso_time(value: Any) -> datetime | None:
 def _project(db: _Db, chat_id: str, chat: dict[str, Any], bubbles: list[dict[str, Any]], header: _Header) -> Found:
     """The chat's folder and the signal that gave it (:meth:`Projects.editor_project` weighs them).
 
-    Every source may be a path, a percent-encoded ``/c%3A/…`` path or a URI.
+    Every source may be a path, a percent-encoded ``/c%3A/…`` path or a URI, a remote window's among them
+    (``projects.folder_dir``).
     """
     identifier = chat.get("workspaceIdentifier")
     repos = _dicts(chat.get("trackedGitRepos"))
@@ -868,11 +869,11 @@ def _project(db: _Db, chat_id: str, chat: dict[str, Any], bubbles: list[dict[str
         EditorChat(
             chat_id=chat_id,
             stored_in=db.path.parent,
-            bubble_dir=next((d for b in bubbles if (d := uri_dir(b.get("workspaceProjectDir")))), ""),
-            identifier_dir=uri_dir(identifier.get("uri")) if isinstance(identifier, dict) else "",
+            bubble_dir=next((d for b in bubbles if (d := folder_dir(b.get("workspaceProjectDir")))), ""),
+            identifier_dir=folder_dir(identifier.get("uri")) if isinstance(identifier, dict) else "",
             header_id=header.workspace_id,
             header_dir=header.workspace_dir,
-            git_repo=uri_dir(repos[0].get("repoPath")) if repos else "",
+            git_repo=folder_dir(repos[0].get("repoPath")) if repos else "",
             workspace_uri=next((d for b in bubbles if (d := _first_workspace_uri(b))), ""),
             touched=lambda: _touched_paths(chat, bubbles),
         )
@@ -881,18 +882,19 @@ def _project(db: _Db, chat_id: str, chat: dict[str, Any], bubbles: list[dict[str
 
 def _first_workspace_uri(bubble: dict[str, Any]) -> str:
     uris = bubble.get("workspaceUris")
-    return uri_dir(uris[0]) if isinstance(uris, list) and uris else ""
+    return folder_dir(uris[0]) if isinstance(uris, list) and uris else ""
 
 
 def _touched_paths(chat: dict[str, Any], bubbles: list[dict[str, Any]]) -> Iterator[str]:
-    """The files a chat touched: its file selections, its code blocks' URIs and its tool calls' path arguments."""
+    """The files a chat touched: its file selections, its code blocks' URIs and its tool calls' path arguments. A
+    remote window's file is spelt as its folder is (``projects.folder_dir``): it lies in no folder of this machine."""
     for holder in (chat, *bubbles):
         context = holder.get("context")
         for selection in _dicts(context.get("fileSelections")) if isinstance(context, dict) else ():
-            yield uri_dir(selection.get("uri"))
+            yield folder_dir(selection.get("uri"))
     for bubble in bubbles:
         for block in _dicts(bubble.get("codeBlocks")):
-            yield uri_dir(block.get("uri"))
+            yield folder_dir(block.get("uri"))
         tool = bubble.get("toolFormerData")
         if isinstance(tool, dict):
             for key in ("params", "rawArgs"):

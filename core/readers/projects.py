@@ -19,6 +19,9 @@ the other stores. The signals, best first:
    against the folders the ``workspace.json`` files name (``files touched``; the
    longest folder wins, and files under no known folder give no project).
 
+A remote window's folder (``vscode-remote://ssh-remote+devbox/…``) is no folder of this machine: a chat placed in
+it gets a project named after the folder and where it is, and no folder (``remote``, ``Found.apply``).
+
 A cursor-agent chat's folder is its ``meta.json`` ``cwd``, else its transcript
 folder. A transcript folder's slug is decoded on disk first, then against the
 folders the other stores name (workspace.json, glass projects, meta.json), so a
@@ -53,6 +56,7 @@ from ..record import Record
 from ..regular_files import read_regular, subfolders
 from . import jsonvalue, vscdb
 from .code_workspace import workspace_file_folders
+from .remote import remote_folder, remote_place
 from .transcripts import outermost, project_slug_of, scan_transcripts, slug_folders
 
 #: The file in the index folder where a refresh keeps the chats' ``meta.json`` cwds (``chat_cwds``).
@@ -92,7 +96,13 @@ class Found(Record, frozen=True):
     signal: str = ""
 
     def apply(self, session: Session) -> Session:
-        """Give ``session`` the folder, spelt as every store's spelling of it is (``keys.disk_spelling``)."""
+        """Give ``session`` the folder, spelt as every store's spelling of it is (``keys.disk_spelling``); a remote
+        window's folder (``remote``) gives it a project named after the folder and where it is, and no folder here."""
+        if place := remote_place(self.folder):
+            where, path = place
+            session.project_dir, session.project_from = "", self.signal
+            session.project = f"{basename(path) or path} ({where})"
+            return session
         folder = disk_spelling(self.folder) if self.folder else ""
         session.project_dir, session.project_from = folder, self.signal
         session.project = basename(folder) if folder else session.project
@@ -387,7 +397,7 @@ class Projects:
             workspace = project.get("workspace") if isinstance(project, dict) else None
             if isinstance(workspace, dict) and isinstance(project_id := project.get("id"), str):
                 workspace_id = workspace.get("id")
-                folder = uri_dir(workspace.get("uri")) or self.workspace_folder_of(
+                folder = folder_dir(workspace.get("uri")) or self.workspace_folder_of(
                     workspace_id if isinstance(workspace_id, str) else ""
                 )
                 if folder:
@@ -580,26 +590,33 @@ def read_workspace_json(path: Path, problems: Counter[str]) -> list[str]:
 
     try:
         data = orjson.loads(read_regular(path, WORKSPACE_JSON_BYTES))
-    except FileNotFoundError:
+    except (FileNotFoundError, PermissionError):  # (one this user may not read is named by the refresh's plan)
         return []
     except (OSError, orjson.JSONDecodeError):
         data = None
     if not isinstance(data, dict):
         problems["ide: malformed workspace.json"] += 1
         return []
-    if folder := uri_dir(data.get("folder")):
+    if folder := folder_dir(data.get("folder")):
         return [folder]
-    if workspace_file := uri_dir(data.get("workspace")):
-        return workspace_file_folders(workspace_file) or [_parent(workspace_file)]
+    if workspace_file := folder_dir(data.get("workspace")):
+        remote = remote_place(workspace_file) is not None  # (a file on another machine: its folder is what is known)
+        return (not remote and workspace_file_folders(workspace_file)) or [_parent(workspace_file)]
     return []
+
+
+def folder_dir(uri: Any) -> str:
+    """The folder a project signal names (``uri_dir``); a remote window's as ``remote.remote_folder`` spells it."""
+    return remote_folder(uri) or uri_dir(uri)
 
 
 def uri_dir(uri: Any) -> str:
     """A local path from a plain path, a URI string or a VS Code URI object (``fsPath``, ``external``, ``path``).
 
-    ``vscode-remote://host/path`` keeps its path; ``/c:/…`` and ``/c%3A/…`` become ``c:/…``. A URI object without
-    ``fsPath`` gives the one VS Code would (``c:\\Users\\…`` for a drive's file), so a file is one path whether or
-    not Cursor stored it: a Windows database's code blocks named one file two ways (review43c M1).
+    ``vscode-remote://host/path`` keeps its path (a project signal asks ``folder_dir``, which keeps where it is);
+    ``/c:/…`` and ``/c%3A/…`` become ``c:/…``. A URI object without ``fsPath`` gives the one VS Code would
+    (``c:\\Users\\…`` for a drive's file), so a file is one path whether or not Cursor stored it: a Windows
+    database's code blocks named one file two ways (review43c M1).
     """
     if isinstance(uri, dict):
         fs_path = uri.get("fsPath")
