@@ -1174,6 +1174,8 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("twilio-key", r"AC[0-9a-f]{32}(?:[\"']?\s*[,:]\s*[\"']?[0-9a-f]{32})?", "AC"),
     _token("discord-bot-token", r"[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}", ".", run=59),
     _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", ".eyJ"),
+    # A Facebook (Meta) access token: ``EAA`` and a hundred letters and digits or more, generated (red57b).
+    _token("facebook-token", r"EAA[A-Za-z0-9]{100,}", "EAA", made=lambda v: _mixed(v[3:])),
     Rule(
         "azure-key",
         r"Key\s*=\s*([A-Za-z0-9+/]{20,}={0,2})",
@@ -2164,10 +2166,16 @@ def _a_firebase_secret(given: re.Match[str]) -> bool:
 
 
 def _a_secret_setting(name: str) -> bool:
-    """Whether a dotted setting's name names a secret: ``secret_key`` of it or of its last part, or a last part that
-    is a key (``stripe.key``, ``api_key``: ``secret_key`` leaves a bare "key" to its context)."""
+    """Whether a dotted setting's name names a secret: ``secret_key`` of it or of its last part, a last part that is
+    a key (``stripe.key``, ``api_key``: ``secret_key`` leaves a bare "key" to its context), or one that ends with a
+    password's or a token's name (git's ``sendemail.smtppass``). ``user.signingkey``, ``http.sslKey`` name no secret."""
     last = name.rpartition(".")[2].lower()
-    return secret_key(name) or secret_key(last) or last == "key" or last.endswith(("_key", "-key", "apikey"))
+    return (
+        secret_key(name)
+        or secret_key(last)
+        or last == "key"
+        or last.endswith(("_key", "-key", "apikey", "pass", "passwd", "password", "token", "secret"))
+    )
 
 
 def _login_pair(match: re.Match[str]) -> str:

@@ -661,7 +661,7 @@ TOKEN_NEEDLES = ("PRIVATE KEY", "-----END", "LS0tLS1CRUdJTi", "Private-Lines:", 
                  "AGE-SECRET-KEY-1", "dapi", "lin_api_", "PMAK-", "NRAK-", "dp.", "sq0", "gsk_", "r8_", "xai-", "pplx-",
                  "sbp_", "dckr_pat_", "figd_", "secret_", "ntn_", "ATATT3", "ATCTT3", "pul-", "tskey-", "sntry",
                  "pscale_", ".atlasv1.", "ops_eyJ", "FlyV1 ", "fm1", "fm2_", "fo1_", "sk.eyJ", "re_", "SK", "AC", ".",
-                 ".eyJ", "Key", "sig=", "secret", "aws_secret_access_key", "aws_access_key_id", "aws_session_token",
+                 ".eyJ", "EAA", "Key", "sig=", "secret", "aws_secret_access_key", "aws_access_key_id", "aws_session_token",
                  "aws secret access key", "aws access key id", "aws session token", "vault token", "bearer", "basic",
                  "authorization")  # fmt: skip
 #: The shortest run a needle's rules need (``Rule.run``), where one needs more than the gate's 16: a text holding the discord bot

@@ -105,6 +105,10 @@ from deja.core.redaction import as_indexed
         ),
         ("git config github.token Hx7Sud0Pw42", "git config github.token [redacted:cli-credentials]"),
         (
+            "git config --global sendemail.smtppass Hx7Sud0Pw42",
+            "git config --global sendemail.smtppass [redacted:cli-credentials]",
+        ),
+        (
             "git config --global user.password Hx7Sud0Pw42",
             "git config --global user.password [redacted:cli-credentials]",
         ),
@@ -145,6 +149,8 @@ def test_a_password_given_to_a_login_is_redacted_and_the_command_still_reads(wri
         "snyk auth",
         "psexec \\\\host -u admin cmd",
         "git config user.name Jane",
+        "git config --global user.signingkey 3AA5C34371567BD2",
+        "git config --global credential.helper store",
         "git config --global github.token",
         "npm config set registry https://npm.corp/",
         "firebase functions:config:set app.url=https://x.example",
