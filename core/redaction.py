@@ -1554,14 +1554,14 @@ def _a_snyk_auth(text: str, lowered: str) -> bool:
 
 
 def _a_git_config_secret(text: str, lowered: str) -> bool:
-    """``git config`` and, on its line, a word holding a secret's noun and a ``.`` (``github.token``): "hint: git
-    config pull.rebase false" loads nothing. Each reads on to the next at most: linear."""
+    """``git config`` and, on its line, a word holding a secret's noun (``github.token``, as every key
+    ``redact._a_secret_setting`` says yes to holds one): "hint: git config pull.rebase false" loads nothing. Each reads on to the next at most: linear."""
     at = lowered.find("git config")
     while at != -1:
         following = lowered.find("git config", at + 1)
         end = min(at + 600, len(lowered) if following == -1 else following)
         words = lowered[at + 10 : end].partition("\n")[0].split()
-        if any("." in word and _a_nouns_name(word) for word in words):
+        if any(_a_nouns_name(word) for word in words):
             return True
         at = following
     return False

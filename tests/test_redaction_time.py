@@ -476,6 +476,8 @@ def test_one_long_listed_command_is_redacted_in_time_linear_in_its_size(tmp_path
         "login: a / ",
         "login is a/",
         "login a b c ",
+        "EAA",
+        "EAAa1",
     ],
 )
 @pytest.mark.parametrize("gate", [True, False])
