@@ -1199,6 +1199,8 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("twilio-key", r"AC[0-9a-f]{32}(?:[\"']?\s*[,:]\s*[\"']?[0-9a-f]{32})?", "AC"),
     _token("discord-bot-token", r"[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}", ".", run=59),
     _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", ".eyJ"),
+    # A Facebook (Meta) access token: ``EAA`` and a hundred letters and digits or more, generated (red57b).
+    _token("facebook-token", r"EAA[A-Za-z0-9]{100,}", "EAA", made=lambda v: _mixed(v[3:])),
     Rule(
         "azure-key",
         r"Key\s*=\s*([A-Za-z0-9+/]{20,}={0,2})",
@@ -2137,6 +2139,221 @@ _FED_AND_STORED_RULES = (
 )
 
 
+# --------------------------------------------------------------------------- passwords given to a login
+#
+# A password or a token given to a login command or a library's login call in a shape no rule above reads (trial57
+# F1): Kerberos's ``kinit`` fed one, PsExec's ``-p``, ``vault login TOKEN``, npm's ``config set //host/:_authToken
+# TOKEN``, Python's positional ``smtp.login('u', 'PW')`` and ``auth=('u', 'PW')``, Oracle's ``user/PW@db``, ``oc``/
+# ``cf login -p``, ``influx -p``, SQL's ``ALTER ROLE … PASSWORD '…'`` and ``SET PASSWORD``, ``git config
+# github.token``, ``snyk auth``, ``codecov -t``, ``netlify --auth``, firebase's ``functions:config:set x.key=…`` and
+# prose's ``login: admin / PW``. ``redaction`` knows each needle (``KEYED_NEEDLES``, ``ARGUMENT_WORDS``,
+# ``NEEDED_AROUND``).
+
+_KINIT = r"kinit(?:\.exe)?(?![\w.-])"
+#: An argument before a Python call's quoted password: a string or a name (``settings.USER``, ``os.environ["U"]``).
+_PYTHON_FIRST = r"""(?:'[^'\n]{0,200}'|"[^"\n]{0,200}"|[A-Za-z_][\w.]{0,200}(?:\[[^\]\n]{0,60}\])?)"""
+#: The quoted password after it, the call's or the tuple's last argument.
+_PYTHON_PASSWORD = (
+    rf"[ \t]*{_PYTHON_FIRST}[ \t]*,[ \t]*(?P<quote>['\"])(?P<value>(?:(?!(?P=quote))[^\n\\]){{1,200}})(?P=quote)"
+    r"[ \t]*,?[ \t]*[)\]]"
+)
+#: Oracle's ``user/password`` (``@db`` after it, or a blank, a quote, the line's end): a user of letters, digits,
+#: ``_``, ``$`` and ``#`` (``c##admin``), a password to its ``@`` or in double quotes (``app/"Pa ss"@db``).
+_ORACLE_PAIR = (
+    r"""['"]?(?P<user>[A-Za-z_][\w$#]*)/(?!\[redacted:)(?P<value>"[^"\n]{1,200}"|[^\s@/'"`;|&]+)(?=[@\s'"`;|&]|\Z)"""
+)
+#: The Oracle tools whose first word is ``user/password[@db]`` after their options (``sqlplus -s -L …``).
+_ORACLE_TOOLS = r"(?:sqlplus|sqlcl|expdp|impdp|sqlldr|dgmgrl)(?:\.exe)?(?![\w.-])(?:[ \t]+-[A-Za-z]+){0,4}[ \t]+"
+#: A key of git's config or firebase's (``github.token``, ``stripe.key``), up to the blank or ``=`` before its value.
+_GIT_CONFIG = (
+    r"git(?:\.exe)?[ \t]+config(?:[ \t]+(?:-(?:f|-file)[ \t]+\S+|--?[\w-]+(?:=\S*)?)){0,4}"
+    r"[ \t]+(?P<name>[A-Za-z][\w-]*(?:\.\S+)?)[ \t]+"
+)
+#: "login: admin / PW", "the grafana login is admin/PW" (as ``_OTHER_SECRET`` reads "credentials: admin / PW"):
+#: up to three words between "login" and its link, a user, a slash, and a value that is no path's next piece.
+_LOGIN_PAIR = (
+    r"(?i:login)(?:[ \t]+[^\s:=/]+){0,3}?(?:[ \t]+(?i:is|was)(?:[ \t]*:[ \t]*|[ \t]+)|[ \t]*:[ \t]*)"
+    r"(?P<user>[\w.@+-]+)[ \t]*/[ \t]*(?![^\s/]*/)(?P<value>[^\s\"'`]+)"
+)
+
+
+def _vault_token(match: re.Match[str]) -> str:
+    """``_argument`` of the token ``vault login`` is given (one that looks made: ``_argument``'s ``prose``), but an
+    auth method's ``key=value`` (``username=me``): Vault's ``-method=userpass`` prompts for the password."""
+    group = "quoted" if match.group("quoted") is not None else "bare"
+    return match.group(0) if "=" in match.group(group) else _argument(match)
+
+
+def _literal_value(kind: str) -> Replace:
+    """A replace redacting a match's ``value`` group where it is a literal (``_is_literal``)."""
+
+    def replace(match: re.Match[str]) -> str:
+        if not _is_literal(match.group("value").strip("\"'")):
+            return match.group(0)
+        return _marked(match, "value", f"[redacted:{kind}]")
+
+    return replace
+
+
+def _oracle_login(match: re.Match[str]) -> str:
+    """An Oracle tool's ``user/password`` with its literal password redacted, when the tool's name is a command's
+    word. ``sqlplus /nolog`` and ``sqlplus / as sysdba`` give no user, and stay."""
+    if not _a_command_word(match.string, match.start()):
+        return match.group(0)
+    return _literal_value("cli-credentials")(match)
+
+
+def _git_config_secret(match: re.Match[str]) -> str:
+    """``_argument`` of the value ``git config`` sets, where its key names a secret (``github.token``,
+    ``user.password``; not ``user.name``)."""
+    if not _a_secret_setting(match.group("name")):
+        return match.group(0)
+    return _argument(match)
+
+
+def _a_firebase_secret(given: re.Match[str]) -> bool:
+    """Whether a ``functions:config:set`` pair's key names a secret (``_a_secret_setting``: ``stripe.key``)."""
+    return _a_secret_setting(given.group("name"))
+
+
+def _a_secret_setting(name: str) -> bool:
+    """Whether a dotted setting's name names a secret: ``secret_key`` of it or of its last part, a last part that is
+    a key (``stripe.key``, ``api_key``: ``secret_key`` leaves a bare "key" to its context), or one that ends with a
+    password's or a token's name (git's ``sendemail.smtppass``). ``user.signingkey``, ``http.sslKey`` name no secret."""
+    last = name.rpartition(".")[2].lower()
+    return (
+        secret_key(name)
+        or secret_key(last)
+        or last == "key"
+        or last.endswith(("_key", "-key", "apikey", "pass", "passwd", "password", "token", "secret"))
+    )
+
+
+def _login_pair(match: re.Match[str]) -> str:
+    """A "login … admin / PW" match with its password redacted where it looks made (``_looks_made``) and "login" is a
+    word of its own."""
+    at = match.start()
+    if at and match.string[at - 1].isalnum():
+        return match.group(0)
+    value = match.group("value").rstrip(_AFTER_A_VALUE)
+    if not _looks_made(value, password=True):
+        return match.group(0)
+    start = match.start("value") - at
+    whole = match.group(0)
+    return f"{whole[:start]}[redacted:secret]{whole[start + len(value) :]}"
+
+
+#: The rules of this block, in ``_CONTEXT_RULES``.
+_LOGIN_RULES = (
+    # Kerberos: ``echo PW | kinit me@REALM``, ``kinit me <<< PW``, a heredoc fed to it.
+    Rule("cli-credentials", _fed_piped(_KINIT), ("kinit",), replace=_piped_in),
+    Rule("cli-credentials", _fed_here_string(_KINIT), ("kinit",), replace=_here_string_fed, retry=True),
+    *(
+        Rule("cli-credentials", heredoc, ("kinit",), replace=_heredoc_line_fed, retry=True)
+        for heredoc in (_heredoc_fed(_KINIT), _heredoc_piped(rf"(?<![\w.-]){_KINIT}"))
+    ),
+    # Sysinternals' ``PsExec \\host -u DOMAIN\me -p PW cmd`` (``PsExec64.exe``).
+    _argument_rule(("psexec",), _option_of(r"(?i:psexec(?:64)?)(?:\.exe)?", "-p") + r"[ \t]+", _argument, again=False),
+    # ``vault login TOKEN`` (any token; an ``s.`` one is ``_PASSWORD_ARGUMENTS``'), after its options.
+    _argument_rule(
+        ("vault",),
+        r"vault(?:\.exe)?[ \t]+login(?:[ \t]+-[\w.-]+(?:=\S*)?){0,8}[ \t]+(?P<prose>)",
+        _vault_token,
+        again=False,
+    ),
+    # npm's (pnpm's, yarn's) ``config set //host/:_authToken TOKEN`` (``_password``, ``_auth``), its space form.
+    _argument_rule(
+        (":_auth", ":_password"),
+        r"(?:npm|pnpm|yarn)(?:\.cmd|\.exe)?[ \t]+(?:config[ \t]+)?set[ \t]+['\"]?[^\s'\"]*:_(?:authToken|password|auth)"
+        r"['\"]?[ \t]+",
+        _argument,
+        again=False,
+    ),
+    # Python's positional password: ``smtp.login('me', 'PW')`` (``ftplib``, ``imaplib``, ``poplib``), ``auth=('me',
+    # 'PW')`` (requests, httpx; ``session.auth = …``, a dict's ``"auth": (…)``), ``HTTPBasicAuth('me', 'PW')``
+    # (``BasicAuth``, ``DigestAuth``: aiohttp, httpx).
+    Rule("secret", r"\.login\(" + _PYTHON_PASSWORD, ("login(",), replace=_literal_value("secret")),
+    Rule("secret", r"[Aa]uth\(" + _PYTHON_PASSWORD, ("auth(",), replace=_literal_value("secret")),
+    Rule(
+        "secret",
+        r"auth\\?['\"]?[ \t]*[:=][ \t]*[(\[]" + _PYTHON_PASSWORD,
+        ("auth",),
+        replace=_literal_value("secret"),
+    ),
+    # Oracle's ``sqlplus system/PW@ORCL`` (``expdp``, ``impdp``, ``sqlldr``, ``dgmgrl``), their ``userid=…``, and
+    # rman's ``target``, ``catalog`` and ``auxiliary`` (each of them: applied again).
+    Rule(
+        "cli-credentials",
+        _ORACLE_TOOLS + _ORACLE_PAIR,
+        ("sqlplus", "sqlcl", "expdp", "impdp", "sqlldr", "dgmgrl"),
+        replace=_oracle_login,
+        retry=True,
+    ),  # fmt: skip
+    Rule(
+        "cli-credentials",
+        _option_of(r"(?:expdp|impdp|sqlldr|exp|imp)(?:\.exe)?", r"(?i:userid)=") + _NOT_REDACTED + _ORACLE_PAIR,
+        ("userid=",),
+        replace=_oracle_login,
+        retry=True,
+    ),
+    Rule(
+        "cli-credentials",
+        _option_of(r"rman(?:\.exe)?", r"(?i:target|catalog|auxiliary)")
+        + r"(?:=|[ \t]+)"
+        + _NOT_REDACTED
+        + _ORACLE_PAIR,
+        ("rman",),
+        replace=_oracle_login,
+        again=True,
+        retry=True,
+    ),
+    # OpenShift's ``oc login … -p PW``, Cloud Foundry's ``cf login … -p PW``, InfluxDB's ``influx setup -p PW``.
+    *(
+        _argument_rule(needles, _option_of(tool, options) + r"(?:=|[ \t]+)", _argument, again=False)
+        for needles, tool, options in (
+            (("login",), r"oc(?:\.exe)?[ \t]+login", "-p|--password"),
+            (("login",), r"cf[78]?(?:\.exe)?[ \t]+login", "-p"),
+            (("influx",), r"influx(?:\.exe)?", "-p|--password|-password"),
+        )
+    ),
+    # SQL: ``ALTER ROLE app [WITH] [LOGIN] PASSWORD '…'`` (``CREATE USER``; ``WITH PASSWORD`` alone is ``_SQL``'s),
+    # MySQL's ``SET PASSWORD [FOR u] = PASSWORD('…')``.
+    Rule(
+        "secret",
+        r"(?i:(?:alter|create)\s+(?:role|user)\s+(?:\"[^\"\n]{1,100}\"|[\w.@'`%-]{1,100})(?:\s+\w+){0,6}?"
+        r"\s+(?:encrypted\s+)?password)\s+'(?P<value>[^'\n]+)'",
+        ("password",),
+        replace=_literal_value("secret"),
+    ),
+    Rule(
+        "secret",
+        r"(?i:set[ \t]+password)(?:[ \t]+(?i:for)[ \t]+[^\s=]{1,200})?[ \t]*=[ \t]*"
+        r"(?:(?i:old_)?(?i:password)[ \t]*\([ \t]*)?'(?P<value>[^'\n]+)'",
+        ("set password",),
+        replace=_literal_value("secret"),
+    ),
+    # ``git config [--global] github.token PW`` (a key naming a secret), ``snyk auth TOKEN``, ``codecov -t TOKEN``,
+    # ``netlify deploy --auth TOKEN``.
+    _argument_rule(("git config",), _GIT_CONFIG, _git_config_secret, again=False),
+    _argument_rule(("snyk",), r"snyk(?:\.cmd|\.exe)?[ \t]+auth[ \t]+(?P<prose>)", _argument, again=False),
+    _argument_rule(
+        ("codecov",), _option_of(r"codecov(?:cli)?(?:\.exe)?", "-t|--token") + r"(?:=|[ \t]+)", _argument, again=False
+    ),
+    _argument_rule(
+        ("--auth",), _option_of(r"netlify(?:\.cmd|\.exe)?", "--auth") + r"(?:=|[ \t]+)", _argument, again=False
+    ),
+    # firebase's ``functions:config:set stripe.key=…`` (a key naming a secret; ``functions:secrets:set`` is fed).
+    Rule(
+        "secret",
+        r"firebase(?:\.cmd|\.exe)?(?![\w.-])[ \t]+functions:config:set(?![\w-])" + _COMMAND_REST,
+        ("functions:config:set",),
+        replace=_each_pair(r"(?P<name>[\w.-]+)=", _a_firebase_secret),
+    ),
+    # Prose: "login: admin / PW", "the grafana login is admin/PW".
+    Rule("secret", _LOGIN_PAIR, ("login",), replace=_login_pair),
+)
+
+
 _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "url-credentials",
@@ -2230,6 +2447,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule("cli-credentials", _HEREDOC_FED, _STDIN_NEEDLES, group="value"),
     Rule("cli-credentials", _HEREDOC_PIPED, _STDIN_NEEDLES, group="value"),
     *_FED_AND_STORED_RULES,
+    *_LOGIN_RULES,
     *(
         Rule(
             "cli-credentials",

@@ -117,6 +117,9 @@ def withheld(built_with: str) -> str:
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
                   "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "lftp", "mosquitto_", "net rpc",
                   "net ads", "net -u", "rpcclient", "secret set", "-a bearer",
+                  # (a password given to a login: ``redact._LOGIN_RULES``; Python's ``smtp.login("me", "PW")``)
+                  "kinit", "sqlplus", "sqlcl", "expdp", "impdp", "sqlldr", "dgmgrl", "rman", "login(", "auth(",
+                  "git config", "snyk", "codecov",
                   # (a password piped to ``sudo -S``, a secret to a store's CLI: ``redact._FED_AND_STORED_RULES``)
                   "sudo", "doppler", "wrangler", "vercel", "secret create", "http-basic", "pypi-token", "nuget",
                   "convertto-securestring", "net use", "net.exe use", "ngrok", "passwd", "rclone",
@@ -129,9 +132,11 @@ TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: walk to that first word atomic, so a text of many such words is read once (an atomic group, not ``*+``: before
 #: 3.11.5 Python's possessive repeat walked past a failing lookahead, and the pattern missed every entry).
 NETRC_GATE = r"\A(?>(?:(?!(?:machine|default)\s)[\s\S])*)(?:machine|default)\s[\s\S]*password"
+#: ``ARGUMENT_WORDS`` as a pattern's alternatives, a word's ``(`` read as itself (``login(``).
+_ARGUMENT_WORDS_PATTERN = "|".join(word.replace("(", "\\(") for word in ARGUMENT_WORDS)
 #: ``CONTEXT_GATE`` but ``NETRC_GATE`` (``redact._context_gate`` asks that one with ``a_netrc_entry``, not by a walk).
 CONTEXT_GATE_BUT_NETRC = (
-    rf"[:=<']|--|ENV[ \t]|[\s\"]-p|(?i:{'|'.join(ARGUMENT_WORDS)})|login[ \t]|\t(?:TRUE|FALSE)\t"
+    rf"[:=<']|--|ENV[ \t]|[\s\"]-p|(?i:{_ARGUMENT_WORDS_PATTERN})|login[ \t]|\t(?:TRUE|FALSE)\t"
     r"|(?i:define)[ \t]*\("
 )
 CONTEXT_GATE = f"{CONTEXT_GATE_BUT_NETRC}|{NETRC_GATE}"
@@ -639,6 +644,10 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "mosquitto_", "Value=", "value=", 'value"',
                  "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ",
                  "--with-token", "--password-stdin", "curl", "http", "xh", "user", "bearer",
+                 # (``redact._LOGIN_RULES``)
+                 "kinit", "psexec", "vault", ":_auth", ":_password", "login(", "auth(", "sqlplus", "sqlcl", "expdp",
+                 "impdp", "sqlldr", "dgmgrl", "userid=", "rman", "influx", "set password", "git config", "snyk",
+                 "codecov", "--auth", "functions:config:set",
                  # (``redact._FED_AND_STORED_RULES``)
                  "sudo", "passwd", "chpasswd", "wrangler", "vercel", "gcloud", "doppler", "secret create",
                  "secretsmanager", "put-parameter", "keyvault", "twine", "poetry", "nuget", "convertto-securestring",
@@ -656,7 +665,7 @@ TOKEN_NEEDLES = ("PRIVATE KEY", "-----END", "LS0tLS1CRUdJTi", "Private-Lines:", 
                  "AGE-SECRET-KEY-1", "dapi", "lin_api_", "PMAK-", "NRAK-", "dp.", "sq0", "gsk_", "r8_", "xai-", "pplx-",
                  "sbp_", "dckr_pat_", "figd_", "secret_", "ntn_", "ATATT3", "ATCTT3", "pul-", "tskey-", "sntry",
                  "pscale_", ".atlasv1.", "ops_eyJ", "FlyV1 ", "fm1", "fm2_", "fo1_", "sk.eyJ", "re_", "SK", "AC", ".",
-                 ".eyJ", "Key", "sig=", "secret", "aws_secret_access_key", "aws_access_key_id", "aws_session_token",
+                 ".eyJ", "EAA", "Key", "sig=", "secret", "aws_secret_access_key", "aws_access_key_id", "aws_session_token",
                  "aws secret access key", "aws access key id", "aws session token", "vault token", "bearer", "basic",
                  "authorization")  # fmt: skip
 #: The shortest run a needle's rules need (``Rule.run``), where one needs more than the gate's 16: a text holding the discord bot
@@ -1219,6 +1228,8 @@ def _a_login_rule_may_match(text: str, lowered: str) -> bool:
             return True
     if "vault" in text and "s." in text:
         return True
+    if _a_login_given_a_password(text, lowered):
+        return True
     return _a_word_then(text, "login", " \t") and _a_word_then(text, "password", " \t")
 
 
@@ -1441,6 +1452,126 @@ def _an_rclone_config(text: str, lowered: str) -> bool:
     return False
 
 
+def _a_login_given_a_password(text: str, lowered: str) -> bool:
+    """What ``redact._LOGIN_RULES`` that ``login`` calls on need: ``oc login`` or ``cf login`` and a ``-p`` after it
+    (OpenShift's, Cloud Foundry's), or "login", a blank, a tab or a colon after it, and a ``/`` in the text (prose's
+    "login: admin / PW")."""
+    last_p = lowered.rfind("-p")
+    for tool in ("oc", "cf"):
+        at = lowered.find(tool)
+        while at != -1 and at < last_p:
+            end = at + 2
+            end += lowered[end : end + 1] in ("7", "8")
+            end += 4 * lowered.startswith(".exe", end)
+            after = _after(lowered, end, " \t")
+            if after > end and lowered.startswith("login", after) and last_p > after:
+                return True
+            at = lowered.find(tool, at + 1)
+    return "/" in text and _a_word_then(lowered, "login", " \t:")
+
+
+def _kinit_fed(text: str, lowered: str) -> bool:
+    """What kinit's rules need (``redact._LOGIN_RULES``): a ``|`` within the pipe rule's reach (210 characters) before
+    a ``kinit``, or a ``<<`` after one (a here-string or a heredoc). "kinit: Cannot find KDC for realm" loads
+    nothing. Each ``kinit`` reads a bounded reach back: linear."""
+    at = lowered.find("kinit")
+    while at != -1:
+        if text.rfind("|", max(0, at - 210), at) != -1 or "<<" in text[at : at + 400]:
+            return True
+        at = lowered.find("kinit", at + 1)
+    return False
+
+
+def _an_oracle_login(text: str, lowered: str) -> bool:
+    """What the Oracle tools' rules need: after the tool's name, on its line and within 400 characters, a ``/`` after a
+    user and before no blank (``_a_users_slash``: ``system/PW@ORCL``, ``userid=app/PW``). ``sqlplus
+    /nolog``, ``sqlplus / as sysdba`` and rman's ``RMAN-03002: failure`` hold none. The next such ``/`` and the next
+    line end are found once per place they stand, so many names cost linear time."""
+    slash = line_end = -1
+    for tool in ("sqlplus", "sqlcl", "expdp", "impdp", "sqlldr", "dgmgrl", "rman"):
+        at = lowered.find(tool)
+        while at != -1:
+            if slash < at:
+                slash = _a_users_slash(text, at)
+                if slash == -1:
+                    break
+            if line_end < at:
+                line_end = text.find("\n", at)
+                line_end = len(text) if line_end == -1 else line_end
+            if slash < min(line_end, at + 400):
+                return True
+            at = lowered.find(tool, at + 1)
+        slash = line_end = -1  # (the next tool's places start again from the text's start)
+    return False
+
+
+def _a_users_slash(text: str, at: int) -> int:
+    """The first ``/`` from ``at`` after a user as Oracle's ``user/password`` writes it (a letter or ``_``, then
+    letters, digits, ``_``, ``$`` and ``#``) with no blank after it, or -1. A date's ``12/07`` is none. Each user is
+    read back to its start once: a ``/`` ends the run the next one reads."""
+    slash = text.find("/", at)
+    while slash != -1:
+        start = slash
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_$#"):
+            start -= 1
+        after = text[slash + 1 : slash + 2]
+        if start < slash and (text[start].isalpha() or text[start] == "_") and after and not after.isspace():
+            return slash
+        slash = text.find("/", slash + 1)
+    return -1
+
+
+def _a_vault_login(text: str, lowered: str) -> bool:
+    """``vault login`` (blanks between) and a word after it on its line that may be its token as ``_looks_made`` reads
+    one: quoted, or no option of six characters or more not all letters ("vault login -method=oidc timed out" loads
+    nothing). Each ``vault`` reads on to the next at most: linear."""
+    at = lowered.find("vault")
+    while at != -1:
+        after = _after(lowered, at + 5 + 4 * lowered.startswith(".exe", at + 5), " \t")
+        following = lowered.find("vault", at + 1)
+        if after > at + 5 and lowered.startswith("login", after):
+            end = min(after + 600, len(lowered) if following == -1 else following + 5)
+            words = lowered[after + 5 : end].partition("\n")[0].split()
+            if any(word[0] in "'\"" or (len(word) >= 6 and not word.isalpha() and word[0] != "-") for word in words):
+                return True
+        at = following
+    return False
+
+
+def _a_psexec_password(text: str, lowered: str) -> bool:
+    """PsExec's ``-p`` given a value."""
+    return _an_option_given(text, ("-p",))
+
+
+def _an_influx_password(text: str, lowered: str) -> bool:
+    """influx's ``-p``, ``--password`` or ``-password`` given a value."""
+    return _an_option_given(text, ("-p", "--password", "-password"))
+
+
+def _a_codecov_token(text: str, lowered: str) -> bool:
+    """codecov's ``-t`` or ``--token`` given a value."""
+    return _an_option_given(text, ("-t", "--token"))
+
+
+def _a_snyk_auth(text: str, lowered: str) -> bool:
+    """``snyk auth`` (blanks between)."""
+    return _blanks_between(lowered, "snyk", "auth")
+
+
+def _a_git_config_secret(text: str, lowered: str) -> bool:
+    """``git config`` and, on its line, a word holding a secret's noun (``github.token``, as every key
+    ``redact._a_secret_setting`` says yes to holds one): "hint: git config pull.rebase false" loads nothing. Each reads on to the next at most: linear."""
+    at = lowered.find("git config")
+    while at != -1:
+        following = lowered.find("git config", at + 1)
+        end = min(at + 600, len(lowered) if following == -1 else following)
+        words = lowered[at + 10 : end].partition("\n")[0].split()
+        if any(_a_nouns_name(word) for word in words):
+            return True
+        at = following
+    return False
+
+
 #: What the rules a common needle calls on need around it, asked only where the needle is in the text (and the text
 #: lowers exactly: ``_may_be_changed_as_written``): a needle alone let nearly every failed command's output load the
 #: rules (``pass`` in "12 passed", ``key`` in ``KeyError``, ``://`` in any URL, ``--`` in pytest's header): about 38 M
@@ -1480,6 +1611,14 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "env:set": _a_netlify_pair,
     **dict.fromkeys(("net use", "net.exe use"), _a_net_use_password),
     "send": _an_expect_send,
+    "kinit": _kinit_fed,
+    **dict.fromkeys(("sqlplus", "sqlcl", "expdp", "impdp", "sqlldr", "dgmgrl", "rman"), _an_oracle_login),
+    "vault": _a_vault_login,
+    "psexec": _a_psexec_password,
+    "influx": _an_influx_password,
+    "codecov": _a_codecov_token,
+    "snyk": _a_snyk_auth,
+    "git config": _a_git_config_secret,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the
 #: ``.`` in every long path.

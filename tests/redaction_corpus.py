@@ -1425,6 +1425,10 @@ SECRETS: list[Secret] = [
     Secret("resend", "resend-key", _join("re_", _ALNUM24[16:], "_", _ALNUM24), "{secret}"),
     Secret("huggingface-digits", "huggingface-token", _join("hf_", _ALNUM34), "{secret}"),
     Secret("doppler-service", "doppler-token", _join("dp.", "st.", "prd.", _ALNUM43), "{secret}"),
+    # A Facebook (Meta) user access token, as the Graph API Explorer gives it (red57b).
+    Secret(
+        "facebook", "facebook-token", _join("EAACEdEose0cBA", _ALNUM120), "curl 'graph.facebook.com/me' -F x={secret}"
+    ),
     # Passwords given as arguments of common tools (trial45 F1), and Redis's in a sentence.
     Secret(
         "redis-requirepass-sentence",

@@ -456,3 +456,60 @@ def test_one_long_listed_command_is_redacted_in_time_linear_in_its_size(tmp_path
     assert "Xk9mPq2Lw" not in redact(head + '"a", ' * 50 + '"b"]')
     unit = '"host-a", '
     assert _cpu_seconds(200_000, tmp_path, unit, head) / _cpu_seconds(50_000, tmp_path, unit, head) < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit",
+    [
+        # red57b: the logins' rules (trial57 F1), each shape and its half-written forms
+        "echo a | kinit ",
+        "kinit a <<< ",
+        "kinit a <<EOF\n",
+        "cat <<EOF | kinit\n",
+        "psexec \\\\h -u a -p ",
+        "PsExec64.exe -p ",
+        "vault login -a ",
+        "vault login -a=b ",
+        "npm config set //h/:_authToken ",
+        "npm set :_:_password ",
+        "smtp.login('a', ",
+        "x.login(a.b[c], ",
+        "auth=('a', ",
+        "auth = (a, 'b' ",
+        "BasicAuth(a, ",
+        "sqlplus a/",
+        "sqlplus -s -l ",
+        "sqlplus a/b@c ",
+        "expdp userid=a/",
+        "sqlldr userid=",
+        "rman target a/b ",
+        "rman target ",
+        "12/07/2026 rman ",
+        "oc login -u a ",
+        "cf login ",
+        "influx setup -p ",
+        "ALTER ROLE a PASSWORD ",
+        "alter role a b c d ",
+        "SET PASSWORD FOR a = ",
+        "git config --global a.token ",
+        "git config ",
+        "snyk auth ",
+        "codecov -t ",
+        "netlify deploy --auth ",
+        "firebase functions:config:set a.key=b ",
+        "login: a / ",
+        "login is a/",
+        "login a b c ",
+        "EAA",
+        "EAAa1",
+    ],
+)
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_long_text_of_logins_given_a_password_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str, *, gate: bool
+) -> None:
+    """Each login's rule reads a bounded reach on from its command's name, and its gate (``redaction.NEEDED_AROUND``)
+    each place once (red57b)."""
+    longer, shorter = (_cpu_seconds(size, tmp_path, unit, gate=gate) for size in (1_000_000, 250_000))
+    assert longer / shorter < 8
