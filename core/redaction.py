@@ -20,7 +20,12 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (33: each line of a heredoc of several users fed to ``chpasswd``, a heredoc in a JSON string (its line ends
+#: (34: a password fed to ``kinit``, PsExec's ``-p``, any ``vault login`` token, npm's ``:_authToken``/``:_password``
+#: set with a space, Python's positional ``login('u', 'PW')``/``auth=('u', 'PW')``/``BasicAuth``, Oracle's
+#: ``user/PW@db`` after its tools, ``oc``/``cf``/``influx`` ``-p``, ``ALTER ROLE … PASSWORD``, ``SET PASSWORD FOR``,
+#: a ``git config`` key naming a token, ``snyk auth``, ``codecov -t``, ``netlify --auth``, prose ``login: u / PW``,
+#: firebase config keys naming a secret, Facebook's ``EAA…`` tokens: red57b (trial57 F1);
+#: 33: each line of a heredoc of several users fed to ``chpasswd``, a heredoc in a JSON string (its line ends
 #: escaped), netlify's ``env:set`` after its options, expect's ``send`` in a JSON string's escaped quotes, aws's
 #: service on a line a ``\\`` continues, ``--vault-id <(echo …)`` without a label (and less: rclone's remote name and
 #: type, read as a key): red57;
@@ -65,7 +70,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 33
+RULES_VERSION = 34
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
