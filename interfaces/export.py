@@ -165,7 +165,8 @@ def _markdown_head(meta: SessionMeta, literal: bool) -> str:
     out = [f"# {line(meta.title or meta.asked or meta.id)}", ""]
     out.append(f"- session: {span(meta.id)} ({meta.source})")
     if meta.project:
-        out.append(f"- project: {line(meta.project)} ({span(meta.project_dir)})")
+        folder = f" ({span(meta.project_dir)})" if meta.project_dir else ""  # (none here: a remote window's, a slug's)
+        out.append(f"- project: {line(meta.project)}{folder}")
     out += [f"- started: {iso(meta.started) or 'unknown'}", f"- updated: {iso(meta.updated) or 'unknown'}", ""]
     return "\n".join(out)
 
@@ -274,7 +275,8 @@ def to_html(meta: SessionMeta, messages: list[Message]) -> str:
         f"<p>session <code>{html.escape(meta.id)}</code> · {html.escape(meta.source)}</p>",
     ]
     if meta.project:
-        body.append(f"<p>project {html.escape(meta.project)} <code>{html.escape(meta.project_dir)}</code></p>")
+        folder = f" <code>{html.escape(meta.project_dir)}</code>" if meta.project_dir else ""
+        body.append(f"<p>project {html.escape(meta.project)}{folder}</p>")
     body.append(f"<p>{html.escape(when(meta.started))} – {html.escape(when(meta.updated))}</p></header>")
     for message in messages:
         body.append(f'<section class="message {message.role}">')

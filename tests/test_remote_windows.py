@@ -100,3 +100,14 @@ def test_doctor_counts_remote_windows_chats_apart(project: Path) -> None:
     report = run_deja("doctor", "--json")
     signals = json.loads(report.stdout)["index"]["project_signals"]
     assert signals == {"composerHeaders": 1, "a remote window's folder (not on this machine)": 2}
+
+
+def test_an_export_of_a_remote_chat_names_its_project_and_no_empty_folder(project: Path, tmp_path: Path) -> None:
+    """A remote window's chat has no folder here: the export said ``project: infra (devbox) (``)`` (trial57b G3)."""
+    shapes = {"md": ("- project: infra (devbox)\n", "(``)"), "html": ("infra (devbox)</p>", "<code></code>")}
+    for form, (shown, empty) in shapes.items():
+        written = tmp_path / f"chat.{form}"
+        done = run_deja("export", REMOTE_CHAT, "-f", form, "-o", str(written))
+        assert done.returncode == 0, done.stderr
+        text = written.read_text()
+        assert shown in text and empty not in text, text[:400]
