@@ -639,12 +639,13 @@ _HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_ANSI_C}{_NOT_RED
 #: ``cat <<'EOF' | gh auth login --with-token``, then ``T…`` and ``EOF``: review49a M3); a variable's (``$GH_TOKEN``)
 #: stays, and so does a heredoc of more lines, which gives no one token.
 _HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?)(?P<tag>[A-Za-z_]\w*+)(?P=hq)"""
-#: The opening line's rest (no ``<``: a line of many openings reads the lines after the last one only) and its end: a
+#: The opening line's rest (no ``<<``: a line of many openings reads the lines after the last one only; a lone ``<``,
+#: as in ``grep -v "<none>"`` or a comment, is read past: review57e F3) and its end: a
 #: line end, or a JSON string's escaped one (``\\n``: the group ``esc``), as a tool call's command holds a heredoc
 #: (``"sudo -S whoami <<EOF\\nPW\\nEOF"``: red56). The rest is read once, to its first end of either kind (an escape
 #: with what it escapes, so an escaped backslash's ``\\\\n`` is none), or, on lines of a text, past a ``\\`` to its
 #: line's end. The heredoc's lines end as its opening line does (``_HEREDOC_END``).
-_HEREDOC_OPENED = r"(?:[^\n\\<]|\\[^n\n<]){0,200}+(?:(?P<esc>\\n)|(?:\\[^\n<]{0,200})?\r?\n)"
+_HEREDOC_OPENED = r"(?:[^\n\\<]|<(?!<)|\\[^n\n<]){0,200}+(?:(?P<esc>\\n)|(?:\\(?:[^\n<]|<(?!<)){0,200})?\r?\n)"
 #: A character of a heredoc's line: in a JSON string, an escape with what it escapes but an escaped line end, or a
 #: character that is no ``\\`` nor the string's closing ``"``; on lines of a text, any.
 _HEREDOC_CHARACTER = r"""(?(esc)(?:[^\n\\"]|\\[^n\n])|[^\n])"""

@@ -117,6 +117,10 @@ PW = "Hx7Sud0Pw42"
         '{"command": "sudo -S whoami <<EOF\\nHx7Sud0Pw42\\nEOF"}',
         '{"command": "docker login -u me --password-stdin <<EOF\\nHx7Sud0Pw42\\nEOF\\necho ok"}',
         '{"command": "cat <<\'EOF\' | sudo chpasswd\\ndeploy:Hx7Sud0Pw42\\nEOF"}',
+        # a lone < after the opening on its line: quoted, in a comment (review57e F3; only a << opens another)
+        'docker login -u me --password-stdin registry.io <<EOF 2>&1 | grep -v "<none>"\nHx7Sud0Pw42\nEOF',
+        "sudo -S cp a b <<EOF # copy <file>\nHx7Sud0Pw42\nEOF",
+        "sudo chpasswd <<EOF # users <team>\na:Hx7Sud0Pw42\nEOF",
     ],
 )
 def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_command_still_reads(

@@ -382,6 +382,9 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         "aws --a b \\\n ",
         'assword send \\\\\\"a\\\\\\\\r',
         "--vault-id <(echo ",
+        # red57c: a lone < on a heredoc's opening line (review57e F3)
+        "sudo -S x <<A <a <b <c <d\\n",
+        "chpasswd:<<A chpasswd <<A < chpasswd <<A <\n",
     ],
 )
 def test_a_long_text_of_commands_fed_a_password_or_given_a_stored_secret_is_redacted_in_time_linear_in_its_size(

@@ -1,0 +1,173 @@
+"""Redaction's known gaps after RULES_VERSION 34 (review57e's findings on red57 that are not fixed yet): a secret
+a near variant of a redacted command keeps, or plain text hidden. Each is a strict xfail naming its finding; when one
+is fixed its case moves, as a plain test, to the file where its neighbours live (``test_redact_stdin_passwords.py``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from deja.core.redact import redact
+from deja.core.redaction import as_indexed
+
+PW = "Hx7Sud0Pw42"
+
+
+def _in_a_json_string(command: str) -> str:
+    """A tool call's command as a transcript stores it: its line ends, tabs and double quotes escaped."""
+    return json.dumps({"command": command})
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review57e F1: _AWS_GLOBAL_OPTIONS' _BLANKS crosses a real \\ line end only; in a JSON string the escaped "
+    "one (\\\\\\n) keeps the secret, where the same command on lines and fly/kubectl/mysql/doppler's continued lines "
+    "in JSON are redacted",
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        "aws --region x \\\n  secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
+        "aws --profile prod \\\n  ssm put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
+    ],
+)
+def test_f1_aws_options_on_a_continued_line_in_a_json_string_are_redacted(command: str) -> None:
+    assert PW not in redact(command)  # (on lines: redacted since red57)
+    assert PW not in redact(_in_a_json_string(command))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason='review57e F2: a heredoc in a JSON string is read with its tag bare or in single quotes only (<<\\"EOF\\" '
+    "has hq = '\\\"'), and its lines' and closing word's blanks are [ \\t]* (a <<- heredoc's tab is \\\\t in JSON); "
+    "the same heredocs on lines are redacted",
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        'sudo -S whoami <<"EOF"\nHx7Sud0Pw42\nEOF',
+        'cat <<"EOF" | docker login -u me --password-stdin\nHx7Sud0Pw42\nEOF',
+        'sudo chpasswd <<"EOF"\na:Hx7Sud0Pw42\nEOF',
+        "sudo -S whoami <<-EOF\n\tHx7Sud0Pw42\n\tEOF",
+        "sudo chpasswd <<-EOF\n\ta:Hx7Sud0Pw42\n\tEOF",
+    ],
+)
+def test_f2_a_heredoc_with_a_double_quoted_tag_or_tabs_in_a_json_string_is_redacted(command: str) -> None:
+    assert PW not in redact(command)  # (on lines: redacted)
+    assert PW not in redact(_in_a_json_string(command))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review57e F4: _EXPECT_SENT's reach after the prompt ([^\\n]{0,100}?) crosses the prompt's own send of a "
+    'variable and another expect, so a later send "exit\\r"/"yes\\r" is redacted; red57 extends it to JSON strings '
+    "(on lines: since red56)",
+)
+@pytest.mark.parametrize(
+    "script",
+    [
+        'expect -c \'spawn ssh h; expect "assword:" { send "$env(PW)\\r" }; expect "$ "; send "exit\\r"\'',
+        'expect -c \'expect { "password:" { send "$pw\\r" } "yes/no" { send "yes\\r"; exp_continue } }\'',
+    ],
+)
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "lines"])
+def test_f4_expects_answer_to_another_prompt_after_a_password_variable_stays(script: str, *, as_json: bool) -> None:
+    written = _in_a_json_string(script) if as_json else script
+    assert redact(written) == written
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review57e F5: _secure_parameter looks for --type String on the match's first line only; aws's options "
+    "or ssm put-parameter's on continued lines (red57's new reach; AWS's documented style) hide a plain value",
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        "aws --region eu-west-1 \\\n  ssm put-parameter --name /app/url --type String --value https://example.com",
+        "aws --profile prod \\\n  ssm put-parameter --name x --type StringList --value a,b,c",
+        "aws ssm put-parameter \\\n  --name x \\\n  --type String \\\n  --value hello",
+    ],
+)
+def test_f5_a_plain_ssm_parameter_on_continued_lines_stays(command: str) -> None:
+    assert redact(command) == command
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review57e F6: _heredoc_users_passwords splits a JSON heredoc's lines with str.split('\\\\n'), which also "
+    "splits an escaped backslash before an n; the password's tail after it is shown",
+)
+def test_f6_a_json_chpasswd_password_holding_a_backslash_n_is_redacted_whole() -> None:
+    assert "Kq3Vw7Mx" not in redact('{"command": "sudo chpasswd <<EOF\\na:Zr8\\\\nKq3Vw7Mx\\nEOF"}')
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review57e F7: _NETLIFY_OPTIONS gives a value to -c/--context, -s/--scope, --filter only; netlify's "
+    "--site ID and --auth TOKEN (env:set's own flags) are read alone, so their value is read as the name",
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        "netlify env:set --site mysite STRIPE Hx7Sud0Pw42",
+        "netlify env:set --auth nfpXk9mPq2LwRt8abc STRIPE Hx7Sud0Pw42",
+    ],
+)
+def test_f7_a_secret_given_to_netlify_after_its_site_or_auth_option_is_redacted(command: str) -> None:
+    assert PW not in redact(command)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review57e F8: _RCLONE_WORD reads rclone's options alone; after --config FILE the file is read as the "
+    "remote and the remote mytoken as a key (last56 F2 again)",
+)
+def test_f8_rclones_remote_after_an_option_with_a_value_is_no_key() -> None:
+    command = "rclone config update --config x.conf mytoken token_url https://x"
+    assert redact(command) == command
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review57e F9 (before red57 too): the rclone row reads 'rclone config create|update' only: rclone's own "
+    "'config password' subcommand, and global options before 'config', keep the secret",
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rclone config password r pass Hx7Sud0Pw42",
+        "rclone -vv config create r s3 secret_access_key Hx7Sud0Pw42",
+        "rclone --config /x/rclone.conf config create r s3 secret_access_key Hx7Sud0Pw42",
+    ],
+)
+def test_f9_rclone_secrets_in_near_forms_are_redacted(command: str) -> None:
+    assert PW not in redact(command)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review57e F10 (before red57 too): on lines _HEREDOC_CLOSED wants the closing word before a line end; in "
+    "a quoted remote command (ssh h '…EOF') the quote follows it; in a JSON string red57 takes the quote",
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ssh h 'sudo -S whoami <<EOF\nHx7Sud0Pw42\nEOF'",
+        "ssh h 'sudo chpasswd <<EOF\na:Hx7Sud0Pw42\nEOF'",
+    ],
+)
+def test_f10_a_heredoc_in_a_quoted_remote_command_is_redacted(command: str) -> None:
+    assert PW not in redact(_in_a_json_string(command))  # (in a JSON string: redacted since red57)
+    assert PW not in redact(command)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review57e F11: _HEREDOC_PAIRS reads up to 32 lines; a heredoc of 33 users fed to chpasswd is kept whole",
+)
+def test_f11_a_chpasswd_heredoc_of_33_users_is_redacted() -> None:
+    command = "chpasswd <<EOF\n" + "".join(f"u{i}:Hx7Sud0Pw42\n" for i in range(33)) + "EOF"
+    assert PW not in redact(command)
+    assert PW not in as_indexed(command, whatever_the_setting=True)
