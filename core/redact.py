@@ -1782,7 +1782,7 @@ def _heredoc_users_passwords(match: re.Match[str]) -> str:
     if not _a_command_word(match.string, match.start()):
         return match.group(0)
     escaped = match.group("esc") is not None
-    lines = match.group("value").split("\\n" if escaped else "\n")
+    lines = _escaped_lines(match.group("value")) if escaped else match.group("value").split("\n")
     for at, line in enumerate(lines):
         user, colon, password = line.partition(":")
         typed = (password.removesuffix("\\r") if escaped else password).rstrip()
@@ -1790,6 +1790,19 @@ def _heredoc_users_passwords(match: re.Match[str]) -> str:
             lines[at] = f"{user}:[redacted:cli-credentials]{password[len(typed) :]}"
     redacted = ("\\n" if escaped else "\n").join(lines)
     return match.group(0) if redacted == match.group("value") else _marked(match, "value", redacted)
+
+
+def _escaped_lines(text: str) -> list[str]:
+    """A JSON string's text split at its escaped line ends (``\\n``), not at an escaped backslash before an ``n``
+    (``a:Zr8\\\\nKq3`` is one line, its password ``Zr8\\nKq3``: review57e F6); joined with ``\\n`` it is the text
+    again. A ``\\n`` whose backslash is the last of an odd run is the escape; after an even run, a backslash's."""
+    lines: list[list[str]] = []
+    for piece in text.split("\\n"):
+        if lines and (len(lines[-1][-1]) - len(lines[-1][-1].rstrip("\\"))) % 2:
+            lines[-1].append(piece)
+        else:
+            lines.append([piece])
+    return ["\\n".join(pieces) for pieces in lines]
 
 
 def _stored_secret(match: re.Match[str]) -> str:

@@ -201,10 +201,15 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
         ("sudo -S whoami <<< $'Hx7Sud0Pw42\\n'", f"sudo -S whoami <<< $'{R}'"),
         ('echo -e "Hx7Sud0Pw42\\nHx7Sud0Pw42" | passwd deploy', f'echo -e "{R}" | passwd deploy'),
         ("printf 'Hx7Sud0Pw42\\nHx7Sud0Pw42\\n' | sudo passwd deploy", f"printf '{R}' | sudo passwd deploy"),
+        (
+            '{"command": "sudo chpasswd <<EOF\\na:Zr8\\\\nKq3Vw7Mx\\nb:Hx7Sud0Pw42\\nEOF"}',
+            f'{{"command": "sudo chpasswd <<EOF\\na:{R}\\nb:{R}\\nEOF"}}',
+        ),
     ],
 )
 def test_a_password_fed_with_its_line_ends_goes_whole(written: str, shown: str) -> None:
-    """``$'PW\\n'`` and the one password twice to ``passwd`` (review55e F2.5, F2.6): the value is redacted whole."""
+    """``$'PW\\n'`` and the one password twice to ``passwd`` (review55e F2.5, F2.6), a JSON heredoc's password holding
+    a backslash before an ``n`` (``Zr8\\nKq3…``, no line end: review57e F6): the value is redacted whole."""
     assert redact(written) == shown == as_indexed(written, whatever_the_setting=True)
 
 
