@@ -1900,10 +1900,15 @@ def _continued_line(text: str, at: int) -> str:
     return "\n".join(lines[:taken])
 
 
+#: What separates two of aws's words: ``_BLANKS``, or a ``\\`` line end as a JSON string escapes it (``\\\\\\n``: a tool
+#: call's ``"aws --region x \\\\\\n  secretsmanager …"``, where fly's and kubectl's continued lines were redacted:
+#: review57e F1). The two share no text, so blanks are read one way.
+_AWS_BLANKS = rf"(?:{_BLANKS}|[ \t]*(?:\\\\\\n[ \t]*)+)"
 #: aws's global options before its service (``aws --region eu-west-1 --profile prod secretsmanager …``: review55e
 #: F2.1), up to 8, each with its value or none (``--no-cli-pager``); a lazy walk of bounded steps. Blanks across a
-#: ``\\`` line end too (``aws --region x \\`` then ``  secretsmanager …``, as fly and kubectl read: review56c F7).
-_AWS_GLOBAL_OPTIONS = rf"(?:{_BLANKS}--[\w-]+(?:=[^\s|;&]*|{_BLANKS}[^\s|;&-][^\s|;&]*)?){{0,8}}?{_BLANKS}"
+#: ``\\`` line end too (``aws --region x \\`` then ``  secretsmanager …``, as fly and kubectl read: review56c F7), on
+#: lines or as a JSON string escapes it (``_AWS_BLANKS``).
+_AWS_GLOBAL_OPTIONS = rf"(?:{_AWS_BLANKS}--[\w-]+(?:=[^\s|;&]*|{_AWS_BLANKS}[^\s|;&-][^\s|;&]*)?){{0,8}}?{_AWS_BLANKS}"
 #: A JSON object given to ``aws secretsmanager --secret-string`` in quotes, as written (``'{"db":"…"}'``), in
 #: escaped double quotes as AWS's documentation writes it (``"{\\"db\\":\\"…\\"}"``), or either in a JSON string
 #: (review56c F2): up to its first ``}`` within 4000 characters of its line, before the quote that would close it (a
@@ -1926,7 +1931,7 @@ _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
     ),
     (
         ("put-parameter",),
-        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}ssm{_BLANKS}put-parameter", "--value") + r"(?:=|[ \t]+)",
+        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}ssm{_AWS_BLANKS}put-parameter", "--value") + r"(?:=|[ \t]+)",
         _secure_parameter,
     ),
     (

@@ -21,24 +21,6 @@ def _in_a_json_string(command: str) -> str:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="review57e F1: _AWS_GLOBAL_OPTIONS' _BLANKS crosses a real \\ line end only; in a JSON string the escaped "
-    "one (\\\\\\n) keeps the secret, where the same command on lines and fly/kubectl/mysql/doppler's continued lines "
-    "in JSON are redacted",
-)
-@pytest.mark.parametrize(
-    "command",
-    [
-        "aws --region x \\\n  secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
-        "aws --profile prod \\\n  ssm put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
-    ],
-)
-def test_f1_aws_options_on_a_continued_line_in_a_json_string_are_redacted(command: str) -> None:
-    assert PW not in redact(command)  # (on lines: redacted since red57)
-    assert PW not in redact(_in_a_json_string(command))
-
-
-@pytest.mark.xfail(
-    strict=True,
     reason='review57e F2: a heredoc in a JSON string is read with its tag bare or in single quotes only (<<\\"EOF\\" '
     "has hq = '\\\"'), and its lines' and closing word's blanks are [ \\t]* (a <<- heredoc's tab is \\\\t in JSON); "
     "the same heredocs on lines are redacted",

@@ -72,6 +72,9 @@ PW = "Hx7Sud0Pw42"
         # on a continued line (review56c F7)
         "aws --region x \\\n  secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
         "aws --profile prod \\\n  ssm \\\n  put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
+        # and in a JSON string, its \ line end escaped (review57e F1)
+        '{"command": "aws --region x \\\\\\n  secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42"}',
+        '{"command": "aws --profile prod \\\\\\n  ssm \\\\\\n  put-parameter --type SecureString --value Hx7Sud0Pw42"}',
         "az keyvault secret set --vault-name shopkv --name db --value Hx7Sud0Pw42",
         "echo Hx7Sud0Pw42 | firebase functions:secrets:set API",
         # a tool's password or token on its line
