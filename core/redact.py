@@ -637,8 +637,9 @@ _ANSI_C = r"(?:\$(?='))?"
 _HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_ANSI_C}{_NOT_REDACTED}{_OPTION_VALUE}"
 #: A heredoc's one line before its closing word, fed to the option's command (``docker login --password-stdin <<EOF``,
 #: ``cat <<'EOF' | gh auth login --with-token``, then ``T…`` and ``EOF``: review49a M3); a variable's (``$GH_TOKEN``)
-#: stays, and so does a heredoc of more lines, which gives no one token.
-_HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?)(?P<tag>[A-Za-z_]\w*+)(?P=hq)"""
+#: stays, and so does a heredoc of more lines, which gives no one token. Its tag bare or quoted, in a JSON string's
+#: escaped double quotes too (``<<\\"EOF\\"``: review57e F2).
+_HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?|\\")(?P<tag>[A-Za-z_]\w*+)(?P=hq)"""
 #: The opening line's rest (no ``<<``: a line of many openings reads the lines after the last one only; a lone ``<``,
 #: as in ``grep -v "<none>"`` or a comment, is read past: review57e F3) and its end: a
 #: line end, or a JSON string's escaped one (``\\n``: the group ``esc``), as a tool call's command holds a heredoc
@@ -650,21 +651,23 @@ _HEREDOC_OPENED = r"(?:[^\n\\<]|<(?!<)|\\[^n\n<]){0,200}+(?:(?P<esc>\\n)|(?:\\(?
 #: character that is no ``\\`` nor the string's closing ``"``; on lines of a text, any.
 _HEREDOC_CHARACTER = r"""(?(esc)(?:[^\n\\"]|\\[^n\n])|[^\n])"""
 _HEREDOC_END = r"(?(esc)(?:\\r)?\\n|\r?\n)"
+#: Blanks on a heredoc's line: in a JSON string a tab is ``\\t`` (a ``<<-`` heredoc's indent: review57e F2).
+_HEREDOC_BLANKS = r"(?(esc)(?:[ \t]|\\t)*|[ \t]*)"
 #: The closing word, alone on its line: in a JSON string, before an escaped line end or the string's end.
-_HEREDOC_CLOSED = r"""[ \t]*(?P=tag)[ \t]*(?(esc)(?=\\[rn"]|["'`]|\Z)|(?=\r?\n|\Z))"""
+_HEREDOC_CLOSED = rf"""{_HEREDOC_BLANKS}(?P=tag){_HEREDOC_BLANKS}(?(esc)(?=\\[rn"]|["'`]|\Z)|(?=\r?\n|\Z))"""
 #: Blank lines may follow the value before the closing word (review49e L3). (Bounded: the opening line's rest, the
 #: value and the blank lines are each read at most once a match is tried, not to a long line's end from each option;
 #: the value's line atomic, as it ends one way only.)
 _HEREDOC_LINE = (
-    rf"""{_HEREDOC_OPENED}(?>[ \t]*(?P<value>(?(esc)[^\s$\\"]|[^\s$])(?:{_HEREDOC_CHARACTER}{{0,1000}}"""
-    rf"""(?(esc)[^\s\\"]|[^\s]))?)[ \t]*{_HEREDOC_END})(?:[ \t]*{_HEREDOC_END}){{0,8}}{_HEREDOC_CLOSED}"""
+    rf"""{_HEREDOC_OPENED}(?>{_HEREDOC_BLANKS}(?P<value>(?(esc)[^\s$\\"]|[^\s$])(?:{_HEREDOC_CHARACTER}{{0,1000}}"""
+    rf"""(?(esc)[^\s\\"]|[^\s]))?){_HEREDOC_BLANKS}{_HEREDOC_END})(?:{_HEREDOC_BLANKS}{_HEREDOC_END}){{0,8}}{_HEREDOC_CLOSED}"""
 )
 #: chpasswd's heredoc: its lines, a user's ``name:password`` each (or blank), up to 32, before its closing word
 #: (red56 read one line, and kept a heredoc of several users whole). Each line is read once (atomic: a name holds no
 #: ``:``, and the closing word none); no line holds a ``<<``, so none opens another heredoc whose start would read
 #: the lines after it again.
 _HEREDOC_PAIRS = (
-    rf"""{_HEREDOC_OPENED}(?P<value>(?>(?:[ \t]*(?:[^\s:\\"<]{{1,64}}:(?:(?!<<){_HEREDOC_CHARACTER}){{0,200}})?"""
+    rf"""{_HEREDOC_OPENED}(?P<value>(?>(?:{_HEREDOC_BLANKS}(?:[^\s:\\"<]{{1,64}}:(?:(?!<<){_HEREDOC_CHARACTER}){{0,200}})?"""
     rf"{_HEREDOC_END}){{1,32}})){_HEREDOC_CLOSED}"
 )
 #: chpasswd's options before the heredoc it is fed (``-c SHA512``, ``-e``), up to 4, each read once: a line of many

@@ -120,6 +120,12 @@ PW = "Hx7Sud0Pw42"
         '{"command": "sudo -S whoami <<EOF\\nHx7Sud0Pw42\\nEOF"}',
         '{"command": "docker login -u me --password-stdin <<EOF\\nHx7Sud0Pw42\\nEOF\\necho ok"}',
         '{"command": "cat <<\'EOF\' | sudo chpasswd\\ndeploy:Hx7Sud0Pw42\\nEOF"}',
+        # its tag in escaped double quotes, a <<- heredoc's tabs escaped (review57e F2)
+        '{"command": "sudo -S whoami <<\\"EOF\\"\\nHx7Sud0Pw42\\nEOF"}',
+        '{"command": "cat <<\\"EOF\\" | docker login -u me --password-stdin\\nHx7Sud0Pw42\\nEOF"}',
+        '{"command": "sudo chpasswd <<\\"EOF\\"\\na:Hx7Sud0Pw42\\nEOF"}',
+        '{"command": "sudo -S whoami <<-EOF\\n\\tHx7Sud0Pw42\\n\\tEOF"}',
+        '{"command": "sudo chpasswd <<-EOF\\n\\ta:Hx7Sud0Pw42\\n\\tEOF"}',
         # a lone < after the opening on its line: quoted, in a comment (review57e F3; only a << opens another)
         'docker login -u me --password-stdin registry.io <<EOF 2>&1 | grep -v "<none>"\nHx7Sud0Pw42\nEOF',
         "sudo -S cp a b <<EOF # copy <file>\nHx7Sud0Pw42\nEOF",

@@ -385,6 +385,9 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         # red57c: a lone < on a heredoc's opening line (review57e F3)
         "sudo -S x <<A <a <b <c <d\\n",
         "chpasswd:<<A chpasswd <<A < chpasswd <<A <\n",
+        # red57c: a heredoc's tag in a JSON string's escaped quotes, its lines' escaped tabs (review57e F2)
+        'cat <<\\"A\\" | sudo -S ',
+        'chpasswd <<\\"A\\"\\n\\ta:b\\t\\n',
         # red57c: aws's words across a JSON string's escaped \ line end (review57e F1)
         "aws --a b \\\\\\n ",
         "aws \\\\\\n \\\\\\n ",
