@@ -1875,9 +1875,10 @@ def _each_pair(pair: str, check: Callable[[re.Match[str]], bool] | None) -> Repl
 
 def _secure_parameter(match: re.Match[str]) -> str:
     """``_stored_secret`` of ``aws ssm put-parameter --value …``, but where its line says the parameter is plain
-    (``--type String``, ``StringList``): a setting's value, no secret (``SecureString``'s, or no type given: redacted)."""
-    line = match.string[match.start() : match.start() + 600].partition("\n")[0]
-    if _PLAIN_PARAMETER.search(line) is not None:
+    (``--type String``, ``StringList``): a setting's value, no secret (``SecureString``'s, or no type given: redacted).
+    Its line with the lines its ``\\`` ends continue (``_continued_line``): the match starts at ``aws``, and AWS's
+    documentation gives each option a line of its own (review57e F5)."""
+    if _PLAIN_PARAMETER.search(_continued_line(match.string, match.start())) is not None:
         return match.group(0)
     return _stored_secret(match)
 

@@ -40,23 +40,6 @@ def test_f4_expects_answer_to_another_prompt_after_a_password_variable_stays(scr
 
 @pytest.mark.xfail(
     strict=True,
-    reason="review57e F5: _secure_parameter looks for --type String on the match's first line only; aws's options "
-    "or ssm put-parameter's on continued lines (red57's new reach; AWS's documented style) hide a plain value",
-)
-@pytest.mark.parametrize(
-    "command",
-    [
-        "aws --region eu-west-1 \\\n  ssm put-parameter --name /app/url --type String --value https://example.com",
-        "aws --profile prod \\\n  ssm put-parameter --name x --type StringList --value a,b,c",
-        "aws ssm put-parameter \\\n  --name x \\\n  --type String \\\n  --value hello",
-    ],
-)
-def test_f5_a_plain_ssm_parameter_on_continued_lines_stays(command: str) -> None:
-    assert redact(command) == command
-
-
-@pytest.mark.xfail(
-    strict=True,
     reason="review57e F7: _NETLIFY_OPTIONS gives a value to -c/--context, -s/--scope, --filter only; netlify's "
     "--site ID and --auth TOKEN (env:set's own flags) are read alone, so their value is read as the name",
 )

@@ -72,6 +72,8 @@ PW = "Hx7Sud0Pw42"
         # on a continued line (review56c F7)
         "aws --region x \\\n  secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
         "aws --profile prod \\\n  ssm \\\n  put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
+        # a plain type on the next command's line is not this one's (review57e F5)
+        "aws ssm put-parameter \\\n  --name x \\\n  --value Hx7Sud0Pw42\necho --type String",
         # and in a JSON string, its \ line end escaped (review57e F1)
         '{"command": "aws --region x \\\\\\n  secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42"}',
         '{"command": "aws --profile prod \\\\\\n  ssm \\\\\\n  put-parameter --type SecureString --value Hx7Sud0Pw42"}',
@@ -299,6 +301,11 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "aws secretsmanager create-secret --name db --secret-string file://secret.json",
         'aws secretsmanager put-secret-value --secret-id db --secret-string "$PW"',
         "aws ssm put-parameter --name /app/url --type String --value https://api.example.com",
+        # its type on a continued line (review57e F5)
+        "aws --region eu-west-1 \\\n  ssm put-parameter --name /app/url --type String --value https://example.com",
+        "aws --profile prod \\\n  ssm put-parameter --name x --type StringList --value a,b,c",
+        "aws ssm put-parameter \\\n  --name x \\\n  --type String \\\n  --value hello",
+        "aws ssm put-parameter \\\n  --name x \\\n  --value hello \\\n  --type String",
         "az keyvault secret set --vault-name v --name db --file secret.txt",
         'az keyvault secret set --vault-name v --name db --value "$DB_PW"',
         "kubectl set env deploy/web --value x",
