@@ -662,13 +662,14 @@ _HEREDOC_LINE = (
     rf"""{_HEREDOC_OPENED}(?>{_HEREDOC_BLANKS}(?P<value>(?(esc)[^\s$\\"]|[^\s$])(?:{_HEREDOC_CHARACTER}{{0,1000}}"""
     rf"""(?(esc)[^\s\\"]|[^\s]))?){_HEREDOC_BLANKS}{_HEREDOC_END})(?:{_HEREDOC_BLANKS}{_HEREDOC_END}){{0,8}}{_HEREDOC_CLOSED}"""
 )
-#: chpasswd's heredoc: its lines, a user's ``name:password`` each (or blank), up to 32, before its closing word
-#: (red56 read one line, and kept a heredoc of several users whole). Each line is read once (atomic: a name holds no
+#: chpasswd's heredoc: its lines, a user's ``name:password`` each (or blank), up to 4000, before its closing word
+#: (red56 read one line, and kept a heredoc of several users whole; red57 read 32, and kept a 33rd user's: review57e
+#: F11; the bound is no cost, as a line is read once per opening that reaches it). Each line is read once (atomic: a name holds no
 #: ``:``, and the closing word none); no line holds a ``<<``, so none opens another heredoc whose start would read
 #: the lines after it again.
 _HEREDOC_PAIRS = (
     rf"""{_HEREDOC_OPENED}(?P<value>(?>(?:{_HEREDOC_BLANKS}(?:[^\s:\\"<]{{1,64}}:(?:(?!<<){_HEREDOC_CHARACTER}){{0,200}})?"""
-    rf"{_HEREDOC_END}){{1,32}})){_HEREDOC_CLOSED}"
+    rf"{_HEREDOC_END}){{1,4000}})){_HEREDOC_CLOSED}"
 )
 #: chpasswd's options before the heredoc it is fed (``-c SHA512``, ``-e``), up to 4, each read once: a line of many
 #: ``chpasswd`` before one ``<<`` starts few matches.

@@ -260,6 +260,16 @@ def test_a_secret_given_to_rclone_or_a_hosts_environment_is_redacted_as_a_settin
     assert as_indexed(written, whatever_the_setting=True) == shown
 
 
+@pytest.mark.parametrize("end", ["\n", "\\n"], ids=["lines", "json"])
+def test_every_user_of_a_long_heredoc_fed_to_chpasswd_is_redacted(end: str) -> None:
+    """Past 32 users too, red57's bound (review57e F11): on lines and in a JSON string."""
+    users = "".join(f"u{i}:Hx7Sud0Pw42v{i}{end}" for i in range(1000))
+    written = f"sudo chpasswd <<EOF{end}{users}EOF"
+    assert PW not in redact(written)
+    assert redact(written).count(f":{R}{end}") == 1000
+    assert as_indexed(written, whatever_the_setting=True) == redact(written)
+
+
 def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> None:
     literals = " ".join(f"--from-literal=APP_SERVICE_CONFIGURATION_VALUE_{i}=Hx7Sud0Pw42v{i}" for i in range(8))
     written = f"kubectl create secret generic app {literals}"
