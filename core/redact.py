@@ -2015,9 +2015,10 @@ def _a_secrets_name(given: re.Match[str]) -> bool:
 
 
 #: netlify's ``env:set`` options before the name (``--context production``, ``--secret``: review56c), each read once:
-#: those that take a value with one (``--context``, ``--scope``, ``--filter``), any other alone.
+#: those that take a value with one (``--context``, ``--scope``, ``--filter``, ``--site``, ``--auth``: review57e F7),
+#: any other alone.
 _NETLIFY_OPTIONS = (
-    r"(?:[ \t]+(?>(?:-c|--context|-s|--scope|--filter)(?:=[^\s|;&<>]*|[ \t]+[^\s|;&<>-][^\s|;&<>]*)"
+    r"(?:[ \t]+(?>(?:-c|--context|-s|--scope|--filter|--site|--auth)(?:=[^\s|;&<>]*|[ \t]+[^\s|;&<>-][^\s|;&<>]*)"
     r"|--?[\w-]+(?:=[^\s|;&<>]*)?))*+"
 )
 #: One of rclone's words after ``config create``/``update`` (the remote's name, its type), past its options (``rclone

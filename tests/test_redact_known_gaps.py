@@ -39,22 +39,6 @@ def test_f4_expects_answer_to_another_prompt_after_a_password_variable_stays(scr
 
 @pytest.mark.xfail(
     strict=True,
-    reason="review57e F7: _NETLIFY_OPTIONS gives a value to -c/--context, -s/--scope, --filter only; netlify's "
-    "--site ID and --auth TOKEN (env:set's own flags) are read alone, so their value is read as the name",
-)
-@pytest.mark.parametrize(
-    "command",
-    [
-        "netlify env:set --site mysite STRIPE Hx7Sud0Pw42",
-        "netlify env:set --auth nfpXk9mPq2LwRt8abc STRIPE Hx7Sud0Pw42",
-    ],
-)
-def test_f7_a_secret_given_to_netlify_after_its_site_or_auth_option_is_redacted(command: str) -> None:
-    assert PW not in redact(command)
-
-
-@pytest.mark.xfail(
-    strict=True,
     reason="review57e F8: _RCLONE_WORD reads rclone's options alone; after --config FILE the file is read as the "
     "remote and the remote mytoken as a key (last56 F2 again)",
 )

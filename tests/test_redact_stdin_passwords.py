@@ -247,6 +247,8 @@ def test_every_pair_of_a_long_secrets_set_is_redacted(command: str) -> None:
         # after netlify's options (review56c); after rclone's remote named with a secret's noun (last56 F2)
         "netlify env:set --context production STRIPE Hx7Sud0Pw42",
         "netlify env:set --secret --scope functions STRIPE Hx7Sud0Pw42",
+        "netlify env:set --site mysite STRIPE Hx7Sud0Pw42",  # (--site and --auth take a value: review57e F7)
+        "netlify env:set --auth $NETLIFY_AUTH_TOKEN API_KEY Hx7Sud0Pw42",
         "rclone config create mysecret s3 secret_access_key Hx7Sud0Pw42",
         "rclone config update mytoken pass Hx7Sud0Pw42",
         "rclone config create --non-interactive r s3 secret_access_key Hx7Sud0Pw42",
@@ -351,6 +353,7 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "heroku config:set FEATURE_FLAGS=new_ui,beta_search",
         "netlify env:set NODE_ENV production",
         "netlify env:set --context production NODE_ENV production",
+        "netlify env:set --site mysite NODE_ENV production",
         "netlify deploy",
         "netlify deploy --prod --dir dist",
         "aws s3 ls",

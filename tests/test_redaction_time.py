@@ -388,6 +388,10 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         # red57c: a heredoc's tag in a JSON string's escaped quotes, its lines' escaped tabs (review57e F2)
         'cat <<\\"A\\" | sudo -S ',
         'chpasswd <<\\"A\\"\\n\\ta:b\\t\\n',
+        # red57c: a heredoc of many users fed to chpasswd (review57e F11: read up to 4000)
+        "cat <<A | chpasswd chpasswd chpasswd chpasswd\n" + ("a:" + "b" * 190 + "\n") * 200,
+        # red57c: netlify's --site and --auth take a value (review57e F7)
+        "netlify env:set --site a --auth b ",
         # red57c: aws's words across a JSON string's escaped \ line end (review57e F1)
         "aws --a b \\\\\\n ",
         "aws \\\\\\n \\\\\\n ",
