@@ -2094,10 +2094,18 @@ _EXPECT_SENT = (
 
 
 def _expect_sent(match: re.Match[str]) -> str:
-    """An ``_EXPECT_SENT`` match with its literal value redacted."""
-    if not _is_literal(match.group("value")):
+    """An ``_EXPECT_SENT`` match with its literal value redacted, when its ``send`` is the prompt's answer: the first
+    after it. A ``send`` between them answered the prompt (``send "$pw\\r"``, a variable's), and the later one
+    another (``expect "$ "; send "exit\\r"``, ``"yes/no" { send "yes\\r" }``: review57e F4)."""
+    before = match.string[match.start() : match.start("value")]
+    answered = before[: before.rindex("send")]
+    if not _is_literal(match.group("value")) or _EXPECT_SEND.search(answered) is not None:
         return match.group(0)
     return _marked(match, "value", "[redacted:cli-credentials]")
+
+
+#: A ``send`` command, as ``_EXPECT_SENT`` reads one: a word, then blanks before what it sends.
+_EXPECT_SEND = Lazy(globals(), "_EXPECT_SEND", r"(?<![\w-])send[ \t]")
 
 
 #: The needles of the commands whose input may be data, no password (``_plainly_data``).

@@ -20,25 +20,6 @@ def _in_a_json_string(command: str) -> str:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="review57e F4: _EXPECT_SENT's reach after the prompt ([^\\n]{0,100}?) crosses the prompt's own send of a "
-    'variable and another expect, so a later send "exit\\r"/"yes\\r" is redacted; red57 extends it to JSON strings '
-    "(on lines: since red56)",
-)
-@pytest.mark.parametrize(
-    "script",
-    [
-        'expect -c \'spawn ssh h; expect "assword:" { send "$env(PW)\\r" }; expect "$ "; send "exit\\r"\'',
-        'expect -c \'expect { "password:" { send "$pw\\r" } "yes/no" { send "yes\\r"; exp_continue } }\'',
-    ],
-)
-@pytest.mark.parametrize("as_json", [True, False], ids=["json", "lines"])
-def test_f4_expects_answer_to_another_prompt_after_a_password_variable_stays(script: str, *, as_json: bool) -> None:
-    written = _in_a_json_string(script) if as_json else script
-    assert redact(written) == written
-
-
-@pytest.mark.xfail(
-    strict=True,
     reason="review57e F8: _RCLONE_WORD reads rclone's options alone; after --config FILE the file is read as the "
     "remote and the remote mytoken as a key (last56 F2 again)",
 )

@@ -62,6 +62,7 @@ PW = "Hx7Sud0Pw42"
         'expect "password" { send "Hx7Sud0Pw42\\r" }',
         'expect "assword" { send "Hx7Sud0Pw42\\r" }',
         'expect -re "(?i)password" { send "Hx7Sud0Pw42\\r" }',
+        'expect "password:" { send_user "now\\n"; send "Hx7Sud0Pw42\\r" }',  # (send_user shows, answers nothing)
         # the quotes and the \r as a JSON string escapes them (review56c F4)
         '{"command": "expect -c \'spawn ssh h; expect \\"assword:\\"; send \\"Hx7Sud0Pw42\\\\r\\"; interact\'"}',
         'expect "password:" { send "Hx7Sud0Pw42\\\\r" }',
@@ -371,6 +372,11 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "ansible-vault view x --vault-password-file ~/.vault_pass",
         'expect "password:" { send "$pw\\r" }',
         'expect "login:" { send "deploy\\r" }',
+        # the prompt answered by a variable's send; a later send answers another (review57e F4)
+        'expect -c \'spawn ssh h; expect "assword:" { send "$env(PW)\\r" }; expect "$ "; send "exit\\r"\'',
+        'expect -c \'expect { "password:" { send "$pw\\r" } "yes/no" { send "yes\\r"; exp_continue } }\'',
+        '{"command": "expect -c \'spawn ssh h; expect \\"assword:\\" { send \\"$env(PW)\\\\r\\" }; expect \\"$ \\"; send \\"exit\\\\r\\"\'"}',
+        '{"command": "expect -c \'expect { \\"password:\\" { send \\"$pw\\\\r\\" } \\"yes/no\\" { send \\"yes\\\\r\\"; exp_continue } }\'"}',
         "fly secrets set A=$A B=${B} C=$(cat c)",
         "fly secrets set --app web; echo DB=x",  # (the command ends at its ;)
     ],
