@@ -2022,8 +2022,12 @@ _NETLIFY_OPTIONS = (
     r"|--?[\w-]+(?:=[^\s|;&<>]*)?))*+"
 )
 #: One of rclone's words after ``config create``/``update`` (the remote's name, its type), past its options (``rclone
-#: config create --non-interactive r s3 …``), each read once.
-_RCLONE_WORD = r"(?:[ \t]+-[^\s|;&<>]*+)*+[ \t]+[^\s|;&<>-][^\s|;&<>]*+"
+#: config create --non-interactive r s3 …``), each read once: rclone's global options that take a value with it
+#: (``--config x.conf``: its file no remote, review57e F8), any other alone.
+_RCLONE_WORD = (
+    r"(?:[ \t]+(?>--(?:config|log-file|log-level|cache-dir|password-command|user-agent|retries|timeout|contimeout)"
+    r"[ \t]+[^\s|;&<>-][^\s|;&<>]*+|-[^\s|;&<>]*+))*+[ \t]+[^\s|;&<>-][^\s|;&<>]*+"
+)
 #: The stores' commands given ``NAME=VALUE`` pairs (``_each_pair``): the needles, the command, a pair up to its
 #: value (``_NOT_REDACTED``, ``_OPTION_VALUE``) at a word's start, and which pairs hold a secret (None: each).
 _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], bool] | None], ...] = (

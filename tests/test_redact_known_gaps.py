@@ -20,16 +20,6 @@ def _in_a_json_string(command: str) -> str:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="review57e F8: _RCLONE_WORD reads rclone's options alone; after --config FILE the file is read as the "
-    "remote and the remote mytoken as a key (last56 F2 again)",
-)
-def test_f8_rclones_remote_after_an_option_with_a_value_is_no_key() -> None:
-    command = "rclone config update --config x.conf mytoken token_url https://x"
-    assert redact(command) == command
-
-
-@pytest.mark.xfail(
-    strict=True,
     reason="review57e F9 (before red57 too): the rclone row reads 'rclone config create|update' only: rclone's own "
     "'config password' subcommand, and global options before 'config', keep the secret",
 )

@@ -253,6 +253,9 @@ def test_every_pair_of_a_long_secrets_set_is_redacted(command: str) -> None:
         "rclone config create mysecret s3 secret_access_key Hx7Sud0Pw42",
         "rclone config update mytoken pass Hx7Sud0Pw42",
         "rclone config create --non-interactive r s3 secret_access_key Hx7Sud0Pw42",
+        # past rclone's options that take a value (review57e F8)
+        "rclone config update --config x.conf r pass Hx7Sud0Pw42",
+        "rclone config create --log-level DEBUG mytoken s3 secret_access_key Hx7Sud0Pw42",
     ],
 )
 def test_a_secret_given_to_rclone_or_a_hosts_environment_is_redacted_as_a_settings(written: str) -> None:
@@ -342,6 +345,7 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "rclone config create r s3 access_key_id x key_file ~/.ssh/id",
         # the remote's name and type are no key (last56 F2)
         "rclone config update mytoken token_url https://x",
+        "rclone config update --config x.conf mytoken token_url https://x",  # (review57e F8)
         "rclone config create mysecret s3 provider AWS",
         "rclone config create mytoken drive scope drive",
         "rclone copy a b",

@@ -392,6 +392,9 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         "cat <<A | chpasswd chpasswd chpasswd chpasswd\n" + ("a:" + "b" * 190 + "\n") * 200,
         # red57c: netlify's --site and --auth take a value (review57e F7)
         "netlify env:set --site a --auth b ",
+        # red57c: rclone's options that take a value (review57e F8)
+        "rclone config create --config a --config ",
+        "rclone config update --config --config - ",
         # red57c: aws's words across a JSON string's escaped \ line end (review57e F1)
         "aws --a b \\\\\\n ",
         "aws \\\\\\n \\\\\\n ",
