@@ -653,8 +653,9 @@ _HEREDOC_CHARACTER = r"""(?(esc)(?:[^\n\\"]|\\[^n\n])|[^\n])"""
 _HEREDOC_END = r"(?(esc)(?:\\r)?\\n|\r?\n)"
 #: Blanks on a heredoc's line: in a JSON string a tab is ``\\t`` (a ``<<-`` heredoc's indent: review57e F2).
 _HEREDOC_BLANKS = r"(?(esc)(?:[ \t]|\\t)*|[ \t]*)"
-#: The closing word, alone on its line: in a JSON string, before an escaped line end or the string's end.
-_HEREDOC_CLOSED = rf"""{_HEREDOC_BLANKS}(?P=tag){_HEREDOC_BLANKS}(?(esc)(?=\\[rn"]|["'`]|\Z)|(?=\r?\n|\Z))"""
+#: The closing word, alone on its line: in a JSON string, before an escaped line end or the string's end; or before
+#: the quote that ends a command given whole (``ssh h 'sudo -S whoami <<EOF`` … ``EOF'``: review57e F10).
+_HEREDOC_CLOSED = rf"""{_HEREDOC_BLANKS}(?P=tag){_HEREDOC_BLANKS}(?(esc)(?=\\[rn"]|["'`]|\Z)|(?=\r?\n|["'`]|\Z))"""
 #: Blank lines may follow the value before the closing word (review49e L3). (Bounded: the opening line's rest, the
 #: value and the blank lines are each read at most once a match is tried, not to a long line's end from each option;
 #: the value's line atomic, as it ends one way only.)

@@ -129,6 +129,9 @@ PW = "Hx7Sud0Pw42"
         '{"command": "sudo chpasswd <<\\"EOF\\"\\na:Hx7Sud0Pw42\\nEOF"}',
         '{"command": "sudo -S whoami <<-EOF\\n\\tHx7Sud0Pw42\\n\\tEOF"}',
         '{"command": "sudo chpasswd <<-EOF\\n\\ta:Hx7Sud0Pw42\\n\\tEOF"}',
+        # in a command given whole in quotes, its closing word before the quote (review57e F10)
+        "ssh h 'sudo -S whoami <<EOF\nHx7Sud0Pw42\nEOF'",
+        "ssh h 'sudo chpasswd <<EOF\na:Hx7Sud0Pw42\nEOF'",
         # a lone < after the opening on its line: quoted, in a comment (review57e F3; only a << opens another)
         'docker login -u me --password-stdin registry.io <<EOF 2>&1 | grep -v "<none>"\nHx7Sud0Pw42\nEOF',
         "sudo -S cp a b <<EOF # copy <file>\nHx7Sud0Pw42\nEOF",
