@@ -2022,13 +2022,15 @@ _NETLIFY_OPTIONS = (
     r"(?:[ \t]+(?>(?:-c|--context|-s|--scope|--filter|--site|--auth)(?:=[^\s|;&<>]*|[ \t]+[^\s|;&<>-][^\s|;&<>]*)"
     r"|--?[\w-]+(?:=[^\s|;&<>]*)?))*+"
 )
-#: One of rclone's words after ``config create``/``update`` (the remote's name, its type), past its options (``rclone
-#: config create --non-interactive r s3 …``), each read once: rclone's global options that take a value with it
-#: (``--config x.conf``: its file no remote, review57e F8), any other alone.
-_RCLONE_WORD = (
+#: rclone's options, each read once: its global options that take a value with it (``--config x.conf``: its file no
+#: remote, review57e F8), any other alone (``-vv``, ``--non-interactive``).
+_RCLONE_OPTIONS = (
     r"(?:[ \t]+(?>--(?:config|log-file|log-level|cache-dir|password-command|user-agent|retries|timeout|contimeout)"
-    r"[ \t]+[^\s|;&<>-][^\s|;&<>]*+|-[^\s|;&<>]*+))*+[ \t]+[^\s|;&<>-][^\s|;&<>]*+"
+    r"[ \t]+[^\s|;&<>-][^\s|;&<>]*+|-[^\s|;&<>]*+))*+"
 )
+#: One of rclone's words after ``config create``/``update``/``password`` (the remote's name, its type), past its
+#: options (``rclone config create --non-interactive r s3 …``).
+_RCLONE_WORD = rf"{_RCLONE_OPTIONS}[ \t]+[^\s|;&<>-][^\s|;&<>]*+"
 #: The stores' commands given ``NAME=VALUE`` pairs (``_each_pair``): the needles, the command, a pair up to its
 #: value (``_NOT_REDACTED``, ``_OPTION_VALUE``) at a word's start, and which pairs hold a secret (None: each).
 _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], bool] | None], ...] = (
@@ -2063,15 +2065,16 @@ _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], 
         r"(?P<name>[A-Za-z_]\w*)[ \t]+",
         _a_secrets_setting,
     ),
-    # ``rclone config create NAME TYPE KEY VALUE …`` (``update NAME KEY VALUE``): a secret-named key's value. The
+    # ``rclone config create NAME TYPE KEY VALUE …`` (``update NAME KEY VALUE``, ``password NAME KEY VALUE``; after
+    # rclone's options too, ``rclone -vv config …``: review57e F9): a secret-named key's value. The
     # pattern takes only keys holding a secret's word, so a pair is found wherever it starts (red56), past the
     # remote's name and type (``_RCLONE_WORD``), no key: ``update mytoken token_url …`` read ``mytoken`` as one
     # (last56 F2). The noun is looked for ahead, and the key read once, possessive: a key read as
     # ``[\w-]*noun[\w-]*`` backtracked over one long word for each noun in it (``pass`` × N: quadratic, review56c F1).
     (
         ("rclone",),
-        r"rclone(?:\.exe)?(?![\w.-])[ \t]+config[ \t]+"
-        rf"(?:create(?![\w-]){_RCLONE_WORD}{_RCLONE_WORD}|update(?![\w-]){_RCLONE_WORD})",
+        rf"rclone(?:\.exe)?(?![\w.-]){_RCLONE_OPTIONS}[ \t]+config[ \t]+"
+        rf"(?:create(?![\w-]){_RCLONE_WORD}{_RCLONE_WORD}|(?:update|password)(?![\w-]){_RCLONE_WORD})",
         r"(?=[\w-]*?(?i:pass|secret|token|key))(?P<name>[\w-]++)[ \t]+",
         _a_secrets_name,
     ),

@@ -256,6 +256,10 @@ def test_every_pair_of_a_long_secrets_set_is_redacted(command: str) -> None:
         "rclone config create mysecret s3 secret_access_key Hx7Sud0Pw42",
         "rclone config update mytoken pass Hx7Sud0Pw42",
         "rclone config create --non-interactive r s3 secret_access_key Hx7Sud0Pw42",
+        # rclone's config password, its options before config (review57e F9)
+        "rclone config password r pass Hx7Sud0Pw42",
+        "rclone -vv config create r s3 secret_access_key Hx7Sud0Pw42",
+        "rclone --config /x/rclone.conf config create r s3 secret_access_key Hx7Sud0Pw42",
         # past rclone's options that take a value (review57e F8)
         "rclone config update --config x.conf r pass Hx7Sud0Pw42",
         "rclone config create --log-level DEBUG mytoken s3 secret_access_key Hx7Sud0Pw42",
@@ -349,6 +353,7 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         # the remote's name and type are no key (last56 F2)
         "rclone config update mytoken token_url https://x",
         "rclone config update --config x.conf mytoken token_url https://x",  # (review57e F8)
+        "rclone --config x.conf config password mytoken token_url https://x",
         "rclone config create mysecret s3 provider AWS",
         "rclone config create mytoken drive scope drive",
         "rclone copy a b",

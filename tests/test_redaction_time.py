@@ -397,6 +397,9 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         "rclone config update --config --config - ",
         # red57c: a heredoc's closing word before a quote (review57e F10)
         "sudo -S x <<A\nb\nA' ",
+        # red57c: rclone's options before config, its config password (review57e F9)
+        "rclone -vv --config a rclone -v ",
+        "rclone config password a - ",
         # red57c: aws's words across a JSON string's escaped \ line end (review57e F1)
         "aws --a b \\\\\\n ",
         "aws \\\\\\n \\\\\\n ",
