@@ -637,34 +637,40 @@ _ANSI_C = r"(?:\$(?='))?"
 _HERE_STRING = rf"{_STDIN_OPTION}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_ANSI_C}{_NOT_REDACTED}{_OPTION_VALUE}"
 #: A heredoc's one line before its closing word, fed to the option's command (``docker login --password-stdin <<EOF``,
 #: ``cat <<'EOF' | gh auth login --with-token``, then ``T…`` and ``EOF``: review49a M3); a variable's (``$GH_TOKEN``)
-#: stays, and so does a heredoc of more lines, which gives no one token.
-_HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?)(?P<tag>[A-Za-z_]\w*+)(?P=hq)"""
-#: The opening line's rest (no ``<``: a line of many openings reads the lines after the last one only) and its end: a
+#: stays, and so does a heredoc of more lines, which gives no one token. Its tag bare or quoted, in a JSON string's
+#: escaped double quotes too (``<<\\"EOF\\"``: review57e F2).
+_HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?|\\")(?P<tag>[A-Za-z_]\w*+)(?P=hq)"""
+#: The opening line's rest (no ``<<``: a line of many openings reads the lines after the last one only; a lone ``<``,
+#: as in ``grep -v "<none>"`` or a comment, is read past: review57e F3) and its end: a
 #: line end, or a JSON string's escaped one (``\\n``: the group ``esc``), as a tool call's command holds a heredoc
 #: (``"sudo -S whoami <<EOF\\nPW\\nEOF"``: red56). The rest is read once, to its first end of either kind (an escape
 #: with what it escapes, so an escaped backslash's ``\\\\n`` is none), or, on lines of a text, past a ``\\`` to its
 #: line's end. The heredoc's lines end as its opening line does (``_HEREDOC_END``).
-_HEREDOC_OPENED = r"(?:[^\n\\<]|\\[^n\n<]){0,200}+(?:(?P<esc>\\n)|(?:\\[^\n<]{0,200})?\r?\n)"
+_HEREDOC_OPENED = r"(?:[^\n\\<]|<(?!<)|\\[^n\n<]){0,200}+(?:(?P<esc>\\n)|(?:\\(?:[^\n<]|<(?!<)){0,200})?\r?\n)"
 #: A character of a heredoc's line: in a JSON string, an escape with what it escapes but an escaped line end, or a
 #: character that is no ``\\`` nor the string's closing ``"``; on lines of a text, any.
 _HEREDOC_CHARACTER = r"""(?(esc)(?:[^\n\\"]|\\[^n\n])|[^\n])"""
 _HEREDOC_END = r"(?(esc)(?:\\r)?\\n|\r?\n)"
-#: The closing word, alone on its line: in a JSON string, before an escaped line end or the string's end.
-_HEREDOC_CLOSED = r"""[ \t]*(?P=tag)[ \t]*(?(esc)(?=\\[rn"]|["'`]|\Z)|(?=\r?\n|\Z))"""
+#: Blanks on a heredoc's line: in a JSON string a tab is ``\\t`` (a ``<<-`` heredoc's indent: review57e F2).
+_HEREDOC_BLANKS = r"(?(esc)(?:[ \t]|\\t)*|[ \t]*)"
+#: The closing word, alone on its line: in a JSON string, before an escaped line end or the string's end; or before
+#: the quote that ends a command given whole (``ssh h 'sudo -S whoami <<EOF`` … ``EOF'``: review57e F10).
+_HEREDOC_CLOSED = rf"""{_HEREDOC_BLANKS}(?P=tag){_HEREDOC_BLANKS}(?(esc)(?=\\[rn"]|["'`]|\Z)|(?=\r?\n|["'`]|\Z))"""
 #: Blank lines may follow the value before the closing word (review49e L3). (Bounded: the opening line's rest, the
 #: value and the blank lines are each read at most once a match is tried, not to a long line's end from each option;
 #: the value's line atomic, as it ends one way only.)
 _HEREDOC_LINE = (
-    rf"""{_HEREDOC_OPENED}(?>[ \t]*(?P<value>(?(esc)[^\s$\\"]|[^\s$])(?:{_HEREDOC_CHARACTER}{{0,1000}}"""
-    rf"""(?(esc)[^\s\\"]|[^\s]))?)[ \t]*{_HEREDOC_END})(?:[ \t]*{_HEREDOC_END}){{0,8}}{_HEREDOC_CLOSED}"""
+    rf"""{_HEREDOC_OPENED}(?>{_HEREDOC_BLANKS}(?P<value>(?(esc)[^\s$\\"]|[^\s$])(?:{_HEREDOC_CHARACTER}{{0,1000}}"""
+    rf"""(?(esc)[^\s\\"]|[^\s]))?){_HEREDOC_BLANKS}{_HEREDOC_END})(?:{_HEREDOC_BLANKS}{_HEREDOC_END}){{0,8}}{_HEREDOC_CLOSED}"""
 )
-#: chpasswd's heredoc: its lines, a user's ``name:password`` each (or blank), up to 32, before its closing word
-#: (red56 read one line, and kept a heredoc of several users whole). Each line is read once (atomic: a name holds no
+#: chpasswd's heredoc: its lines, a user's ``name:password`` each (or blank), up to 4000, before its closing word
+#: (red56 read one line, and kept a heredoc of several users whole; red57 read 32, and kept a 33rd user's: review57e
+#: F11; the bound is no cost, as a line is read once per opening that reaches it). Each line is read once (atomic: a name holds no
 #: ``:``, and the closing word none); no line holds a ``<<``, so none opens another heredoc whose start would read
 #: the lines after it again.
 _HEREDOC_PAIRS = (
-    rf"""{_HEREDOC_OPENED}(?P<value>(?>(?:[ \t]*(?:[^\s:\\"<]{{1,64}}:(?:(?!<<){_HEREDOC_CHARACTER}){{0,200}})?"""
-    rf"{_HEREDOC_END}){{1,32}})){_HEREDOC_CLOSED}"
+    rf"""{_HEREDOC_OPENED}(?P<value>(?>(?:{_HEREDOC_BLANKS}(?:[^\s:\\"<]{{1,64}}:(?:(?!<<){_HEREDOC_CHARACTER}){{0,200}})?"""
+    rf"{_HEREDOC_END}){{1,4000}})){_HEREDOC_CLOSED}"
 )
 #: chpasswd's options before the heredoc it is fed (``-c SHA512``, ``-e``), up to 4, each read once: a line of many
 #: ``chpasswd`` before one ``<<`` starts few matches.
@@ -1781,7 +1787,7 @@ def _heredoc_users_passwords(match: re.Match[str]) -> str:
     if not _a_command_word(match.string, match.start()):
         return match.group(0)
     escaped = match.group("esc") is not None
-    lines = match.group("value").split("\\n" if escaped else "\n")
+    lines = _escaped_lines(match.group("value")) if escaped else match.group("value").split("\n")
     for at, line in enumerate(lines):
         user, colon, password = line.partition(":")
         typed = (password.removesuffix("\\r") if escaped else password).rstrip()
@@ -1789,6 +1795,19 @@ def _heredoc_users_passwords(match: re.Match[str]) -> str:
             lines[at] = f"{user}:[redacted:cli-credentials]{password[len(typed) :]}"
     redacted = ("\\n" if escaped else "\n").join(lines)
     return match.group(0) if redacted == match.group("value") else _marked(match, "value", redacted)
+
+
+def _escaped_lines(text: str) -> list[str]:
+    """A JSON string's text split at its escaped line ends (``\\n``), not at an escaped backslash before an ``n``
+    (``a:Zr8\\\\nKq3`` is one line, its password ``Zr8\\nKq3``: review57e F6); joined with ``\\n`` it is the text
+    again. A ``\\n`` whose backslash is the last of an odd run is the escape; after an even run, a backslash's."""
+    lines: list[list[str]] = []
+    for piece in text.split("\\n"):
+        if lines and (len(lines[-1][-1]) - len(lines[-1][-1].rstrip("\\"))) % 2:
+            lines[-1].append(piece)
+        else:
+            lines.append([piece])
+    return ["\\n".join(pieces) for pieces in lines]
 
 
 def _stored_secret(match: re.Match[str]) -> str:
@@ -1858,9 +1877,10 @@ def _each_pair(pair: str, check: Callable[[re.Match[str]], bool] | None) -> Repl
 
 def _secure_parameter(match: re.Match[str]) -> str:
     """``_stored_secret`` of ``aws ssm put-parameter --value …``, but where its line says the parameter is plain
-    (``--type String``, ``StringList``): a setting's value, no secret (``SecureString``'s, or no type given: redacted)."""
-    line = match.string[match.start() : match.start() + 600].partition("\n")[0]
-    if _PLAIN_PARAMETER.search(line) is not None:
+    (``--type String``, ``StringList``): a setting's value, no secret (``SecureString``'s, or no type given: redacted).
+    Its line with the lines its ``\\`` ends continue (``_continued_line``): the match starts at ``aws``, and AWS's
+    documentation gives each option a line of its own (review57e F5)."""
+    if _PLAIN_PARAMETER.search(_continued_line(match.string, match.start())) is not None:
         return match.group(0)
     return _stored_secret(match)
 
@@ -1886,10 +1906,15 @@ def _continued_line(text: str, at: int) -> str:
     return "\n".join(lines[:taken])
 
 
+#: What separates two of aws's words: ``_BLANKS``, or a ``\\`` line end as a JSON string escapes it (``\\\\\\n``: a tool
+#: call's ``"aws --region x \\\\\\n  secretsmanager …"``, where fly's and kubectl's continued lines were redacted:
+#: review57e F1). The two share no text, so blanks are read one way.
+_AWS_BLANKS = rf"(?:{_BLANKS}|[ \t]*(?:\\\\\\n[ \t]*)+)"
 #: aws's global options before its service (``aws --region eu-west-1 --profile prod secretsmanager …``: review55e
 #: F2.1), up to 8, each with its value or none (``--no-cli-pager``); a lazy walk of bounded steps. Blanks across a
-#: ``\\`` line end too (``aws --region x \\`` then ``  secretsmanager …``, as fly and kubectl read: review56c F7).
-_AWS_GLOBAL_OPTIONS = rf"(?:{_BLANKS}--[\w-]+(?:=[^\s|;&]*|{_BLANKS}[^\s|;&-][^\s|;&]*)?){{0,8}}?{_BLANKS}"
+#: ``\\`` line end too (``aws --region x \\`` then ``  secretsmanager …``, as fly and kubectl read: review56c F7), on
+#: lines or as a JSON string escapes it (``_AWS_BLANKS``).
+_AWS_GLOBAL_OPTIONS = rf"(?:{_AWS_BLANKS}--[\w-]+(?:=[^\s|;&]*|{_AWS_BLANKS}[^\s|;&-][^\s|;&]*)?){{0,8}}?{_AWS_BLANKS}"
 #: A JSON object given to ``aws secretsmanager --secret-string`` in quotes, as written (``'{"db":"…"}'``), in
 #: escaped double quotes as AWS's documentation writes it (``"{\\"db\\":\\"…\\"}"``), or either in a JSON string
 #: (review56c F2): up to its first ``}`` within 4000 characters of its line, before the quote that would close it (a
@@ -1912,7 +1937,7 @@ _STORED_SECRETS: tuple[tuple[tuple[str, ...], str, Replace], ...] = (
     ),
     (
         ("put-parameter",),
-        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}ssm{_BLANKS}put-parameter", "--value") + r"(?:=|[ \t]+)",
+        _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}ssm{_AWS_BLANKS}put-parameter", "--value") + r"(?:=|[ \t]+)",
         _secure_parameter,
     ),
     (
@@ -1991,14 +2016,21 @@ def _a_secrets_name(given: re.Match[str]) -> bool:
 
 
 #: netlify's ``env:set`` options before the name (``--context production``, ``--secret``: review56c), each read once:
-#: those that take a value with one (``--context``, ``--scope``, ``--filter``), any other alone.
+#: those that take a value with one (``--context``, ``--scope``, ``--filter``, ``--site``, ``--auth``: review57e F7),
+#: any other alone.
 _NETLIFY_OPTIONS = (
-    r"(?:[ \t]+(?>(?:-c|--context|-s|--scope|--filter)(?:=[^\s|;&<>]*|[ \t]+[^\s|;&<>-][^\s|;&<>]*)"
+    r"(?:[ \t]+(?>(?:-c|--context|-s|--scope|--filter|--site|--auth)(?:=[^\s|;&<>]*|[ \t]+[^\s|;&<>-][^\s|;&<>]*)"
     r"|--?[\w-]+(?:=[^\s|;&<>]*)?))*+"
 )
-#: One of rclone's words after ``config create``/``update`` (the remote's name, its type), past its options (``rclone
-#: config create --non-interactive r s3 …``), each read once.
-_RCLONE_WORD = r"(?:[ \t]+-[^\s|;&<>]*+)*+[ \t]+[^\s|;&<>-][^\s|;&<>]*+"
+#: rclone's options, each read once: its global options that take a value with it (``--config x.conf``: its file no
+#: remote, review57e F8), any other alone (``-vv``, ``--non-interactive``).
+_RCLONE_OPTIONS = (
+    r"(?:[ \t]+(?>--(?:config|log-file|log-level|cache-dir|password-command|user-agent|retries|timeout|contimeout)"
+    r"[ \t]+[^\s|;&<>-][^\s|;&<>]*+|-[^\s|;&<>]*+))*+"
+)
+#: One of rclone's words after ``config create``/``update``/``password`` (the remote's name, its type), past its
+#: options (``rclone config create --non-interactive r s3 …``).
+_RCLONE_WORD = rf"{_RCLONE_OPTIONS}[ \t]+[^\s|;&<>-][^\s|;&<>]*+"
 #: The stores' commands given ``NAME=VALUE`` pairs (``_each_pair``): the needles, the command, a pair up to its
 #: value (``_NOT_REDACTED``, ``_OPTION_VALUE``) at a word's start, and which pairs hold a secret (None: each).
 _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], bool] | None], ...] = (
@@ -2033,15 +2065,16 @@ _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], 
         r"(?P<name>[A-Za-z_]\w*)[ \t]+",
         _a_secrets_setting,
     ),
-    # ``rclone config create NAME TYPE KEY VALUE …`` (``update NAME KEY VALUE``): a secret-named key's value. The
+    # ``rclone config create NAME TYPE KEY VALUE …`` (``update NAME KEY VALUE``, ``password NAME KEY VALUE``; after
+    # rclone's options too, ``rclone -vv config …``: review57e F9): a secret-named key's value. The
     # pattern takes only keys holding a secret's word, so a pair is found wherever it starts (red56), past the
     # remote's name and type (``_RCLONE_WORD``), no key: ``update mytoken token_url …`` read ``mytoken`` as one
     # (last56 F2). The noun is looked for ahead, and the key read once, possessive: a key read as
     # ``[\w-]*noun[\w-]*`` backtracked over one long word for each noun in it (``pass`` × N: quadratic, review56c F1).
     (
         ("rclone",),
-        r"rclone(?:\.exe)?(?![\w.-])[ \t]+config[ \t]+"
-        rf"(?:create(?![\w-]){_RCLONE_WORD}{_RCLONE_WORD}|update(?![\w-]){_RCLONE_WORD})",
+        rf"rclone(?:\.exe)?(?![\w.-]){_RCLONE_OPTIONS}[ \t]+config[ \t]+"
+        rf"(?:create(?![\w-]){_RCLONE_WORD}{_RCLONE_WORD}|(?:update|password)(?![\w-]){_RCLONE_WORD})",
         r"(?=[\w-]*?(?i:pass|secret|token|key))(?P<name>[\w-]++)[ \t]+",
         _a_secrets_name,
     ),
@@ -2069,10 +2102,18 @@ _EXPECT_SENT = (
 
 
 def _expect_sent(match: re.Match[str]) -> str:
-    """An ``_EXPECT_SENT`` match with its literal value redacted."""
-    if not _is_literal(match.group("value")):
+    """An ``_EXPECT_SENT`` match with its literal value redacted, when its ``send`` is the prompt's answer: the first
+    after it. A ``send`` between them answered the prompt (``send "$pw\\r"``, a variable's), and the later one
+    another (``expect "$ "; send "exit\\r"``, ``"yes/no" { send "yes\\r" }``: review57e F4)."""
+    before = match.string[match.start() : match.start("value")]
+    answered = before[: before.rindex("send")]
+    if not _is_literal(match.group("value")) or _EXPECT_SEND.search(answered) is not None:
         return match.group(0)
     return _marked(match, "value", "[redacted:cli-credentials]")
+
+
+#: A ``send`` command, as ``_EXPECT_SENT`` reads one: a word, then blanks before what it sends.
+_EXPECT_SEND = Lazy(globals(), "_EXPECT_SEND", r"(?<![\w-])send[ \t]")
 
 
 #: The needles of the commands whose input may be data, no password (``_plainly_data``).

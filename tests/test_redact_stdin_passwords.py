@@ -62,6 +62,7 @@ PW = "Hx7Sud0Pw42"
         'expect "password" { send "Hx7Sud0Pw42\\r" }',
         'expect "assword" { send "Hx7Sud0Pw42\\r" }',
         'expect -re "(?i)password" { send "Hx7Sud0Pw42\\r" }',
+        'expect "password:" { send_user "now\\n"; send "Hx7Sud0Pw42\\r" }',  # (send_user shows, answers nothing)
         # the quotes and the \r as a JSON string escapes them (review56c F4)
         '{"command": "expect -c \'spawn ssh h; expect \\"assword:\\"; send \\"Hx7Sud0Pw42\\\\r\\"; interact\'"}',
         'expect "password:" { send "Hx7Sud0Pw42\\\\r" }',
@@ -72,6 +73,11 @@ PW = "Hx7Sud0Pw42"
         # on a continued line (review56c F7)
         "aws --region x \\\n  secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
         "aws --profile prod \\\n  ssm \\\n  put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
+        # a plain type on the next command's line is not this one's (review57e F5)
+        "aws ssm put-parameter \\\n  --name x \\\n  --value Hx7Sud0Pw42\necho --type String",
+        # and in a JSON string, its \ line end escaped (review57e F1)
+        '{"command": "aws --region x \\\\\\n  secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42"}',
+        '{"command": "aws --profile prod \\\\\\n  ssm \\\\\\n  put-parameter --type SecureString --value Hx7Sud0Pw42"}',
         "az keyvault secret set --vault-name shopkv --name db --value Hx7Sud0Pw42",
         "echo Hx7Sud0Pw42 | firebase functions:secrets:set API",
         # a tool's password or token on its line
@@ -117,6 +123,19 @@ PW = "Hx7Sud0Pw42"
         '{"command": "sudo -S whoami <<EOF\\nHx7Sud0Pw42\\nEOF"}',
         '{"command": "docker login -u me --password-stdin <<EOF\\nHx7Sud0Pw42\\nEOF\\necho ok"}',
         '{"command": "cat <<\'EOF\' | sudo chpasswd\\ndeploy:Hx7Sud0Pw42\\nEOF"}',
+        # its tag in escaped double quotes, a <<- heredoc's tabs escaped (review57e F2)
+        '{"command": "sudo -S whoami <<\\"EOF\\"\\nHx7Sud0Pw42\\nEOF"}',
+        '{"command": "cat <<\\"EOF\\" | docker login -u me --password-stdin\\nHx7Sud0Pw42\\nEOF"}',
+        '{"command": "sudo chpasswd <<\\"EOF\\"\\na:Hx7Sud0Pw42\\nEOF"}',
+        '{"command": "sudo -S whoami <<-EOF\\n\\tHx7Sud0Pw42\\n\\tEOF"}',
+        '{"command": "sudo chpasswd <<-EOF\\n\\ta:Hx7Sud0Pw42\\n\\tEOF"}',
+        # in a command given whole in quotes, its closing word before the quote (review57e F10)
+        "ssh h 'sudo -S whoami <<EOF\nHx7Sud0Pw42\nEOF'",
+        "ssh h 'sudo chpasswd <<EOF\na:Hx7Sud0Pw42\nEOF'",
+        # a lone < after the opening on its line: quoted, in a comment (review57e F3; only a << opens another)
+        'docker login -u me --password-stdin registry.io <<EOF 2>&1 | grep -v "<none>"\nHx7Sud0Pw42\nEOF',
+        "sudo -S cp a b <<EOF # copy <file>\nHx7Sud0Pw42\nEOF",
+        "sudo chpasswd <<EOF # users <team>\na:Hx7Sud0Pw42\nEOF",
     ],
 )
 def test_a_password_fed_to_a_command_or_given_to_a_store_is_redacted_and_the_command_still_reads(
@@ -197,10 +216,15 @@ def test_each_of_several_passwords_a_command_is_given_is_redacted(written: str, 
         ("sudo -S whoami <<< $'Hx7Sud0Pw42\\n'", f"sudo -S whoami <<< $'{R}'"),
         ('echo -e "Hx7Sud0Pw42\\nHx7Sud0Pw42" | passwd deploy', f'echo -e "{R}" | passwd deploy'),
         ("printf 'Hx7Sud0Pw42\\nHx7Sud0Pw42\\n' | sudo passwd deploy", f"printf '{R}' | sudo passwd deploy"),
+        (
+            '{"command": "sudo chpasswd <<EOF\\na:Zr8\\\\nKq3Vw7Mx\\nb:Hx7Sud0Pw42\\nEOF"}',
+            f'{{"command": "sudo chpasswd <<EOF\\na:{R}\\nb:{R}\\nEOF"}}',
+        ),
     ],
 )
 def test_a_password_fed_with_its_line_ends_goes_whole(written: str, shown: str) -> None:
-    """``$'PW\\n'`` and the one password twice to ``passwd`` (review55e F2.5, F2.6): the value is redacted whole."""
+    """``$'PW\\n'`` and the one password twice to ``passwd`` (review55e F2.5, F2.6), a JSON heredoc's password holding
+    a backslash before an ``n`` (``Zr8\\nKq3…``, no line end: review57e F6): the value is redacted whole."""
     assert redact(written) == shown == as_indexed(written, whatever_the_setting=True)
 
 
@@ -227,9 +251,18 @@ def test_every_pair_of_a_long_secrets_set_is_redacted(command: str) -> None:
         # after netlify's options (review56c); after rclone's remote named with a secret's noun (last56 F2)
         "netlify env:set --context production STRIPE Hx7Sud0Pw42",
         "netlify env:set --secret --scope functions STRIPE Hx7Sud0Pw42",
+        "netlify env:set --site mysite STRIPE Hx7Sud0Pw42",  # (--site and --auth take a value: review57e F7)
+        "netlify env:set --auth $NETLIFY_AUTH_TOKEN API_KEY Hx7Sud0Pw42",
         "rclone config create mysecret s3 secret_access_key Hx7Sud0Pw42",
         "rclone config update mytoken pass Hx7Sud0Pw42",
         "rclone config create --non-interactive r s3 secret_access_key Hx7Sud0Pw42",
+        # rclone's config password, its options before config (review57e F9)
+        "rclone config password r pass Hx7Sud0Pw42",
+        "rclone -vv config create r s3 secret_access_key Hx7Sud0Pw42",
+        "rclone --config /x/rclone.conf config create r s3 secret_access_key Hx7Sud0Pw42",
+        # past rclone's options that take a value (review57e F8)
+        "rclone config update --config x.conf r pass Hx7Sud0Pw42",
+        "rclone config create --log-level DEBUG mytoken s3 secret_access_key Hx7Sud0Pw42",
     ],
 )
 def test_a_secret_given_to_rclone_or_a_hosts_environment_is_redacted_as_a_settings(written: str) -> None:
@@ -238,6 +271,16 @@ def test_a_secret_given_to_rclone_or_a_hosts_environment_is_redacted_as_a_settin
     shown = redact(written)
     assert shown == written.replace(PW, "[redacted:secret]")
     assert as_indexed(written, whatever_the_setting=True) == shown
+
+
+@pytest.mark.parametrize("end", ["\n", "\\n"], ids=["lines", "json"])
+def test_every_user_of_a_long_heredoc_fed_to_chpasswd_is_redacted(end: str) -> None:
+    """Past 32 users too, red57's bound (review57e F11): on lines and in a JSON string."""
+    users = "".join(f"u{i}:Hx7Sud0Pw42v{i}{end}" for i in range(1000))
+    written = f"sudo chpasswd <<EOF{end}{users}EOF"
+    assert PW not in redact(written)
+    assert redact(written).count(f":{R}{end}") == 1000
+    assert as_indexed(written, whatever_the_setting=True) == redact(written)
 
 
 def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> None:
@@ -281,6 +324,11 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "aws secretsmanager create-secret --name db --secret-string file://secret.json",
         'aws secretsmanager put-secret-value --secret-id db --secret-string "$PW"',
         "aws ssm put-parameter --name /app/url --type String --value https://api.example.com",
+        # its type on a continued line (review57e F5)
+        "aws --region eu-west-1 \\\n  ssm put-parameter --name /app/url --type String --value https://example.com",
+        "aws --profile prod \\\n  ssm put-parameter --name x --type StringList --value a,b,c",
+        "aws ssm put-parameter \\\n  --name x \\\n  --type String \\\n  --value hello",
+        "aws ssm put-parameter \\\n  --name x \\\n  --value hello \\\n  --type String",
         "az keyvault secret set --vault-name v --name db --file secret.txt",
         'az keyvault secret set --vault-name v --name db --value "$DB_PW"',
         "kubectl set env deploy/web --value x",
@@ -304,6 +352,8 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "rclone config create r s3 access_key_id x key_file ~/.ssh/id",
         # the remote's name and type are no key (last56 F2)
         "rclone config update mytoken token_url https://x",
+        "rclone config update --config x.conf mytoken token_url https://x",  # (review57e F8)
+        "rclone --config x.conf config password mytoken token_url https://x",
         "rclone config create mysecret s3 provider AWS",
         "rclone config create mytoken drive scope drive",
         "rclone copy a b",
@@ -316,6 +366,7 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "heroku config:set FEATURE_FLAGS=new_ui,beta_search",
         "netlify env:set NODE_ENV production",
         "netlify env:set --context production NODE_ENV production",
+        "netlify env:set --site mysite NODE_ENV production",
         "netlify deploy",
         "netlify deploy --prod --dir dist",
         "aws s3 ls",
@@ -333,6 +384,11 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "ansible-vault view x --vault-password-file ~/.vault_pass",
         'expect "password:" { send "$pw\\r" }',
         'expect "login:" { send "deploy\\r" }',
+        # the prompt answered by a variable's send; a later send answers another (review57e F4)
+        'expect -c \'spawn ssh h; expect "assword:" { send "$env(PW)\\r" }; expect "$ "; send "exit\\r"\'',
+        'expect -c \'expect { "password:" { send "$pw\\r" } "yes/no" { send "yes\\r"; exp_continue } }\'',
+        '{"command": "expect -c \'spawn ssh h; expect \\"assword:\\" { send \\"$env(PW)\\\\r\\" }; expect \\"$ \\"; send \\"exit\\\\r\\"\'"}',
+        '{"command": "expect -c \'expect { \\"password:\\" { send \\"$pw\\\\r\\" } \\"yes/no\\" { send \\"yes\\\\r\\"; exp_continue } }\'"}',
         "fly secrets set A=$A B=${B} C=$(cat c)",
         "fly secrets set --app web; echo DB=x",  # (the command ends at its ;)
     ],

@@ -382,6 +382,27 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         "aws --a b \\\n ",
         'assword send \\\\\\"a\\\\\\\\r',
         "--vault-id <(echo ",
+        # red57c: a lone < on a heredoc's opening line (review57e F3)
+        "sudo -S x <<A <a <b <c <d\\n",
+        "chpasswd:<<A chpasswd <<A < chpasswd <<A <\n",
+        # red57c: a heredoc's tag in a JSON string's escaped quotes, its lines' escaped tabs (review57e F2)
+        'cat <<\\"A\\" | sudo -S ',
+        'chpasswd <<\\"A\\"\\n\\ta:b\\t\\n',
+        # red57c: a heredoc of many users fed to chpasswd (review57e F11: read up to 4000)
+        "cat <<A | chpasswd chpasswd chpasswd chpasswd\n" + ("a:" + "b" * 190 + "\n") * 200,
+        # red57c: netlify's --site and --auth take a value (review57e F7)
+        "netlify env:set --site a --auth b ",
+        # red57c: rclone's options that take a value (review57e F8)
+        "rclone config create --config a --config ",
+        "rclone config update --config --config - ",
+        # red57c: a heredoc's closing word before a quote (review57e F10)
+        "sudo -S x <<A\nb\nA' ",
+        # red57c: rclone's options before config, its config password (review57e F9)
+        "rclone -vv --config a rclone -v ",
+        "rclone config password a - ",
+        # red57c: aws's words across a JSON string's escaped \ line end (review57e F1)
+        "aws --a b \\\\\\n ",
+        "aws \\\\\\n \\\\\\n ",
     ],
 )
 def test_a_long_text_of_commands_fed_a_password_or_given_a_stored_secret_is_redacted_in_time_linear_in_its_size(
