@@ -2198,6 +2198,10 @@ _PYTHON_PASSWORD = (
     rf"[ \t]*{_PYTHON_FIRST}[ \t]*,[ \t]*(?P<quote>['\"])(?P<value>(?:(?!(?P=quote))[^\n\\]){{1,200}})(?P=quote)"
     r"[ \t]*,?[ \t]*[)\]]"
 )
+#: The Python classes whose second argument is a password (requests', httpx's, aiohttp's): by name, as any name
+#: ending in "auth" is also a role or a route's (``withAuth(Dashboard, 'admin')``, ``useAuth(config, "/login")``:
+#: review57f F4).
+_AUTH_CLASSES = r"(?<![\w.])(?:(?:requests\.auth|httpx|aiohttp)\.)?(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth)\("
 #: Oracle's ``user/password`` (``@db`` after it, or a blank, a quote, the line's end): a user of letters, digits,
 #: ``_``, ``$`` and ``#`` (``c##admin``), a password to its ``@`` or in double quotes (``app/"Pa ss"@db``).
 _ORACLE_PAIR = (
@@ -2236,6 +2240,15 @@ def _literal_value(kind: str) -> Replace:
     return replace
 
 
+def _made_literal_value(match: re.Match[str]) -> str:
+    """``_literal_value`` of a ``.login(…)`` call's last argument where it looks made (``_looks_made``, a password's
+    rules): any object's ``login`` method is no mail server's (``page.login(user, "Submit")``, a fixture's path:
+    review57f F4)."""
+    if not _looks_made(match.group("value"), password=True):
+        return match.group(0)
+    return _literal_value("secret")(match)
+
+
 def _oracle_login(match: re.Match[str]) -> str:
     """An Oracle tool's ``user/password`` with its literal password redacted, when the tool's name is a command's
     word. ``sqlplus /nolog`` and ``sqlplus / as sysdba`` give no user, and stay."""
@@ -2260,13 +2273,15 @@ def _a_firebase_secret(given: re.Match[str]) -> bool:
 def _a_secret_setting(name: str) -> bool:
     """Whether a dotted setting's name names a secret: ``secret_key`` of it or of its last part, a last part that is
     a key (``stripe.key``, ``api_key``: ``secret_key`` leaves a bare "key" to its context), or one that ends with a
-    password's or a token's name (git's ``sendemail.smtppass``). ``user.signingkey``, ``http.sslKey`` name no secret."""
+    password's or a token's name (git's ``sendemail.smtppass``). ``user.signingkey``, ``http.sslKey``, ``core.askpass``
+    (a program) and ``alias.bypass`` name no secret (review57f F5)."""
     last = name.rpartition(".")[2].lower()
     return (
         secret_key(name)
         or secret_key(last)
         or last == "key"
-        or last.endswith(("_key", "-key", "apikey", "pass", "passwd", "password", "token", "secret"))
+        or last in ("pass", "smtppass")
+        or last.endswith(("_key", "-key", "apikey", "_pass", "-pass", "passwd", "password", "token", "secret"))
     )
 
 
@@ -2313,8 +2328,8 @@ _LOGIN_RULES = (
     # Python's positional password: ``smtp.login('me', 'PW')`` (``ftplib``, ``imaplib``, ``poplib``), ``auth=('me',
     # 'PW')`` (requests, httpx; ``session.auth = …``, a dict's ``"auth": (…)``), ``HTTPBasicAuth('me', 'PW')``
     # (``BasicAuth``, ``DigestAuth``: aiohttp, httpx).
-    Rule("secret", r"\.login\(" + _PYTHON_PASSWORD, ("login(",), replace=_literal_value("secret")),
-    Rule("secret", r"[Aa]uth\(" + _PYTHON_PASSWORD, ("auth(",), replace=_literal_value("secret")),
+    Rule("secret", r"\.login\(" + _PYTHON_PASSWORD, ("login(",), replace=_made_literal_value),
+    Rule("secret", _AUTH_CLASSES + _PYTHON_PASSWORD, ("auth(",), replace=_literal_value("secret")),
     Rule(
         "secret",
         r"auth\\?['\"]?[ \t]*[:=][ \t]*[(\[]" + _PYTHON_PASSWORD,

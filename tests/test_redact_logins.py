@@ -147,6 +147,17 @@ def test_a_password_given_to_a_login_is_redacted_and_the_command_still_reads(wri
         "vault login -",
         "vault login -method=userpass username=me",
         "snyk auth",
+        # any name ending in "auth", any object's login method (review57f F4)
+        "export default withAuth(Dashboard, 'admin')",
+        "const ok = checkAuth(req, 'admin')",
+        'return requireAuth(user, "write")',
+        'app.use(useAuth(config, "/login"))',
+        "OAuth(app, 'github')",
+        'await page.login(user, "Submit")',
+        "await page.login(email, 'fixtures/user.json')",
+        # a git setting ending in "pass" that names no secret (review57f F5)
+        "git config --global core.askpass /usr/bin/ksshaskpass",
+        "git config --global alias.bypass 'commit --no-verify'",
         "psexec \\\\host -u admin cmd",
         "git config user.name Jane",
         "git config --global user.signingkey 3AA5C34371567BD2",
