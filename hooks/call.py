@@ -583,7 +583,7 @@ class HookCall:
                 self.notes.append(str(exc))
                 self._index = False
             except IndexUnreadable as exc:
-                self.notes.append(f"{exc}; {self.request_build()}")
+                self.notes.append(folders.not_utf8_root_problem() or f"{exc}; {self.request_build()}")
                 self._index = False
             else:
                 tool = self.event.lower() in TOOL_EVENTS  # (an agent's pace: many a minute)
