@@ -646,7 +646,7 @@ _HEREDOC_OPENS = r"""<<-?[ \t]*(?P<hq>['"]?|\\")(?P<tag>[A-Za-z_]\w*+)(?P=hq)"""
 #: (``"sudo -S whoami <<EOF\\nPW\\nEOF"``: red56). The rest is read once, to its first end of either kind (an escape
 #: with what it escapes, so an escaped backslash's ``\\\\n`` is none), or, on lines of a text, past a ``\\`` to its
 #: line's end. The heredoc's lines end as its opening line does (``_HEREDOC_END``).
-_HEREDOC_OPENED = r"(?:[^\n\\<]|<(?!<)|\\[^n\n<]){0,200}+(?:(?P<esc>\\n)|(?:\\(?:[^\n<]|<(?!<)){0,200})?\r?\n)"
+_HEREDOC_OPENED = r"(?>(?:[^\n\\<]|<(?!<)|\\[^n\n<]){0,200})(?:(?P<esc>\\n)|(?:\\(?:[^\n<]|<(?!<)){0,200})?\r?\n)"
 #: A character of a heredoc's line: in a JSON string, an escape with what it escapes but an escaped line end, or a
 #: character that is no ``\\`` nor the string's closing ``"``; on lines of a text, any.
 _HEREDOC_CHARACTER = r"""(?(esc)(?:[^\n\\"]|\\[^n\n])|[^\n])"""
