@@ -268,10 +268,17 @@ def no_wip(index: Index, folder: str, why: str, pointers: tuple[str, str, str] =
         index.verify()
     if why == NO_FOLDER:
         return f"no folder {shown}: give a project's folder; {lists} lists where sessions ran"
-    if not any_project(index):  # (trial43 F8: "every project is below it" where there was none)
+    if (elsewhere := projects_with_no_folder(index)) is not None:  # (trial43 F8: not "every project is below it")
+        if not elsewhere:
+            return (
+                f"no session ran in {shown}, and none has a project (deja placed none in a folder): {digests} digests "
+                f"one that {lists} lists"
+            )
+        named = ", ".join(echoed(name, PATH_CHARS) for name in elsewhere[:_NAMESAKES_SHOWN])
+        more = f" and {len(elsewhere) - _NAMESAKES_SHOWN} more" if len(elsewhere) > _NAMESAKES_SHOWN else ""
         return (
-            f"no session ran in {shown}, and none has a project (deja placed none in a folder): {digests} digests one "
-            f"that {lists} lists"
+            f"no session ran in {shown}, nor in any folder of this machine: their projects ({named}{more}) have no "
+            f"folder here (a remote window's, a folder gone): {digests} digests one that {lists} lists"
         )
     if why == HOME_FOLDER:
         from .text import shell_word
@@ -303,10 +310,20 @@ def _same_named(index: Index, folder: str) -> list[str]:
     return [named for named in project_folders(index, name, 1) if named != folder] if name else []
 
 
-def any_project(index: Index) -> bool:
-    """Whether deja placed any session in a folder: where none is (a history of editor chats no workspace lists, all
-    ``(no project)``), ``wip`` says so, not that every project is below the folder asked (trial43 F8)."""
-    return any(meta.project_dir for _, _, meta in index.sessions())
+def projects_with_no_folder(index: Index) -> list[str] | None:
+    """None where deja placed some session in a folder of this machine; else the names of the projects its sessions
+    have all the same, newest first: a remote window's (``readers.remote``), a transcript folder's name whose folder is
+    gone. Where there are none either (editor chats no workspace lists), ``wip`` says none has a project, not that
+    every project is below the folder asked (trial43 F8); where there are, it names them (review57d F5: a person who
+    works only over SSH was told none had a project while ``deja sessions`` listed each under ``infra (devbox)``)."""
+    newest: dict[str, float] = {}
+    for _, _, meta in index.sessions():
+        if meta.project_dir:
+            return None
+        if meta.project:
+            updated = meta.updated.timestamp() if meta.updated else 0.0
+            newest[meta.project] = max(updated, newest.get(meta.project, updated))
+    return sorted(newest, key=lambda name: -newest[name])
 
 
 #: How long before a folder's newest session an unfinished one is still the work ``deja wip`` means (seconds): a test

@@ -583,7 +583,7 @@ class HookCall:
                 self.notes.append(str(exc))
                 self._index = False
             except IndexUnreadable as exc:
-                self.notes.append(folders.not_utf8_root_problem() or f"{exc}; {self.request_build()}")
+                self.notes.append(self.request_build(str(exc)))
                 self._index = False
             else:
                 tool = self.event.lower() in TOOL_EVENTS  # (an agent's pace: many a minute)
@@ -591,14 +591,16 @@ class HookCall:
                     self.notes.append(started)
         return self._index or None
 
-    def request_build(self, after_damage: bool = False) -> str:
-        """Start the detached build that mends an index no hook can read (``build_request``), and say what was done;
-        none where no build can record a root whose path is not UTF-8 (it would fail where nobody reads why)."""
+    def request_build(self, why: str = "", after_damage: bool = False) -> str:
+        """Start the detached build that mends an index no hook can read (``build_request``), and say ``why`` and
+        what was done; only the root's problem where a root's path is not UTF-8: no build can record it, and one
+        would fail where nobody reads why. Every hook that wants a build asks here, so the guard is in one place."""
         if problem := folders.not_utf8_root_problem():
             return problem
         from .build_request import request_build  # (no index to read: rare, so not loaded by every hook)
 
-        return request_build(self.home, after_damage)
+        done = request_build(self.home, after_damage)
+        return f"{why}; {done}" if why else done
 
     def project_folders(self, index: Index) -> list[str]:
         """The folders whose past sessions are this workspace's: each of ``project_dirs``, or for one that no

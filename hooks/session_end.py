@@ -75,9 +75,7 @@ def _ingest(call: HookCall) -> str:
     except IndexForbidden as exc:  # a build could not write it either
         return call.silent(str(exc))
     if not (index_dir(home) / MANIFEST).exists():
-        from .build_request import request_build
-
-        return call.silent(f"no index yet; {request_build(call.home)}")
+        return call.silent(call.request_build("no index yet"))
     waited = _wait_for_the_index(index_dir(home))
     if waited:
         return call.silent(f"not ingested {', '.join(sorted(ids))} here: {waited}")

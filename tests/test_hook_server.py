@@ -122,12 +122,14 @@ def stop_servers(home: Path) -> None:
 
 
 class Served:
-    """A server started as the launcher starts one, for the environment ``env``."""
+    """A server started as the launcher starts one, for the environment ``env`` (``utf8``: in Python's UTF-8 mode
+    or not, whatever the locale says: as a Cursor started with another locale than a shell's starts it)."""
 
-    def __init__(self, site: Path, env: dict[str, str]) -> None:
+    def __init__(self, site: Path, env: dict[str, str], utf8: bool | None = None) -> None:
         self.env = env
+        mode = [] if utf8 is None else ["-X", f"utf8={int(utf8)}"]
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-S", str(launcher(site)), hook_server.COMMAND],
+            [sys.executable, "-I", "-S", *mode, str(launcher(site)), hook_server.COMMAND],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -603,23 +605,14 @@ def test_hooks_log_says_why_the_server_did_not_answer(site_packages: Path, tmp_p
     home = tmp_path / "deja"
     home.mkdir(mode=0o700)
     env = _without_locale({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEJA_HOME": str(home), **SWITCH})
-    server = subprocess.Popen(  # (a server of another locale: it declines the call)
-        [sys.executable, "-I", "-S", "-X", "utf8=0", str(launcher(site_packages)), hook_server.COMMAND],
-        env={**env, "LC_CTYPE": "C.UTF-8"},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    server = Served(site_packages, {**env, "LC_CTYPE": "C.UTF-8"}, utf8=False)  # (another locale's: it declines)
     try:
-        wait_for("its socket", lambda: (home / hook_client.SOCKET_NAME).exists(), 20)
         done = started_hook(site_packages, "hook-prompt", env)
         done.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "c-why"}).encode(), timeout=60)
         (line,) = [line for line in (home / "hooks.log").read_text().splitlines() if " c-why: " in line]
         assert "| not served: the hook server declined |" in line, line
     finally:
-        server.kill()
-        server.wait()
+        server.stop()
 
 
 # --- deja search --------------------------------------------------------------------------------------------------
@@ -962,25 +955,15 @@ def test_doctor_says_a_server_of_another_locale_leaves_this_shells_searches_unse
     shell with a UTF-8 locale: doctor said "runs" alone (trial57 F4)."""
     env = {**_without_locale({**indexed_sample.env, **SWITCH}), "LC_ALL": "C.UTF-8"}
     Path(env["DEJA_HOME"]).mkdir(parents=True, exist_ok=True)
-    server = subprocess.Popen(
-        [sys.executable, "-I", "-S", "-X", "utf8=1", str(launcher(site_packages)), hook_server.COMMAND],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    server = Served(site_packages, env, utf8=True)
     try:
-        wait_for("its socket", lambda: socket_of(env).exists(), 20)
         said = run_deja("doctor", env=env).stdout
         assert (
-            f"hook server: runs (pid {server.pid}): its children answer the hooks; this shell's searches run in their "
-            "own process (the server runs in Python's UTF-8 mode, this shell does not: a Cursor started without a "
-            "locale starts it in that mode)"
+            f"hook server: runs (pid {server.process.pid}): its children answer the hooks; this shell's searches run "
+            "in their own process (the server runs in Python's UTF-8 mode, this shell does not: a Cursor started "
+            "without a locale starts it in that mode)"
         ) in said.replace("\n    ", " "), said
         alike = run_deja("doctor", env={**env, "PYTHONUTF8": "1"}).stdout  # (a shell in UTF-8 mode is served)
-        assert f"hook server: runs (pid {server.pid}): its children answer the hooks\n" in alike, alike
+        assert f"hook server: runs (pid {server.process.pid}): its children answer the hooks\n" in alike, alike
     finally:
-        server.kill()
-        server.wait()
-        stop_servers(Path(env["DEJA_HOME"]))
+        server.stop()

@@ -113,14 +113,19 @@ def test_hooks_in_a_home_not_in_utf8_exit_0_silent_and_log_why(tmp_path: Path, m
     """HOME alone set so (deja's home, Cursor's roots below it): each hook wrote the path into hooks.log, which raised
     out of the hook, so it printed a traceback, exited 1 and left the log empty; and each started a build that
     failed where nobody read why (review49c H1). Now: nothing on stdout or stderr, exit 0, the one line in the log,
-    no build."""
+    no build; the session-end hook too, which asked for its build around the guard until stop 58."""
     home = _bytes_named(tmp_path, b"jos\xe9")
     write_transcript(transcript_path(home / ".cursor", str(home / "code"), "c-one"), CHAT)
     monkeypatch.setenv("HOME", str(home))
     (tmp_path / "app").mkdir()
     payload = {"prompt": "narwhal", "conversation_id": "c1", "workspace_roots": [str(tmp_path / "app")]}
-    for command, event in [("hook-prompt", "beforeSubmitPrompt"), ("hook-context", "sessionStart")]:
-        ran = run_deja(command, input=json.dumps(payload | {"hook_event_name": event}).encode())
+    ingesting = {**os.environ, "DEJA_INGEST_WAIT": "1"}  # (the session end's detached ingest, run here)
+    for command, event, env in [
+        ("hook-prompt", "beforeSubmitPrompt", None),
+        ("hook-context", "sessionStart", None),
+        ("hook-session-end", "sessionEnd", ingesting),
+    ]:
+        ran = run_deja(command, env=env, input=json.dumps(payload | {"hook_event_name": event}).encode())
         assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b""), ran.stderr.decode("utf-8", "replace")
     deja_home = home / ".cache" / "deja"
     logged = (deja_home / "hooks.log").read_text(encoding="utf-8").splitlines()
@@ -132,6 +137,7 @@ def test_hooks_in_a_home_not_in_utf8_exit_0_silent_and_log_why(tmp_path: Path, m
     assert [line.split(" ", 2)[2] for line in logged] == [
         f"beforeSubmitPrompt c1: silent: no index to read | {problem} | no session-start block: no index to read",
         f"sessionStart c1: silent: no index to read | {problem}",
+        f"sessionEnd c1: silent: {problem}",
     ]
     assert not (deja_home / "index-build.requested").exists()
 

@@ -173,16 +173,18 @@ def test_two_folders_of_one_name_on_one_host_are_two_projects(cli_root: Path, tm
     assert sessions[one]["project"] != sessions[two]["project"]
 
 
-@pytest.mark.xfail(strict=True, reason="review57d F5: wip says none has a project when remote chats have one")
-def test_wip_does_not_say_no_session_has_a_project_when_remote_ones_do(cli_root: Path, tmp_path: Path) -> None:
-    """A person who works only over SSH: every `deja wip` says "none has a project (deja placed none in a folder)",
-    while `deja sessions` lists each under "infra (devbox)" (README: that case is a history "listed as (no project)")."""
+def test_wip_where_every_project_is_a_remote_windows_names_them(cli_root: Path, tmp_path: Path) -> None:
+    """A person who works only over SSH: every `deja wip` said "none has a project (deja placed none in a folder)",
+    while `deja sessions` listed each under "infra (devbox)" (review57d F5). Now it names the projects it has."""
     _remote_workspaces(tmp_path, {REMOTE_CHAT: "vscode-remote://ssh-remote%2Bdevbox/home/me/infra"})
     here = tmp_path / "code" / "web"
     here.mkdir(parents=True)
     wip = run_deja("wip", cwd=here)
-    assert wip.returncode == 1
-    assert "none has a project" not in wip.stderr, wip.stderr
+    assert (wip.returncode, wip.stdout) == (1, "")
+    assert wip.stderr == (
+        f"deja: no session ran in {here}, nor in any folder of this machine: their projects (infra (devbox)) have no "
+        "folder here (a remote window's, a folder gone): `deja ctx ID` digests one that `deja sessions` lists\n"
+    )
 
 
 @pytest.mark.xfail(

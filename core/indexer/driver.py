@@ -739,12 +739,14 @@ def _swap(
     written = [directory / ref.name / name for ref in live if ref.name not in before for name in ref.files]
     write_manifest(directory, manifest, sync_along=[*book.unsynced, *written])
     faults.point("after-manifest-swap")
-    # Segments written before redaction was turned on hold what it now hides: they go at once, not after a grace.
+    # Segments written before redaction was turned on hold what it now hides: they go at once, not after a grace
+    # (then no retired segment is left for a sweep to find).
     if previous is not None and previous.redaction != manifest.redaction:
         remove_stale_segments(directory, names, grace_seconds=0)
+    elif leftovers is not None:
+        leftovers += stale_segments(directory, names)
     if leftovers is not None:
         leftovers += unreferenced(directory, book.state, state_file)
-        leftovers += stale_segments(directory, names)
 
 
 def _live_docs(ref: SegmentRef) -> float:

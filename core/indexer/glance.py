@@ -210,13 +210,19 @@ def _sigs(values: Iterable[Any]) -> list[tuple[int, int] | None]:
     return [None if sig is None else (sig[0], sig[1]) for sig in values]
 
 
-def stat_sig(path: StrPath) -> tuple[int, int] | None:
-    """A file's size and modification time, or None when it is not there."""
+def stat_sig(path: StrPath, *, unreadable_as_absent: bool = False) -> tuple[int, int] | None:
+    """A file's size and modification time, or None when it is not there; with ``unreadable_as_absent``, None too
+    for a file of this user's that its owner may not read (told by the stat's mode, not ``access``)."""
     try:
         st = os.stat(path)
     except OSError:
         return None
+    if unreadable_as_absent and st.st_uid == _EUID and _EUID != 0 and not st.st_mode & 0o400:
+        return None
     return st.st_size, st.st_mtime_ns
+
+
+_EUID = os.geteuid() if hasattr(os, "geteuid") else -1
 
 
 def wal_sigs(db: StrPath) -> list[tuple[int, int] | None]:
@@ -232,23 +238,9 @@ def database_sigs(db: StrPath) -> list[tuple[int, int] | None]:
     folder = os.path.dirname(db)
     if os.path.basename(folder) == GLOBAL_STORAGE:
         return [*wal_sigs(db), None]
-    return [*wal_sigs(db), _readable_sig(os.path.join(folder, "workspace.json"))]
-
-
-def _readable_sig(path: str) -> tuple[int, int] | None:
-    """``stat_sig``, but None for a file of this user's that its owner may not read, as a refresh records one it
-    cannot read (``plan._unreadable_workspace_json``): the two agree while it stays so, and every read refreshed
-    (review57d F2), and a ``chmod u+r``, which moves no time, is seen. Told by the stat's mode, not ``access``."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if st.st_uid == _EUID and _EUID != 0 and not st.st_mode & 0o400:
-        return None
-    return st.st_size, st.st_mtime_ns
-
-
-_EUID = os.geteuid() if hasattr(os, "geteuid") else -1
+    # (an unreadable one as absent, as a refresh records it: ``plan._unreadable_workspace_json``; the two agree while
+    # it stays so, where every read refreshed (review57d F2), and a ``chmod u+r``, which moves no time, is seen)
+    return [*wal_sigs(db), stat_sig(os.path.join(folder, "workspace.json"), unreadable_as_absent=True)]
 
 
 #: A chat folder's files, as ``store_sigs`` lists them: its store, the store's WAL, and meta.json (title and times).
