@@ -130,7 +130,12 @@ def _written_since(written: Written, scored: list[tuple[float, int]], since: dat
 
 
 def _snippets(
-    written: Written, scored: list[tuple[float, int]], wanted: set[str], count: int, since: datetime | None
+    written: Written,
+    scored: list[tuple[float, int]],
+    wanted: set[str],
+    count: int,
+    since: datetime | None,
+    near: frozenset[str],
 ) -> list[Snippet]:
     """The session's first ``count`` best docs' snippets (titles left out), each text shown once (a chat may say the
     same thing twice, and a tool-only message's snippet is often its command's: the next best doc takes the place
@@ -148,7 +153,7 @@ def _snippets(
     while len(out) < count and (batch := list(islice(docs, count - len(out)))):
         for doc, message in zip(batch, segment.messages_at(batch, written.records), strict=True):
             kind = segment.kind(doc)
-            snippet = _snippet(message, kind, wanted)
+            snippet = _snippet(message, kind, wanted, near)
             position, said = segment.position(doc), set(snippet.text.split())
             if not any(_repeats(position, snippet.role, said, *before) for before in shown):
                 shown.append((position, snippet.role, said))
@@ -169,13 +174,14 @@ def shown(
     count: int,
     since: datetime | None,
     first: bool,
+    near: frozenset[str] = frozenset(),
 ) -> list[Snippet]:
     """A hit's ``count`` snippets (:func:`_snippets`); of the first hit of a query that asks how something was fixed
     (``FIX_TERMS``), the last of them is the answer that closed its best passage's turn (``closing_answer``) unless
     one shown is from it: the best passages were the question and the diagnosis ("`COPY . /app` before the pip
     install busts the cache"), not "Fixed: requirements.txt is copied first…" (trial48b F6). ``count`` is 1 or more:
     ``search._collect`` loads this module only for a search that shows passages."""
-    shown = _snippets(Written(segment, ordinal, meta), scored, wanted, count, since)
+    shown = _snippets(Written(segment, ordinal, meta), scored, wanted, count, since, near)
     if not first or not wanted & FIX_TERMS or not shown:
         return shown
     doc = next(passage_docs(segment, scored), -1)
@@ -190,7 +196,7 @@ def shown(
     flat = " ".join(answer.text.split())
     if any(snippet.text.strip("…").strip() in flat for snippet in shown):  # (one shown is of it already)
         return shown
-    text = densest_window(flat, wanted)
+    text = densest_window(flat, wanted, near=near)
     return [*shown[: count - 1], Snippet(role=answer.role, text=text, timestamp=answer.timestamp)]
 
 
@@ -203,17 +209,19 @@ def _repeats(position: int, role: str, said: set[str], shown_at: int, shown_role
     return alike and (said <= shown_said or shown_said <= said)
 
 
-def _snippet(message: Message, kind: int, wanted: set[str]) -> Snippet:
+def _snippet(message: Message, kind: int, wanted: set[str], near: frozenset[str]) -> Snippet:
+    """The passage of ``message`` a hit shows: where the query's words are (``near``: the terms they also look for,
+    where it holds none of them)."""
     if kind not in MESSAGE_KINDS:  # what a command printed, an error line, an edit: the part that matched
         text = kind_text(message, kind)
-        text = densest_window(_one_a_line(text) if kind == KIND_COMMAND else text, wanted)
+        text = densest_window(_one_a_line(text) if kind == KIND_COMMAND else text, wanted, near=near)
         return Snippet(role=FIELD_ROLE[kind], text=text, timestamp=message.timestamp)
     # The message's own words, unless the match is only in its tool calls' commands and paths; its terms are
     # found once, for both. A message of tool calls alone says nothing itself: its snippet is the tool's.
     flat = " ".join(message.text.split())
-    hits = term_hits(flat, wanted)
+    hits = term_hits(flat, wanted) or term_hits(flat, near)
     if not hits:  # (its words as its other snippets give them, then what its calls acted on: trial43 F11)
-        text = densest_window(" · ".join(part for part in (flat, *acted_on(message)) if part), wanted)
+        text = densest_window(" · ".join(part for part in (flat, *acted_on(message)) if part), wanted, near=near)
     else:
         text = flat if len(flat) <= SNIPPET_CHARS else stretch(flat, hits, SNIPPET_CHARS)
     role = message.role if flat or not message.tool_calls else "tool"

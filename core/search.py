@@ -608,15 +608,16 @@ def _within(segment: Segment, doc: int, ordinal: int, first: float, start: float
     return first < end and (first >= start or segment.session_keys(ordinal).updated >= start)
 
 
-def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> str:
-    """The stretch of ``text`` about ``width`` long holding the most query terms."""
+def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS, near: frozenset[str] = frozenset()) -> str:
+    """The stretch of ``text`` about ``width`` long holding the most query terms; where it holds none, the most of
+    ``near``, the terms the query also looks for (``_Query.near``)."""
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
-    return stretch(flat, term_hits(flat, wanted), width)
+    return stretch(flat, term_hits(flat, wanted) or term_hits(flat, near), width)
 
 
-def term_hits(flat: str, wanted: set[str]) -> list[int]:
+def term_hits(flat: str, wanted: set[str] | frozenset[str]) -> list[int]:
     """Where the tokens of ``flat`` holding a ``wanted`` term start (folding whitespace changes no token)."""
     return [start for start, found in term_positions(flat) if not wanted.isdisjoint(found)]
 
@@ -900,6 +901,10 @@ class _Query(Record):
     pattern: re.Pattern | None = None
     #: Each term's idf, in ``words``' order (0 for one no doc holds): which passages ``_covering`` puts forward.
     idfs: list[float] = []
+    #: The other terms the words also look for (related words, other spellings: ``thesaurus.related``), where a
+    #: passage's window goes when it holds none of the words as written: a chat found by "safari" through "browser"
+    #: showed its answer's first lines, which held neither (trial57b G5).
+    near: frozenset[str] = frozenset()
 
 
 def _wanted(
@@ -993,7 +998,10 @@ def search(
     size = max(RERANK, 4 * limit, PHRASE_COUNT_LIMIT if narrowing else 0)
     ranked = _Ranking(index, grouped, doc_scores, words, dated, size, now, dense=budget is None)
     rarity = [idfs.get(word, 0.0) for word in words]
-    wanted = _Query(words, wanted_phrases, _phrase_mask(words, wanted_phrases), _compiled(filters.pattern), rarity)
+    near = frozenset(term for alternatives in others.values() for term, _ in alternatives)
+    wanted = _Query(
+        words, wanted_phrases, _phrase_mask(words, wanted_phrases), _compiled(filters.pattern), rarity, near
+    )
     result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=True)
     if wanted_phrases and not result.hits:
         # A phrase no session holds, nor all its words, stops being required: the rest of the query still finds
@@ -1006,7 +1014,7 @@ def search(
                 f'no session holds "{" / ".join(dropped)}" or all {"its" if them == "it" else "their"} words; '
                 f"showing the best matches without requiring {them}"
             )
-            wanted = _Query(words, held, _phrase_mask(words, held), wanted.pattern, rarity)
+            wanted = _Query(words, held, _phrase_mask(words, held), wanted.pattern, rarity, near)
             narrowing = bool(held or filters.pattern)
             result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=True)
         if held and not result.hits:
@@ -1131,6 +1139,7 @@ def _collect(
                         snippets,
                         filters.since,
                         not hits,
+                        query.near,
                     )
                     if snippets
                     else [],

@@ -109,3 +109,21 @@ def test_a_word_no_chat_says_finds_its_common_related_word_first(
     hits = search(_forty_and_one(tmp_path, monkeypatch, word, related_only), asked, limit=50, snippets=0).hits
     assert len(hits) == 41
     assert hits[-1].session_id == ODD
+
+
+def test_a_hit_found_through_a_related_word_shows_the_passage_that_says_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chat that says "browser" far into a long answer, found by "safari": its snippet was the answer's first 240
+    characters, which hold neither word, so nothing said why it was a hit (trial57b G5). Now the window holds the
+    related word, as it holds a word of the query as written; a message that holds the word as written still shows
+    that word's passage."""
+    opening = "I'll show you two common ways to run a local server for this project from the command line. " * 4
+    chats = {
+        RESTARTED: ["how do I serve the site locally", f"{opening}Then open your browser and go to localhost:8000."],
+        LOGGED_OUT: ["the page is blank in safari", f"{opening}Safari blocks the mixed content; serve it over https."],
+    }
+    index = index_chats(tmp_path, monkeypatch, chats)
+    by_id = {hit.session_id: hit for hit in search(index, "safari", snippets=1).hits}
+    assert "open your browser" in by_id[RESTARTED].snippets[0].text, by_id[RESTARTED].snippets
+    assert by_id[LOGGED_OUT].snippets[0].text.startswith("the page is blank in safari"), by_id[LOGGED_OUT].snippets
