@@ -287,8 +287,8 @@ def unreferenced(directory: Path, state: State, state_file: str) -> list[str]:
 
 
 def _names(folder: Path) -> list[str]:
-    """The names in ``folder`` (none when it is not there): listed without ``glob``, whose patterns a refresh after
-    a turn would compile (``fnmatch``, ``re``) for two sweeps."""
+    """The names in ``folder`` (none when it is not there): listed without ``glob``, whose patterns (``fnmatch``,
+    ``re``) a refresh after a turn would compile for this listing alone."""
     try:
         return os.listdir(folder)
     except OSError:

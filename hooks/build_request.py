@@ -1,29 +1,36 @@
-"""The detached ``deja index`` a hook starts when there is no index it can read (none, or a damaged file met while
-reading it): its own module, as most hooks find one and every hook loads ``hooks/call.py``."""
+"""The detached ``deja index`` a hook starts when there is no index it can read (none, a damaged one, or a damaged
+file met while reading it): its own module, as most hooks find one and every hook loads ``hooks/call.py``.
+
+Run as ``python -m deja.hooks.build_request``, it is that build's keeper: it runs ``deja index`` and records how the
+build ended in the sentinel, so the next hook that finds no index it can read knows whether to start another.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from ..core.private import private_dir
 from ..core.regular_files import read_regular
 
-#: The file saying a hook started a build, holding the builder's pid.
+#: The file saying a hook started a build: its keeper's pid, then how the build ended (``PID EXIT-STATUS``).
 BUILD_SENTINEL = "index-build.requested"
-#: A build a hook started is not started again for this long while its builder runs.
+#: A build a hook started that failed is not started again for this long (nor while it runs).
 BUILD_RETRY_SECONDS = 600
 
 
-def request_build(home: str, after_damage: bool = False) -> str:
-    """Start one detached ``deja index`` unless the one a hook started is still running; what it did, for the log.
+def request_build(home: str) -> str:
+    """Start one detached ``deja index`` unless the one a hook started still runs or failed in the last
+    ``BUILD_RETRY_SECONDS``; what it did, for the log.
 
-    The sentinel holds the builder's pid, so a build that died (killed, an OOM, a laptop shut mid-build) is noticed
-    by the next hook, which starts another, instead of recall staying off for ``BUILD_RETRY_SECONDS``. A sentinel
-    without a pid (an older deja's, or one being written) and Windows (where no signal probes a process) go by
-    its age alone. ``after_damage`` (a damaged file met while reading): a build started in the last
-    ``BUILD_RETRY_SECONDS`` that ended and left the damage is not started again, where every hook would start one
-    (review57c F2: a build that cannot mend it, a full disk, a decoding deja cannot do).
+    The sentinel holds the keeper's pid, and how the build ended once it has. A build that died (killed, an OOM, a
+    laptop shut mid-build: no exit status, or a signal's) is started again by the next hook, where recall stayed
+    off for ``BUILD_RETRY_SECONDS`` (trialJ F4); so is one that ended well, as what a hook meets now is new damage
+    (review58a F3: it was taken for damage that build left). One that failed (a full disk, a quota, a row deja
+    cannot decode) is not, where every hook started a full rebuild that failed again (review57c F2, review58a F2).
+    A sentinel without a pid (an older deja's, or one being written) and Windows (where no signal probes a
+    process) go by its age alone.
     """
     from ..core import detached
 
@@ -32,10 +39,12 @@ def request_build(home: str, after_damage: bool = False) -> str:
         private_dir(home)
         try:
             age = time.time() - os.stat(sentinel).st_mtime
-            if age < BUILD_RETRY_SECONDS and _builder_alive(sentinel):
-                return f"a build started {age:.0f} s ago is still running; not starting another"
-            if age < BUILD_RETRY_SECONDS and after_damage:
-                return f"a build started {age:.0f} s ago did not mend it; `deja index` says why"
+            if age < BUILD_RETRY_SECONDS:
+                pid, status = _recorded(sentinel)
+                if status is None and _alive(pid):
+                    return f"a build started {age:.0f} s ago is still running; not starting another"
+                if status is not None and status > 0:
+                    return f"the build a hook started failed {age:.0f} s ago; `deja index` says why"
             os.unlink(sentinel)
         except FileNotFoundError:
             pass
@@ -44,7 +53,7 @@ def request_build(home: str, after_damage: bool = False) -> str:
         except FileExistsError:
             return "another hook is starting a build"
         try:
-            os.write(fd, b"%d" % detached.start_index())
+            os.write(fd, b"%d" % detached.start(detached.python_module(__name__, home)))
         finally:
             os.close(fd)
         return "started a build"
@@ -52,12 +61,18 @@ def request_build(home: str, after_damage: bool = False) -> str:
         return f"cannot start a background index build: {exc}"
 
 
-def _builder_alive(sentinel: str) -> bool:
-    """Whether the build the sentinel names may still run: False only when its pid is known and gone."""
+def _recorded(sentinel: str) -> tuple[int, int | None]:
+    """The keeper's pid (0 where none is read) and the build's exit status, None while it runs (negative: the signal
+    that ended it)."""
     try:
-        pid = int(read_regular(sentinel, 32) or b"0")
+        fields = (read_regular(sentinel, 64) or b"").split()
+        return int(fields[0]) if fields else 0, int(fields[1]) if len(fields) > 1 else None
     except (OSError, ValueError):
-        return True
+        return 0, None
+
+
+def _alive(pid: int) -> bool:
+    """Whether the keeper ``pid`` may still run: False only when its pid is known and gone."""
     if pid <= 0 or os.name == "nt":  # (Windows: signal 0 there would be CTRL_C_EVENT)
         return True
     try:
@@ -67,3 +82,31 @@ def _builder_alive(sentinel: str) -> bool:
     except OSError:  # another user's process now holds that pid, or no permission to ask: it runs
         return True
     return True
+
+
+def keep(home: str) -> int:
+    """The keeper: run ``deja index`` (its output to nowhere: nobody reads it; ``deja index`` run by a person says
+    why it failed) and record its exit status beside this process's pid, unless another hook has replaced the
+    sentinel since (it had aged past ``BUILD_RETRY_SECONDS``)."""
+    import subprocess
+
+    from ..core import detached
+
+    sentinel = os.path.join(home, BUILD_SENTINEL)
+    status = subprocess.call(
+        detached.python_module("deja.interfaces.entry", "index"),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    if _recorded(sentinel)[0] == os.getpid():  # (written in place: a hook reading it meanwhile finds no pid: running)
+        fd = os.open(sentinel, os.O_WRONLY | os.O_TRUNC)
+        try:
+            os.write(fd, b"%d %d" % (os.getpid(), status))
+        finally:
+            os.close(fd)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(keep(sys.argv[1]))

@@ -591,7 +591,7 @@ class HookCall:
                     self.notes.append(started)
         return self._index or None
 
-    def request_build(self, why: str = "", after_damage: bool = False) -> str:
+    def request_build(self, why: str = "") -> str:
         """Start the detached build that mends an index no hook can read (``build_request``), and say ``why`` and
         what was done; only the root's problem where a root's path is not UTF-8: no build can record it, and one
         would fail where nobody reads why. Every hook that wants a build asks here, so the guard is in one place."""
@@ -599,7 +599,7 @@ class HookCall:
             return problem
         from .build_request import request_build  # (no index to read: rare, so not loaded by every hook)
 
-        done = request_build(self.home, after_damage)
+        done = request_build(self.home)
         return f"{why}; {done}" if why else done
 
     def project_folders(self, index: Index) -> list[str]:

@@ -102,7 +102,7 @@ def main(command: str, argv: list[str], preloader: Callable[[str], None] | None 
         else:
             call.why = failed
             if _damaged_index(exc):
-                call.notes.append(call.request_build(after_damage=True))
+                call.notes.append(call.request_build())
             log(decision(command, call, "", time.perf_counter() - started))
     return 0
 

@@ -1337,7 +1337,7 @@ def _dropped_note(dropped: int) -> str:
     segments, whose grace is a minute, and bookkeeping no manifest names), else ""."""
     if not dropped:
         return ""
-    return f" ({_size(dropped)} more in what a refresh replaced, removed by the next background refresh or deja index once a minute old)"
+    return f" ({_size(dropped)} more in what a refresh replaced, removed by the next background refresh or deja index, a segment once a minute old)"
 
 
 def _size(n: float) -> str:

@@ -296,6 +296,6 @@ def test_the_index_size_leaves_out_the_segments_a_refresh_replaced(sample: Sampl
         line for line in run_deja("doctor").stdout.splitlines() if "sessions, 7" in line or "7 sessions" in line
     )
     assert (
-        "more in what a refresh replaced, removed by the next background refresh or deja index once a minute old)"
+        "more in what a refresh replaced, removed by the next background refresh or deja index, a segment once a minute old)"
         in said
     ), said

@@ -1,6 +1,7 @@
 """A hook that finds no index it can read starts one detached build and logs what it did; a build that died is
 noticed by the next hook, which starts another (trialJ F4: recall stayed off for ten minutes after a killed build,
-while the log said "requested a build" each time and none was started)."""
+while the log said "requested a build" each time and none was started); one that failed is not started again by
+every hook for 10 minutes, and one that ended well leaves nothing that stops the next (review57c F2, review58a)."""
 
 from __future__ import annotations
 
@@ -114,23 +115,50 @@ def test_an_index_file_that_rotted_under_its_recorded_stamps_is_mended_by_one_bu
     builder, deadline = int((machine.deja_home / BUILD_SENTINEL).read_bytes()), time.monotonic() + 60
     while _alive(builder) and time.monotonic() < deadline:
         time.sleep(0.1)
+    assert (machine.deja_home / BUILD_SENTINEL).read_bytes() == b"%d 0" % builder  # (its keeper's record: ended well)
     payload = cursor("beforeSubmitPrompt", "c-mended", machine.api, prompt=f"tests fail: {MODULE_ERROR}")
     assert "Past turns" in machine.run("hook-prompt", payload).stdout, machine.log().splitlines()[-1]
 
 
-def test_a_build_that_ended_and_left_the_damage_is_not_started_again(
+def test_a_build_that_failed_is_not_started_again_by_every_hook(
     tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every hook started another build where one could not mend the damage (a full disk, a row deja cannot decode:
-    review57c F2); one started within ``BUILD_RETRY_SECONDS`` that ended is enough."""
+    review57c F2), and where it met the damage did not matter (review58a F2): a file cut short, met as the index
+    opens, started a full rebuild with each hook. The build's keeper records how it ended; one that failed within
+    ``BUILD_RETRY_SECONDS`` is enough, whoever asks. Here every build fails (a root override names no folder)."""
     machine = Machine(tmp_path, fake_home)
     for name, value in machine.history.environment(machine.deja_home).items():
         monkeypatch.setenv(name, value)
     machine.index()
-    _rotted(machine)
-    (machine.deja_home / BUILD_SENTINEL).write_bytes(b"%d" % _dead_pid())  # a build a moment ago, ended
+    for idx in index_dir(machine.deja_home).glob("seg-*/sessions.idx"):
+        idx.write_bytes(idx.read_bytes()[:-7])  # cut short: met when the index opens, not while reading it
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "gone"))
+    machine.env["DEJA_CURSOR_ROOT"] = str(tmp_path / "gone")
+    assert "written; started a build" in _prompt(machine, "c-first")
+    sentinel, deadline = machine.deja_home / BUILD_SENTINEL, time.monotonic() + 60
+    while len(sentinel.read_bytes().split()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    keeper, status = sentinel.read_bytes().split()
+    assert status == b"1"
     line = _prompt(machine, "c-again")
-    assert "did not mend it; `deja index` says why" in line and "started a build" not in line, line
+    assert "the build a hook started failed 0 s ago; `deja index` says why" in line and "started a" not in line, line
+    assert sentinel.read_bytes() == keeper + b" 1", "no other build was started"
+
+
+def test_damage_after_a_build_that_ended_well_starts_a_build(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sentinel outlived a build that ended well, so damage a hook met in the next 10 minutes was taken for
+    damage that build left: no build, and the log said the build "did not mend it" (review58a F3)."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    machine.deja_home.mkdir(parents=True)
+    (machine.deja_home / BUILD_SENTINEL).write_bytes(b"%d 0" % _dead_pid())  # a build a hook started, ended well
+    machine.index()
+    _rotted(machine)
+    assert "| started a build" in _prompt(machine, "c-new-damage")
 
 
 def _alive(pid: int) -> bool:

@@ -3,6 +3,7 @@ workspace.json costs no refresh on every read (review57d); what is still not don
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -123,24 +124,37 @@ def test_a_remote_chat_keeps_its_project_while_its_workspace_json_cannot_be_read
         workspace_json.chmod(0o644)
 
 
-def test_reads_do_not_refresh_every_time_while_a_workspace_json_cannot_be_read(cli_root: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("owner", ["this user's, mode 000", "another user's, mode 0600"])
+def test_reads_do_not_refresh_every_time_while_a_workspace_json_cannot_be_read(
+    cli_root: Path, tmp_path: Path, owner: str
+) -> None:
     """The F3 change records an unreadable workspace.json's signature as absent; the cheap check (``glance``) stats it
     as present, so every read and every hook's catch-up plans and writes a refresh (freshness.json rewritten; a
-    `deja search` took ~0.45 s against ~0.12 s). On main the recorded stat matched: no refresh."""
+    `deja search` took ~0.45 s against ~0.12 s). On main the recorded stat matched: no refresh. Another user's file
+    (one ``sudo cursor`` left, the case deja's own line names with ``sudo chown``) was judged readable by the check
+    and not by the refresh, and every read refreshed still (review58a F1)."""
     user_root, folder = tmp_path / "no-ide", tmp_path / "code" / "web"
     folder.mkdir(parents=True)
     write_workspace(user_root, WS, folder=str(folder), all_composers=[CHAT])
     _global(user_root, {CHAT: ("Footer", WS, T0)})
     workspace_json = user_root / "workspaceStorage" / WS / "workspace.json"
     assert user("index").returncode == 0
-    workspace_json.chmod(0)
+    if owner.startswith("another"):
+        if os.geteuid() != 0:
+            pytest.skip("needs root to give the file to another user")
+        os.chown(workspace_json, 12345, 12345)  # (an owner the user namespace does not map: another user)
+        workspace_json.chmod(0o600)
+    else:
+        workspace_json.chmod(0)
     try:
-        assert user("index").returncode == 0
+        ran = user("index")
+        assert ran.returncode == 0 and "workspace.json" in ran.stderr, ran.stderr
         record = tmp_path / "deja" / "index" / "freshness.json"
         before = record.stat().st_mtime_ns
         assert user("search", "wombat").returncode == 0
-        assert record.stat().st_mtime_ns == before
+        assert record.stat().st_mtime_ns == before, "a read refreshed for a file it cannot read"
     finally:
+        os.chown(workspace_json, os.geteuid(), os.getegid())
         workspace_json.chmod(0o644)
 
 
@@ -198,3 +212,13 @@ def test_a_token_in_a_remote_host_is_not_shown_as_the_project(cli_root: Path, tm
     shown = run_deja("show", REMOTE_CHAT)
     assert shown.returncode == 0, shown.stderr
     assert token not in shown.stdout
+
+
+def test_a_remote_window_opened_at_its_root_can_be_listed_by_its_project(cli_root: Path, tmp_path: Path) -> None:
+    """A window opened at a dev box's root folder was filed as ``/ (devbox)``, which ``--project`` reads as a local
+    path: "no session of project '/ (devbox)' is indexed" for the name `deja sessions` lists (review58a F5)."""
+    _remote_workspaces(tmp_path, {REMOTE_CHAT: "vscode-remote://ssh-remote%2Bdevbox/"})
+    assert _sessions()[REMOTE_CHAT]["project"] == "root folder (devbox)"
+    ran = run_deja("sessions", "--json", "--project", "root folder (devbox)")
+    assert ran.returncode == 0, ran.stderr
+    assert [s["id"] for s in orjson.loads(ran.stdout)["sessions"]] == [REMOTE_CHAT]

@@ -212,17 +212,33 @@ def _sigs(values: Iterable[Any]) -> list[tuple[int, int] | None]:
 
 def stat_sig(path: StrPath, *, unreadable_as_absent: bool = False) -> tuple[int, int] | None:
     """A file's size and modification time, or None when it is not there; with ``unreadable_as_absent``, None too
-    for a file of this user's that its owner may not read (told by the stat's mode, not ``access``)."""
+    for a file this user may not read (``unreadable``)."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    if unreadable_as_absent and st.st_uid == _EUID and _EUID != 0 and not st.st_mode & 0o400:
+    if unreadable_as_absent and unreadable(st):
         return None
     return st.st_size, st.st_mtime_ns
 
 
+def unreadable(st: os.stat_result) -> bool:
+    """Whether this user may not read a file of ``st``, told by its mode as ``access`` tells it (the owner's bits
+    for this user's, the group's for a group of this user's, else the others'), with no call: a check judged by the
+    owner's bits alone took another user's 0600 file (one ``sudo cursor`` left) for readable, disagreed with the
+    refresh's record, and every read refreshed (review58a F1). Access lists are not read: where one alone refuses,
+    the reader names the file."""
+    if _EUID <= 0:  # (root reads anything; no user ids on Windows)
+        return False
+    if st.st_uid == _EUID:
+        return not st.st_mode & 0o400
+    if st.st_gid == _EGID or st.st_gid in os.getgroups():  # (asked only of another user's file: rare)
+        return not st.st_mode & 0o040
+    return not st.st_mode & 0o004
+
+
 _EUID = os.geteuid() if hasattr(os, "geteuid") else -1
+_EGID = os.getegid() if hasattr(os, "getegid") else -1
 
 
 def wal_sigs(db: StrPath) -> list[tuple[int, int] | None]:

@@ -199,19 +199,17 @@ def database_sigs(db: str | Path) -> list[Sig | None]:
 
 
 def _unreadable_workspace_json(plan: _IdePlan, db: str, sigs: list[Sig | None], new: bool) -> bool:
-    """Whether the ``workspace.json`` beside a workspace database (``sigs``: the database's, ``database_sigs``) is
-    there and this user may not read it; if so it is counted into ``plan`` as an unreadable database is (``new``:
-    nothing was placed by it before), and its signature recorded as absent: once it reads, its chats are placed
-    again (``_renamed_folder``). It was counted as malformed, with no word from `deja index` and no fix (trial57 F3).
-    One ``access`` per workspace (``glance.database_sigs`` gives None for one of this user's that its owner may not
-    read, so the cheap check agrees with this record while it stays so)."""
+    """Whether the ``workspace.json`` beside a workspace database is there and this user may not read it (``sigs``:
+    the database's, ``database_sigs``, which gives it as absent then: ``glance.unreadable``, the one judgement the
+    cheap check makes too, so the two agree while it stays so); if so it is counted into ``plan`` as an unreadable
+    database is (``new``: nothing was placed by it before): once it reads, its chats are placed again
+    (``_renamed_folder``). It was counted as malformed, with no word from `deja index` and no fix (trial57 F3)."""
     folder = os.path.dirname(db)
-    if os.path.basename(folder) == GLOBAL_STORAGE:  # (none is looked for there)
+    if sigs[-1] is not None or os.path.basename(folder) == GLOBAL_STORAGE:  # (none is looked for there)
         return False
     workspace_json = os.path.join(folder, "workspace.json")
-    if os.access(workspace_json, os.R_OK) or not os.path.lexists(workspace_json):
+    if not os.path.lexists(workspace_json):
         return False
-    sigs[-1] = None
     plan.unreadable += 1
     plan.unreadable_files.append(workspace_json)
     plan.unreadable_new += new

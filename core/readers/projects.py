@@ -97,11 +97,13 @@ class Found(Record, frozen=True):
 
     def apply(self, session: Session) -> Session:
         """Give ``session`` the folder, spelt as every store's spelling of it is (``keys.disk_spelling``); a remote
-        window's folder (``remote``) gives it a project named after the folder and where it is, and no folder here."""
+        window's folder (``remote``) gives it a project named after the folder and where it is, and no folder here
+        (a window opened at the root folder: ``root folder (devbox)``, where ``/ (devbox)`` read as a path to
+        ``--project``, review58a F5)."""
         if place := remote_place(self.folder):
             where, path = place
             session.project_dir, session.project_from = "", self.signal
-            session.project = f"{basename(path) or path} ({where})"
+            session.project = f"{basename(path.rstrip('/')) or 'root folder'} ({where})"
             return session
         folder = disk_spelling(self.folder) if self.folder else ""
         session.project_dir, session.project_from = folder, self.signal
