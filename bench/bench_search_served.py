@@ -67,14 +67,25 @@ def children_cpu_of(pid: int) -> float:
     return (int(fields[13]) + int(fields[14])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
+def transcript_records(transcript: Path) -> int:
+    """How many records (lines) a transcript holds: about its chat's messages."""
+    with transcript.open("rb") as lines:
+        return sum(1 for _ in lines)
+
+
 def measure(bin_dir: Path, home: Path, runs: int) -> dict[str, dict[str, list[tuple[float, float]]]]:
-    """(wall ms, CPU ms) of each run by case (nothing changed, after a turn) and kind, interleaved."""
+    """(wall ms, CPU ms) of each run by case (nothing changed, after a turn) and kind, interleaved.
+
+    The chat grown is printed before and after, in records: each turn adds two for good to the history the bench
+    reads (``bench_index._append_turn``), and a search after a turn refreshes that chat whole, so the figures after
+    a turn grow with it from run to run (about 10 µs a message of the refresh at 1k, stop 58)."""
     env = {**os.environ, "DEJA_HOME": str(home)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user runs it: the installed bytecode is used
     stop_hook_server(home)
     time.sleep(1.5)
     server = start_server(bin_dir, {**env, "DEJA_HOOK_SERVER": "1"}, home)
     transcript = _newest_transcript(home)
+    grown_from = transcript_records(transcript)
     runs_by: dict[str, dict[str, list[tuple[float, float]]]] = {
         case: {kind: [] for kind in KINDS} for case in ("unchanged", "after a turn")
     }
@@ -97,6 +108,7 @@ def measure(bin_dir: Path, home: Path, runs: int) -> dict[str, dict[str, list[tu
                     runs_by[case][kind].append((wall, cpu + children_cpu_of(server) - before))
     finally:
         stop_hook_server(home)
+    print(f"the chat grown: {grown_from} records before this run, {transcript_records(transcript)} after")
     return runs_by
 
 
