@@ -201,17 +201,16 @@ def test_wip_where_every_project_is_a_remote_windows_names_them(cli_root: Path, 
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="review57d F6: the remote place is shown as the authority gives it, never redacted"
-)
 def test_a_token_in_a_remote_host_is_not_shown_as_the_project(cli_root: Path, tmp_path: Path) -> None:
-    """The place is taken from the URI's authority as it is, user part too (``me@devbox:2222``), and never redacted:
-    `deja search` says the token "is a secret, which deja never keeps as written" and its hits show it."""
+    """The place was taken from the URI's authority as it is and never redacted: `deja search` said the token "is a
+    secret, which deja never keeps as written" and its hits showed it (review57d F6). A project with no folder here
+    is redacted as text is."""
     token = "ghp_aBcD1234efGH5678ijKL9012mnOP3456qrST"
     _remote_workspaces(tmp_path, {REMOTE_CHAT: f"vscode-remote://ssh-remote%2B{token}/home/me/infra"})
     shown = run_deja("show", REMOTE_CHAT)
     assert shown.returncode == 0, shown.stderr
-    assert token not in shown.stdout
+    assert token not in shown.stdout and "infra ([redacted:github-token])" in shown.stdout, shown.stdout
+    assert token not in run_deja("sessions", "--json").stdout
 
 
 def test_a_remote_window_opened_at_its_root_can_be_listed_by_its_project(cli_root: Path, tmp_path: Path) -> None:

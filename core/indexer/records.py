@@ -79,7 +79,9 @@ def indexable(session: Session, on: bool, stored: int = 0) -> tuple[SessionMeta,
     meta = SessionMeta(
         id=session.id,
         source=session.source,
-        project=session.project,
+        # (a project with no folder here is named from what a store says, a remote window's host among it: redacted
+        # as text is, review57d F6; a folder's own name stays, as its path does)
+        project=session.project if session.project_dir else redact(session.project),
         project_dir=session.project_dir,
         project_from=session.project_from,
         title=title,
