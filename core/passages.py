@@ -211,7 +211,8 @@ def _repeats(position: int, role: str, said: set[str], shown_at: int, shown_role
 
 def _snippet(message: Message, kind: int, wanted: set[str], near: frozenset[str]) -> Snippet:
     """The passage of ``message`` a hit shows: where the query's words are (``near``: the terms they also look for,
-    where it holds none of them)."""
+    where neither its words nor what its calls acted on hold one: a path a call wrote that holds the word as written,
+    ``src/safari.js``, is the passage, not a related word in its prose, review58c F1)."""
     if kind not in MESSAGE_KINDS:  # what a command printed, an error line, an edit: the part that matched
         text = kind_text(message, kind)
         text = densest_window(_one_a_line(text) if kind == KIND_COMMAND else text, wanted, near=near)
@@ -219,7 +220,7 @@ def _snippet(message: Message, kind: int, wanted: set[str], near: frozenset[str]
     # The message's own words, unless the match is only in its tool calls' commands and paths; its terms are
     # found once, for both. A message of tool calls alone says nothing itself: its snippet is the tool's.
     flat = " ".join(message.text.split())
-    hits = term_hits(flat, wanted) or term_hits(flat, near)
+    hits = term_hits(flat, wanted)
     if not hits:  # (its words as its other snippets give them, then what its calls acted on: trial43 F11)
         text = densest_window(" · ".join(part for part in (flat, *acted_on(message)) if part), wanted, near=near)
     else:

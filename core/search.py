@@ -614,10 +614,14 @@ def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS, near
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
-    return stretch(flat, term_hits(flat, wanted) or term_hits(flat, near), width)
+    if not near:
+        return stretch(flat, term_hits(flat, wanted), width)
+    positions = list(term_positions(flat))  # (read once for both sets)
+    hits = [start for start, found in positions if not wanted.isdisjoint(found)]
+    return stretch(flat, hits or [start for start, found in positions if not near.isdisjoint(found)], width)
 
 
-def term_hits(flat: str, wanted: set[str] | frozenset[str]) -> list[int]:
+def term_hits(flat: str, wanted: set[str]) -> list[int]:
     """Where the tokens of ``flat`` holding a ``wanted`` term start (folding whitespace changes no token)."""
     return [start for start, found in term_positions(flat) if not wanted.isdisjoint(found)]
 

@@ -87,25 +87,53 @@ def _alive(pid: int) -> bool:
 def keep(home: str) -> int:
     """The keeper: run ``deja index`` (its output to nowhere: nobody reads it; ``deja index`` run by a person says
     why it failed) and record its exit status beside this process's pid, unless another hook has replaced the
-    sentinel since (it had aged past ``BUILD_RETRY_SECONDS``)."""
+    sentinel since (it had aged past ``BUILD_RETRY_SECONDS``). A signal that ends the keeper (``kill`` of the pid
+    the sentinel names) is passed on to the build, which then ends by it: recorded as killed (review58c F4: the
+    build ran on, and the next hook started a second one beside it)."""
+    import signal
     import subprocess
 
     from ..core import detached
 
-    sentinel = os.path.join(home, BUILD_SENTINEL)
-    status = subprocess.call(
-        detached.python_module("deja.interfaces.entry", "index"),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    if _recorded(sentinel)[0] == os.getpid():  # (written in place: a hook reading it meanwhile finds no pid: running)
-        fd = os.open(sentinel, os.O_WRONLY | os.O_TRUNC)
-        try:
-            os.write(fd, b"%d %d" % (os.getpid(), status))
-        finally:
-            os.close(fd)
+    received: list[int] = []
+    build: subprocess.Popen[bytes] | None = None
+
+    def pass_on(number: int, _: object) -> None:
+        received.append(number)
+        if build is not None:
+            build.send_signal(number)
+
+    for number in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", signal.SIGTERM)):
+        signal.signal(number, pass_on)
+    if not received:  # (a signal before the build began: none is begun)
+        build = subprocess.Popen(
+            detached.python_module("deja.interfaces.entry", "index"),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        if received:  # (one while it began)
+            build.send_signal(received[0])
+    status = build.wait() if build is not None else -received[0]
+    _record(os.path.join(home, BUILD_SENTINEL), status)
     return 0
+
+
+def _record(sentinel: str, status: int) -> None:
+    """Write ``PID STATUS`` into the sentinel if it still names this keeper, through one descriptor: a hook that
+    replaced it meanwhile made another file, which this leaves as it is (review58c F7)."""
+    try:
+        fd = os.open(sentinel, os.O_RDWR)
+    except OSError:
+        return
+    try:
+        fields = os.read(fd, 64).split()
+        if fields[:1] == [b"%d" % os.getpid()]:
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, b"%d %d" % (os.getpid(), status))
+    finally:
+        os.close(fd)
 
 
 if __name__ == "__main__":

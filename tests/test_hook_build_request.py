@@ -6,6 +6,7 @@ every hook for 10 minutes, and one that ended well leaves nothing that stops the
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -159,6 +160,34 @@ def test_damage_after_a_build_that_ended_well_starts_a_build(
     machine.index()
     _rotted(machine)
     assert "| started a build" in _prompt(machine, "c-new-damage")
+
+
+def test_a_kill_of_the_pid_the_sentinel_names_ends_the_build_and_the_next_hook_starts_one(unreadable: Machine) -> None:
+    """``kill $(cat ~/.cache/deja/index-build.requested)`` ended the keeper and left its ``deja index`` running, and
+    the next hook, finding that pid gone with no status, started a second build beside it (review58c F4). Now the
+    keeper passes the signal on, and records the build as killed: the next hook starts it again."""
+    sentinel = unreadable.deja_home / BUILD_SENTINEL
+    assert "started a build" in _prompt(unreadable, "c-1")
+    keeper = int(sentinel.read_bytes().split()[0])
+    deadline = time.monotonic() + 20
+    while not (builds := _children(keeper)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert builds, "the keeper started no deja index"
+    os.kill(keeper, signal.SIGTERM)
+    deadline = time.monotonic() + 20
+    while len(sentinel.read_bytes().split()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert sentinel.read_bytes() == b"%d %d" % (keeper, -signal.SIGTERM)
+    assert not _alive(builds[0]) or Path(f"/proc/{builds[0]}/stat").read_text().split(") ")[1].startswith("Z")
+    assert "started a build" in _prompt(unreadable, "c-2")
+
+
+def _children(pid: int) -> list[int]:
+    """The processes ``pid`` started (Linux's record of them; none elsewhere)."""
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
 
 
 def _alive(pid: int) -> bool:

@@ -4,12 +4,14 @@ workspace.json costs no refresh on every read (review57d); what is still not don
 from __future__ import annotations
 
 import os
+import struct
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from harness import run_deja, user
+from harness import ENTRY, run_deja, user, user_prefix
 
 from deja.core.writers.ide import (
     ComposerHeader,
@@ -139,23 +141,62 @@ def test_reads_do_not_refresh_every_time_while_a_workspace_json_cannot_be_read(
     _global(user_root, {CHAT: ("Footer", WS, T0)})
     workspace_json = user_root / "workspaceStorage" / WS / "workspace.json"
     assert user("index").returncode == 0
+    deja = user
     if owner.startswith("another"):
         if os.geteuid() != 0:
             pytest.skip("needs root to give the file to another user")
-        os.chown(workspace_json, 12345, 12345)  # (an owner the user namespace does not map: another user)
+        os.chown(workspace_json, 12345, 12345)  # (an owner and group the user namespace does not map: another's)
         workspace_json.chmod(0o600)
+        deja = _in_a_group_of_its_own  # (else the file's unmapped group is the process's own: review58c F8)
     else:
         workspace_json.chmod(0)
     try:
-        ran = user("index")
+        ran = deja("index")
         assert ran.returncode == 0 and "workspace.json" in ran.stderr, ran.stderr
         record = tmp_path / "deja" / "index" / "freshness.json"
         before = record.stat().st_mtime_ns
-        assert user("search", "wombat").returncode == 0
+        assert deja("search", "wombat").returncode == 0
         assert record.stat().st_mtime_ns == before, "a read refreshed for a file it cannot read"
     finally:
         os.chown(workspace_json, os.geteuid(), os.getegid())
         workspace_json.chmod(0o644)
+
+
+def _in_a_group_of_its_own(*args: str) -> subprocess.CompletedProcess[str]:
+    """``deja ARGS`` as uid 1000 and gid 1000 in a user namespace (``harness.user`` maps no group: every unmapped
+    group, another user's file's too, reads as the process's own, 65534)."""
+    prefix = user_prefix()
+    if prefix:
+        prefix = [*prefix, "--map-group=1000"]
+    return subprocess.run([*prefix, *ENTRY, *args], capture_output=True, text=True, timeout=60, env=dict(os.environ))
+
+
+def test_a_workspace_json_readable_through_an_access_list_is_read(cli_root: Path, tmp_path: Path) -> None:
+    """Another user's file at 0600 whose access list grants this user read: the mode alone refuses it, so it was
+    named "(damaged)", with advice to move it away (its chats' folder lost), while the reader read it (review58c F3)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give the file to another user")
+    user_root, folder = tmp_path / "no-ide", tmp_path / "code" / "web"
+    folder.mkdir(parents=True)
+    write_workspace(user_root, WS, folder=str(folder), all_composers=[CHAT])
+    _global(user_root, {CHAT: ("Footer", WS, T0)})
+    workspace_json = user_root / "workspaceStorage" / WS / "workspace.json"
+    os.chown(workspace_json, 12345, 12345)
+    workspace_json.chmod(0o600)
+    # ``setfacl -m u:0:r`` (the namespace's uid 1000 is uid 0 outside it), written as the kernel's xattr
+    entries = [(0x01, 6, 0xFFFFFFFF), (0x02, 4, 0), (0x04, 0, 0xFFFFFFFF), (0x10, 4, 0xFFFFFFFF), (0x20, 0, 0xFFFFFFFF)]
+    try:
+        os.setxattr(
+            workspace_json,
+            "system.posix_acl_access",
+            struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *entry) for entry in entries),
+        )
+    except (AttributeError, OSError) as exc:
+        pytest.skip(f"no access lists here: {exc}")
+    ran = _in_a_group_of_its_own("index")
+    assert ran.returncode == 0 and "workspace.json" not in ran.stderr, ran.stderr
+    listed = orjson.loads(_in_a_group_of_its_own("sessions", "--json").stdout)["sessions"]
+    assert [s["project_dir"] for s in listed if s["id"] == CHAT] == [str(folder)], listed
 
 
 def _remote_workspaces(tmp_path: Path, folders: dict[str, str]) -> None:

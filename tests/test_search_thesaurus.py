@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from harness import index_chats
+from harness import index_chats, run_deja
 
 from deja.core.index import Index
 from deja.core.search import search
 from deja.core.thesaurus import related
+from deja.core.writers.cursor_agent import assistant_turn, tool_use, transcript_path, user_turn, write_transcript
 
 RESTARTED = "00000000-0000-4000-8000-0000000000a1"
 LOGGED_OUT = "00000000-0000-4000-8000-0000000000a2"
@@ -127,3 +129,17 @@ def test_a_hit_found_through_a_related_word_shows_the_passage_that_says_it(
     by_id = {hit.session_id: hit for hit in search(index, "safari", snippets=1).hits}
     assert "open your browser" in by_id[RESTARTED].snippets[0].text, by_id[RESTARTED].snippets
     assert by_id[LOGGED_OUT].snippets[0].text.startswith("the page is blank in safari"), by_id[LOGGED_OUT].snippets
+
+
+def test_a_message_found_by_its_path_shows_the_path_though_its_words_hold_a_related_word(cli_root: Path) -> None:
+    """The message says "browser" (a related word of "safari") and its call wrote src/safari.js: the passage is its
+    words and the path, which holds the word as written (review58c F1: near58 showed its words alone)."""
+    said = "Patched the browser check."
+    edit = tool_use("Write", {"path": "src/safari.js", "contents": "x = 1\n"})
+    chat = "0b1c2d3e-0000-4000-8000-0000000000c1"
+    write_transcript(
+        transcript_path(cli_root, "/home/dev/src/site", chat), [user_turn("fix the quirk"), assistant_turn(said, edit)]
+    )
+    assert run_deja("index").returncode == 0
+    snippets = json.loads(run_deja("search", "safari", "--json").stdout)["hits"][0]["snippets"]
+    assert [s["text"] for s in snippets if s["role"] == "assistant"] == [f"{said} · src/safari.js"], snippets

@@ -217,7 +217,7 @@ def stat_sig(path: StrPath, *, unreadable_as_absent: bool = False) -> tuple[int,
         st = os.stat(path)
     except OSError:
         return None
-    if unreadable_as_absent and unreadable(st):
+    if unreadable_as_absent and unreadable(st) and not os.access(path, os.R_OK):  # (an access list may grant it)
         return None
     return st.st_size, st.st_mtime_ns
 
@@ -226,8 +226,8 @@ def unreadable(st: os.stat_result) -> bool:
     """Whether this user may not read a file of ``st``, told by its mode as ``access`` tells it (the owner's bits
     for this user's, the group's for a group of this user's, else the others'), with no call: a check judged by the
     owner's bits alone took another user's 0600 file (one ``sudo cursor`` left) for readable, disagreed with the
-    refresh's record, and every read refreshed (review58a F1). Access lists are not read: where one alone refuses,
-    the reader names the file."""
+    refresh's record, and every read refreshed (review58a F1). Where the mode refuses, an access list may still
+    grant it (review58c F3): ``stat_sig`` asks ``access`` then, for that rare file alone."""
     if _EUID <= 0:  # (root reads anything; no user ids on Windows)
         return False
     if st.st_uid == _EUID:
