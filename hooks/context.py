@@ -102,7 +102,8 @@ def _first_block(call: HookCall, rooms: list[int], shown: str) -> tuple[list[str
     header = (
         f"Recent sessions in this project ({folders[0]}), newest first:"
         if len(folders) < 2
-        else "Recent sessions in this workspace's folders, newest first:"  # each heading names its project
+        # (each session names its project; "newest first" was not true: each folder's newest comes before the rest)
+        else "Recent sessions in this workspace's folders, the newest of each folder first:"
     )
     rooms = [room - len(header.encode()) - len(FOOTER.encode()) - 2 for room in rooms]
     wanted = [min(SESSIONS[call.mode], max(room, 0) // SESSION_BYTES) for room in rooms]  # (0: no room for one)

@@ -46,6 +46,7 @@ from ..core.indexer.plan import RETRIED, out_of_sight_sources, sessions_in_roots
 from ..core.lean_msgspec import msgspec
 from ..core.moved_away import dropped_with
 from ..core.private import (
+    cannot_write,
     file_home_fix,
     folders_written,
     home_fix,
@@ -885,11 +886,31 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
     folder, why = unwritable_home_folder(home)
     if not folder:
         return []
+    if folder == str(home) and index_dir(home).is_dir() and not cannot_write(index_dir(home)):
+        return [_hooks_stopped(home, why)]  # (the index's own folder takes files: every refresh still writes it)
     index.unwritable = f"{folder}: {why}"
     what = f"cannot write {folder} ({why}): `deja index` and every refresh write the index there"
     if not home.is_dir():  # (the folder above the home is not deja's: review42d H1)
         what = f"deja's home {home} does not exist and cannot be made in {folder} ({why}): no index can be kept"
     return [Finding("error", "index", what, home_fix(home, folder, why))]
+
+
+def _hooks_stopped(home: Path, why: str) -> Finding:
+    """deja's home, when this user cannot write it but can write its index folder: refreshes still write the index,
+    but the hooks can start no server (its socket is made in the home: each hook then answers in its own process)
+    and make no hooks.log, nor a new one once it passes 1 MiB (then they log nothing). It was said as "`deja index`
+    and every refresh write the index there", of an index that updated, and the hook server's line promised that the
+    next hook "starts one" (trial58 T7)."""
+    log = (
+        "start a new hooks.log once this one passes 1 MiB (then they log nothing)"
+        if (home / "hooks.log").is_file()
+        else "make hooks.log (they log nothing)"
+    )
+    what = (
+        f"cannot write {home} ({why}): the hooks can neither start their server (every hook runs in its own "
+        f"process) nor {log}; refreshes still write the index in {index_dir(home)}"
+    )
+    return Finding("error", "delivery", what, home_fix(home, str(home), why))
 
 
 #: The free space below which a refresh may not fit: it writes its new segments beside the index, merges small ones

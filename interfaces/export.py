@@ -25,6 +25,7 @@ from ..core.index import SessionMeta
 from ..core.keys import EDIT_TOOLS
 from ..core.model import Message, ToolCall
 from ..core.private import FILE_MODE, room_fix
+from ..core.readers.conversation import normalise_tool_name
 from ..core.text import for_terminal, json_escaped_controls
 from ..core.work import edit_texts
 from .fastpath import SCHEMA_VERSION, Failed, plural
@@ -37,9 +38,10 @@ FORMATS = ("md", "json", "html")
 
 
 def _call_summary(call: ToolCall) -> str:
-    """A tool call in one line: its name and the argument that says what it did."""
-    what = tool_summary(call.args)
-    return f"{call.name}: {what}" if what else call.name
+    """A tool call in one line: its name as ``deja show`` gives it (``Shell``, not an older build's
+    ``run_terminal_cmd``: trial58 T8; the JSON keeps the stored name) and the argument that says what it did."""
+    name, what = normalise_tool_name(call.name), tool_summary(call.args)
+    return f"{name}: {what}" if what else name
 
 
 def _exit(call: ToolCall) -> str:
@@ -320,13 +322,45 @@ def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) ->
         entries = [
             {"id": meta.id, "title": meta.title, "updated": iso(meta.updated), "file": name} for meta, name in sessions
         ]
-        return "index.json", _json({"sessions": entries})
+        return "index.json", _json({"title": title, "sessions": entries})  # (its title first: ``own_index``)
     lines = [f"# {_markdown_line(title)}", ""] + [
         f"- {when(meta.updated)} [{_markdown_line(meta.title or meta.asked or meta.id)}]({name})"
         f" ({plural(meta.messages, 'message')})"
         for meta, name in sessions
     ]
     return "index.md", "\n".join(lines) + "\n"
+
+
+#: Where the title of an index page ends (``index_page``), in each format: the page begins with it.
+_TITLE_ENDS = {"md": "\n", "html": "</title>", "json": ",\n"}
+
+
+def own_index(fmt: str, title: str) -> tuple[str, str]:
+    """The index page's file name, and how deja's own page of ``title`` begins, as written (through its title):
+    what tells the page a former export wrote, which the next one replaces, from a page of the user's. A docs
+    folder's, a vault's or a site's ``index.md`` or ``index.html`` was replaced without a word (trial58 T3)."""
+    name, text = index_page([], fmt, title)
+    return name, for_terminal(text[: text.index(_TITLE_ENDS[fmt]) + len(_TITLE_ENDS[fmt])])
+
+
+def replaceable(path: Path, head: str) -> bool:
+    """Whether deja may write its index page at ``path``: nothing is there, or a page that begins with ``head``
+    (``own_index``). Anything else is not deja's to replace: a folder, a FIFO (never opened: reading one would
+    wait for a writer), a file it cannot read."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not stat.S_ISREG(found.st_mode):
+        return False
+    wanted = head.encode()
+    try:
+        with open(path, "rb") as page:
+            return page.read(len(wanted)) == wanted
+    except OSError:
+        return False
 
 
 def file_name(meta: SessionMeta, fmt: str) -> str:

@@ -116,7 +116,7 @@ def state() -> str:
         probe.settimeout(1.0)
         probe.connect(path)
     except OSError:
-        return "not running: the next hook answers in its own process and starts one"
+        return _not_running(oscalls.dirname(path))
     finally:
         probe.close()
     try:
@@ -125,6 +125,17 @@ def state() -> str:
     except OSError:
         pid = "?"
     return f"runs (pid {pid}): its children answer the hooks{_unserved_searches(pid)}"
+
+
+def _not_running(home: str) -> str:
+    """What the next hook does where no server runs: starts one, unless no socket can be made in deja's home
+    ``home`` (or the home made: ``cannot_write`` of the nearest folder there is), where doctor said "starts one" of a
+    server that never came up (trial58 T7)."""
+    from ..core.private import cannot_write, nearest_folder
+
+    if why := cannot_write(nearest_folder(home)):
+        return f"not running, and none can start: no socket can be made in {home} ({why}); each hook runs in its own process"
+    return "not running: the next hook answers in its own process and starts one"
 
 
 def _unserved_searches(pid: str) -> str:

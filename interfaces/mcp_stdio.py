@@ -9,7 +9,8 @@ request's id whenever one can be read from it, and the server goes on serving.
 
 Lines are read here, each checked once so that a line the SDK will refuse is
 remembered, and handed to the SDK's transport, which refuses it and writes every
-reply. A line longer than ``MAX_LINE_CHARS`` is passed over as it streams
+reply. A blank line is no message: it is passed over, unanswered (the SDK reads
+stdin here, so here is where it is left out). A line longer than ``MAX_LINE_CHARS`` is passed over as it streams
 instead of being held.
 
 Replies go out through the SDK's own stdout, which points fd 1 at stderr while
@@ -41,6 +42,8 @@ from mcp.shared.message import SessionMessage
 ID_SEARCH_BYTES = 1 << 20
 #: No request is this long: a longer line is answered ``-32600`` without being held.
 MAX_LINE_CHARS = 16 << 20
+#: The whitespace JSON allows around a value: a line of these alone is blank.
+JSON_BLANKS = " \t\r\n"
 
 
 class _RememberingLines(TextIOWrapper):
@@ -56,7 +59,12 @@ class _RememberingLines(TextIOWrapper):
             self.detach()
 
     def readline(self, size: int = -1, /) -> str:  # type: ignore[override]  # TextIOWrapper reads text lines
+        """The next line that is a message or meant as one: a blank one (``\\n`` between messages, ``"   "``) is no
+        message and gets no reply; it was answered ``-32700`` for a request nobody sent (trial58 T8). Blank as JSON
+        reads it: spaces, tabs and line ends alone."""
         line = super().readline(MAX_LINE_CHARS + 1)
+        while line and not line.strip(JSON_BLANKS) and len(line) <= MAX_LINE_CHARS:
+            line = super().readline(MAX_LINE_CHARS + 1)
         if len(line) > MAX_LINE_CHARS:
             while not line.endswith("\n") and (line := super().readline(1 << 20)):
                 pass

@@ -397,21 +397,25 @@ def _output_folder(output: Path) -> Path:
 
 def _export_project(index: Index, project: str, fmt: str, output: Path | None) -> None:
     from .cli import fail
-    from .export import file_name, index_page, render, write_text
+    from .export import file_name, index_page, own_index, render, replaceable, write_text
+    from .fastpath import plural
 
     if output is None:
         fail("--project writes one file per session: give the folder with -o FOLDER", code=2)
     chosen = newest_sessions(index, project=project, limit=100_000)
     output = _output_folder(output)
+    title = f"deja: {project}"
+    page, head = own_index(fmt, title)
+    if not replaceable(output / page, head):  # (before any file is written: a refusal leaves the folder as it was)
+        fail(f"{output / page} is not an index deja wrote for {project}: move it aside, or give -o another folder")
     written = []
     for meta in chosen:
         segment, found = find_session(index, meta.id)
         name = file_name(found, fmt)
         write_text(output / name, render(found, segment.messages(found), fmt))
         written.append((found, name))
-    page, text = index_page(written, fmt, f"deja: {project}")
-    write_text(output / page, text)
-    echo(f"wrote {len(written)} sessions and {page} to {output}", err=True)  # (a note, as one session's: trial23 F7.4)
+    write_text(output / page, index_page(written, fmt, title)[1])
+    echo(f"wrote {plural(len(written), 'session')} and {page} to {output}", err=True)  # (a note: trial23 F7.4)
 
 
 #: The verbs by command name, in the order ``deja --help`` lists them.

@@ -23,6 +23,7 @@ from deja.core.index import index_dir
 from deja.core.indexer import glance, refresh
 from deja.core.sample import API_CHAT
 from deja.core.writers.cursor_agent import transcript_path, user_turn, write_transcript
+from deja.interfaces import hook_client
 from deja.interfaces.mcp_server import build_server
 
 #: A chat written after the index was: a refresh has something to write.
@@ -93,6 +94,43 @@ def test_a_read_only_index_is_an_error_and_no_search_is_said_to_catch_up(indexed
     assert ran.returncode == 1
     assert f"cannot write {home} (Permission denied)" in ran.stdout
     assert "catches up" not in ran.stdout
+
+
+@pytest.mark.parametrize("logged", [False, True])
+def test_a_read_only_home_over_a_writable_index_names_what_stops_the_hooks(
+    indexed_sample: Sample, logged: bool
+) -> None:
+    """deja's home read-only, its index folder not: every refresh still writes the index, but the hooks can start no
+    server (its socket is made in the home) and make no hooks.log (nor a new one past 1 MiB). Doctor blamed the index
+    ("`deja index` and every refresh write the index there") and said the next hook "starts one" (trial58 T7)."""
+    home = Path(os.environ["DEJA_HOME"])
+    if logged:
+        (home / "hooks.log").write_text("")
+        (home / "hooks.log").chmod(0o600)
+    env = {**os.environ, hook_client.SWITCH: "1"}  # (a server is looked for: doctor starts none)
+    home.chmod(0o500)
+    try:
+        ran = as_user(env, "doctor")
+        indexed = as_user(env, "index")
+    finally:
+        home.chmod(0o700)
+    assert ran.returncode == 1, ran.stderr
+    log = (
+        "start a new hooks.log once this one passes 1 MiB (then they log nothing)"
+        if logged
+        else "make hooks.log (they log nothing)"
+    )
+    said = " ".join(ran.stdout.split())  # (its lines as one, wherever the terminal's width wrapped them)
+    what = (
+        f"ERROR cannot write {home} (Permission denied): the hooks can neither start their server (every hook runs "
+        f"in its own process) nor {log}; refreshes still write the index in {home / 'index'}"
+    )
+    assert what in said, ran.stdout
+    server = f"hook server: not running, and none can start: no socket can be made in {home} (Permission denied)"
+    assert server in said, ran.stdout
+    assert "starts one" not in ran.stdout and "every refresh write the index there" not in ran.stdout
+    assert " ago), up to date\n" in ran.stdout  # (not "so far", said of an index no refresh can write)
+    assert indexed.returncode == 0, indexed.stderr  # what doctor says still works does
 
 
 def test_a_folder_another_user_owns_is_given_back_with_chown_and_a_full_disk_is_named(

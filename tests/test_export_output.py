@@ -13,9 +13,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from harness import Sample, run_deja, unwritable_folder
+from harness import Sample, index_cli_root, run_deja, unwritable_folder
 
 from deja.core.sample import API_CACHE_CHAT
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 ID = API_CACHE_CHAT[:8]
 TITLE = "# Why does the price cache return stale prices after switching the locale?"
@@ -117,3 +118,67 @@ def test_a_project_export_into_a_link_writes_through_it(indexed_sample: Sample, 
     ran = run_deja("export", "--project", "api", "-o", "out", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert (real / "index.md").is_file() and (tmp_path / "out").is_symlink()
+
+
+#: An index page of the user's in each format, where a docs folder, a vault or a site keeps one.
+THEIR_PAGES = {
+    "md": ("index.md", "MY OWN NOTES - do not lose\n"),
+    "html": ("index.html", "<h1>My site</h1>\n"),
+    "json": ("index.json", '{"title": "deja: api", "pages": []}\n'),  # (its title deja's, its shape not)
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(THEIR_PAGES))
+def test_a_project_export_never_replaces_an_index_page_of_the_users(
+    indexed_sample: Sample, tmp_path: Path, fmt: str
+) -> None:
+    """``--project -o FOLDER`` replaced the folder's ``index.md`` (``index.html``) whoever wrote it, without a word
+    (trial58 T3): it refuses, one line naming the file, before writing anything there."""
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    name, theirs = THEIR_PAGES[fmt]
+    (folder / name).write_text(theirs)
+    ran = run_deja("export", "--project", "api", "-f", fmt, "-o", str(folder), cwd=tmp_path)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (
+        1,
+        "",
+        f"deja: {folder / name} is not an index deja wrote for api: move it aside, or give -o another folder\n",
+    )
+    assert (folder / name).read_text() == theirs and sorted(p.name for p in folder.iterdir()) == [name]
+
+
+@pytest.mark.parametrize("fmt", sorted(THEIR_PAGES))
+def test_a_second_project_export_into_its_folder_replaces_its_own_index(
+    indexed_sample: Sample, tmp_path: Path, fmt: str
+) -> None:
+    """deja's own index page (``# deja: api``, ``<title>deja: api``, ``"title": "deja: api"``) is a refresh to
+    replace: a second export into the folder works as the first did; another project's is not this export's."""
+    folder = tmp_path / "out"
+    for _ in range(2):
+        ran = run_deja("export", "--project", "api", "-f", fmt, "-o", str(folder), cwd=tmp_path)
+        assert (ran.returncode, ran.stderr) == (0, f"wrote 3 sessions and index.{fmt} to {folder}\n")
+    other = run_deja("export", "--project", "web", "-f", fmt, "-o", str(folder), cwd=tmp_path)
+    assert other.returncode == 1 and f"{folder / f'index.{fmt}'} is not an index deja wrote for web" in other.stderr
+
+
+def test_an_index_page_that_is_no_file_is_not_replaced_nor_read(indexed_sample: Sample, tmp_path: Path) -> None:
+    """A FIFO named ``index.md`` is refused unread (opening it to read would wait for a writer that never comes)."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    os.mkfifo(folder / "index.md")
+    ran = run_deja("export", "--project", "api", "-o", str(folder), cwd=tmp_path)
+    assert ran.returncode == 1 and "is not an index deja wrote for api" in ran.stderr, ran.stderr
+    assert stat.S_ISFIFO((folder / "index.md").lstat().st_mode)
+
+
+def test_a_project_of_one_session_is_said_in_the_singular(tmp_path: Path) -> None:
+    """A project of one session was said as "wrote 1 sessions and index.md" (trial58 T8)."""
+    project = tmp_path / "code" / "solo"
+    project.mkdir(parents=True)
+    cli_root = tmp_path / "cursor-agent"
+    write_transcript(
+        transcript_path(cli_root, str(project), "c-solo"), [user_turn("one task"), assistant_turn("Done.")]
+    )
+    env = index_cli_root(tmp_path, cli_root)
+    ran = run_deja("export", "--project", "solo", "-o", str(tmp_path / "out"), env=env)
+    assert (ran.returncode, ran.stderr) == (0, f"wrote 1 session and index.md to {tmp_path / 'out'}\n")

@@ -146,6 +146,17 @@ def test_mcp_answers_a_line_too_long_to_hold_and_keeps_serving(server: RawServer
     _still_serving(server, 100)
 
 
+def test_mcp_gives_no_reply_to_a_blank_line(server: RawServer) -> None:
+    """A blank line is no message: a client that writes ``\\n`` between its messages saw a ``-32700`` with a null id
+    for each, requests it never sent (trial58 T8). A line of anything else JSON does not read is still answered."""
+    for blank in (b"\n", b"   \n", b"\t \r\n"):
+        server.send(blank)
+    assert server.request(50, "ping") == {"jsonrpc": "2.0", "id": 50, "result": {}}
+    server.send(b"\x0b\n")  # (a vertical tab is no JSON whitespace: a line of it is no blank one)
+    assert server.reply()["error"]["code"] == -32700
+    _still_serving(server, 100)
+
+
 def test_mcp_tool_arguments_of_the_wrong_type_or_size_are_tool_errors(server: RawServer) -> None:
     for number, arguments in enumerate(
         [

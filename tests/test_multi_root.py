@@ -151,6 +151,10 @@ def test_session_start_lists_each_root_before_a_busier_roots_older_sessions(tmp_
     ran = run_deja("hook-context", input=orjson.dumps(payload).decode())
     said = orjson.loads(ran.stdout)["additional_context"]
     assert "`deja show c-quiet`" in said and "`deja show c-busy-3`" in said, said
+    # its heading says the order it lists in: the older c-quiet before c-busy-2 was under "newest first" (trial58 T8)
+    heading = "Recent sessions in this workspace's folders, the newest of each folder first:"
+    assert f'\n{heading}\n- "work in c-busy-3"' in said, said
+    assert said.index("`deja show c-busy-3`") < said.index("`deja show c-quiet`") < said.index("c-busy-2"), said
 
 
 def test_the_shell_hook_takes_the_events_cwd_in_a_multi_root_workspace(tmp_path: Path, cli_root: Path) -> None:

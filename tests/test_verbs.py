@@ -737,6 +737,19 @@ def test_export_markdown_and_json(work: Work) -> None:
     assert data["session"]["id"] == RAISE_CHAT and data["messages"][0]["role"] == "user"
 
 
+def test_export_names_a_tool_as_show_does_and_its_json_as_stored(work: Work) -> None:
+    """An older editor build's ``run_terminal_cmd`` is ``⚙ Shell`` in ``deja show`` and was ``run_terminal_cmd`` in
+    the Markdown and HTML exports of the same chat (trial58 T8); the JSON keeps the name the chat stored."""
+    command = "grep -n LIMIT api/limits.py"
+    assert f"⚙ Shell {command}\n" in work.deja("show", IDE_CHAT).stdout
+    assert f"- **Shell: {command}** (exit 0)\n" in work.deja("export", IDE_CHAT).stdout
+    page = _Page()
+    page.feed(work.deja("export", IDE_CHAT, "-f", "html").stdout)
+    assert f"Shell: {command} (exit 0)" in "".join(page.text) and "run_terminal_cmd" not in "".join(page.text)
+    data = json.loads(work.deja("export", IDE_CHAT, "--json").stdout)
+    assert [call["name"] for m in data["messages"] for call in m.get("tool_calls", [])] == ["run_terminal_cmd"]
+
+
 def test_export_a_project_writes_a_folder_with_an_index_page(work: Work, tmp_path: Path) -> None:
     folder = tmp_path / "api-export"
     result = work.deja("export", "--project", "api", "-f", "html", "-o", str(folder))
