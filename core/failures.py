@@ -127,9 +127,10 @@ class ErrorMatch(Record, frozen=True):
         if not self.key or not all(name in output for name in self.names):
             return None
         command = call.args.get("command")
-        return next(
-            (ln for ln in lines if error_key(ln, command if isinstance(command, str) else "") == self.key), None
-        )
+        printed_by = command if isinstance(command, str) else ""
+        keyed = [ln for ln in lines if error_key(ln, printed_by) == self.key]
+        # (the line asked, where the output printed several of the key: one pytest run's two tests' FAILED lines)
+        return self.asked if self.asked in keyed else next(iter(keyed), None)
 
     def holding(self, lines: list[str]) -> str:
         """The line of ``lines`` holding the most of ``words`` (the first of those); of a line longer than an error

@@ -124,3 +124,22 @@ def test_the_mcp_work_tool_shows_the_asked_failures_answer(fake_home: Path) -> N
         (occurrence,) = found["occurrences"]
         assert occurrence["error"] == asked and occurrence["answer"] == said, text
         assert f"error: {asked}\n" in text and said in text, text
+
+
+def test_of_one_output_printing_two_ids_the_line_shown_is_the_one_asked(fake_home: Path) -> None:
+    """One pytest run printed the FAILED lines of two tests, one key: asked about the second, ``deja fix`` shows its
+    line, not the first one's."""
+    project = fake_home / "code" / "billing"
+    project.mkdir(parents=True)
+    output = f"{failed('t003')}\n{failed('t143')}\n2 failed in 0.4s"
+    messages = [
+        *store_preamble(str(project)),
+        store_user_message("proration tests fail"),
+        store_assistant_message(None, tool_call_part("t0", "Shell", {"command": "pytest tests/test_proration.py"})),
+        tool_result_message("t0", "Shell", shell_result_text(output, exit_code=1)),
+        store_assistant_message("Both tenants used the old plan's day count; fixed in billing/prorate.py."),
+    ]
+    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-two"), cwd=str(project), name="Two tenants", messages=messages)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    for tenant in ("t003", "t143"):
+        assert _fix(failed(tenant))["error"] == failed(tenant)
