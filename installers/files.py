@@ -337,6 +337,8 @@ def preflight(changes: list[Change]) -> None:
         if change.action != "created" and not change.path.is_dir():
             _refuse_read_only(change.path, change.action)
         _refuse_unwritable_folder(Path(os.path.realpath(change.path)).parent)
+        if change.backup is not None:  # (beside a symlink: another folder than the file's)
+            _refuse_unwritable_folder(Path(os.path.realpath(change.backup)).parent)
 
 
 def _refuse_dangling_links(path: Path) -> None:
@@ -422,9 +424,10 @@ def _read_only_mount(folder: Path) -> bool:
 
 
 def backup_path(path: Path, number: int = 0) -> Path:
-    """``<file>.bak`` (``number`` 1, 2 …: ``<file>.bak.1`` …) beside the file a symlink points to."""
-    target = Path(os.path.realpath(path))
-    return target.with_name(f"{target.name}.bak{f'.{number}' if number else ''}")
+    """``<file>.bak`` (``number`` 1, 2 …: ``<file>.bak.1`` …) beside ``path``: beside a symlink, in Cursor's folder,
+    not beside the file it points to. That is often in a dotfiles repository that ignores ``mcp.json`` by name for
+    its tokens, and not the ``.bak`` beside it, which ``git add -A`` took, tokens and all (trial58 T2)."""
+    return path.with_name(f"{path.name}.bak{f'.{number}' if number else ''}")
 
 
 def free_backup_path(path: Path) -> Path:

@@ -21,7 +21,7 @@ created for it, once empty.
 Why hashes and the ``.bak`` rather than a copy in the ledger: the user's
 ``mcp.json`` or ``~/.claude.json`` can hold tokens, which deja keeps out of its
 own folder; the ``.bak`` sits beside the original, where those bytes already
-are. Why a ledger at all rather than the ``.bak`` alone: a ``.bak`` left from
+are (beside a symlink, in the folder Cursor reads it from, not where the link leads: ``files.backup_path``). Why a ledger at all rather than the ``.bak`` alone: a ``.bak`` left from
 an earlier install cannot say whether the file existed this time, nor which
 folders install made. Without a ledger entry (the ledger was deleted, or the
 entries were already there at install), uninstall only takes deja's entries
@@ -60,8 +60,9 @@ class Found:
     before: str | None  # SHA-256 of the bytes found, which the .bak holds
     after: str  # SHA-256 of the bytes install wrote last
     folders: list[str] = field(default_factory=list)  # the folders install created for it, deepest first
-    # Where the .bak is (``files.free_backup_path``: not ``<file>.bak`` when the user had one); None: ``<file>.bak``
-    # (a ledger an older deja wrote, which only ever took that name).
+    # Where the .bak is (``files.free_backup_path``: not ``<file>.bak`` when the user had one; beside a symlink, not
+    # its target); None: ``<file>.bak`` beside the file a symlink points to (a ledger an older deja wrote, which only
+    # ever took that name, there).
     backup: str | None = None
     # Whether install made that .bak: one already there with the same bytes (``free_backup_path`` takes it) is the
     # user's own copy, which uninstall never deletes (review44d M1); False too in a ledger an older deja wrote.
@@ -396,7 +397,7 @@ def _why_kept(change: Change, found: Found) -> str:
 
 def _backup_of(path: Path, found: Found) -> Path:
     """Where install kept the file it found at ``path``."""
-    return Path(found.backup) if found.backup else backup_path(path)
+    return Path(found.backup) if found.backup else backup_path(_real(path))
 
 
 def _same_as_backup(change: Change, found: Found | None) -> Change | None:
