@@ -413,6 +413,7 @@ def checked(key: str, raw: str) -> Any:
             )
         if key == "home":
             _check_writable_home(value)
+            _check_folder_of_its_own(value)
     return value
 
 
@@ -426,6 +427,22 @@ def _check_writable_home(home: str) -> None:
     if folder:
         raise ConfigError(
             f"home: deja cannot write in {echoed(folder, PATH_CHARS)} ({why}); give a folder it may write in"
+        )
+
+
+def _check_folder_of_its_own(home: str) -> None:
+    """ConfigError when ``home`` is a folder that holds files deja did not make (``private.others_in_home``): deja
+    makes its home private (0700) and writes its index, log and socket in it, so ``~/Documents`` set as home stopped
+    being readable by others and filled with deja's files, and ``config unset home`` left it so (trial58 T6). An
+    empty folder, one not made yet and a deja home are fine."""
+    from .private import others_in_home
+    from .redaction import PATH_CHARS, echoed
+
+    if others_in_home(home):
+        shown, inside = echoed(home, PATH_CHARS), echoed(oscalls.join(home, "deja"), PATH_CHARS)
+        raise ConfigError(
+            f"home: {shown} holds files that are not deja's, and deja makes its home private (0700) and writes its "
+            f"index there; give a folder of deja's own, such as {inside}"
         )
 
 

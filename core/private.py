@@ -204,6 +204,26 @@ INSTALL_LEDGER = "installed.json"
 #: What deja keeps in its home (the index, the hooks' logs, seen-sets and build request, the install
 #: ledger); nothing else there is deja's to change, in case DEJA_HOME names a folder that holds other things too.
 OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested", INSTALL_LEDGER)
+#: Everything deja makes in its home: ``OWN``, the hook server's socket and lock (``hook_client.SOCKET_NAME``,
+#: ``LOCK_NAME``) and the copies of the chat databases it reads (``readers.vscdb.COPIES``).
+MADE_IN_HOME = frozenset({*OWN, "hook-server.sock", "hook-server.lock", "read-copies"})
+
+
+def others_in_home(home: StrPath) -> bool:
+    """Whether the folder ``home`` holds anything deja does not make in its home (``MADE_IN_HOME``, or the
+    ``.NAME.PID.tmp`` a killed ``replace_private`` left of one): then it is a folder of the user's, not a deja home.
+    False for a folder that is not there, or that cannot be listed (no file of anyone's is known to be there)."""
+    try:
+        names = oscalls.listdir(home)
+    except OSError:
+        return False
+    return any(name not in MADE_IN_HOME and not _leftover(name) for name in names)
+
+
+def _leftover(name: str) -> bool:
+    """Whether ``name`` is ``replace_private``'s temporary ``.NAME.PID.tmp`` of a file deja makes in its home."""
+    made, _, pid = name[1:-4].rpartition(".") if name.startswith(".") and name.endswith(".tmp") else ("", "", "")
+    return made in MADE_IN_HOME and pid.isdigit()
 
 
 def tighten(home: StrPath) -> None:

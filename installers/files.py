@@ -66,6 +66,9 @@ class Change:
     # copy is what uninstall puts back. Only such a change takes one, so a .bak holds the user's file as it was
     # before deja touched it, never deja's entries. None: no copy is taken.
     backup: Path | None = field(default=None, repr=False)
+    # Why that copy is taken of a file that holds deja's entries already (``ledger.with_backups_of_unrecorded``);
+    # "" for a file that holds nothing of deja's, the one reason the line needs none.
+    backup_why: str = ""
     # What became of the user's edits of deja's hooks (``entries.plan_hooks``): a sentence for those install keeps
     # (``deja's hooks keep your changes: sessionStart: its command ending `2>/dev/null || true```), one for the
     # edited hooks uninstall takes out.
@@ -337,6 +340,8 @@ def preflight(changes: list[Change]) -> None:
         if change.action != "created" and not change.path.is_dir():
             _refuse_read_only(change.path, change.action)
         _refuse_unwritable_folder(Path(os.path.realpath(change.path)).parent)
+        if change.backup is not None:  # (beside a symlink: another folder than the file's)
+            _refuse_unwritable_folder(Path(os.path.realpath(change.backup)).parent)
 
 
 def _refuse_dangling_links(path: Path) -> None:
@@ -422,9 +427,10 @@ def _read_only_mount(folder: Path) -> bool:
 
 
 def backup_path(path: Path, number: int = 0) -> Path:
-    """``<file>.bak`` (``number`` 1, 2 …: ``<file>.bak.1`` …) beside the file a symlink points to."""
-    target = Path(os.path.realpath(path))
-    return target.with_name(f"{target.name}.bak{f'.{number}' if number else ''}")
+    """``<file>.bak`` (``number`` 1, 2 …: ``<file>.bak.1`` …) beside ``path``: beside a symlink, in Cursor's folder,
+    not beside the file it points to. That is often in a dotfiles repository that ignores ``mcp.json`` by name for
+    its tokens, and not the ``.bak`` beside it, which ``git add -A`` took, tokens and all (trial58 T2)."""
+    return path.with_name(f"{path.name}.bak{f'.{number}' if number else ''}")
 
 
 def free_backup_path(path: Path) -> Path:

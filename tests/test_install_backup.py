@@ -131,3 +131,66 @@ def test_an_install_over_an_earlier_dejas_readable_copy_makes_it_private(fake_ho
     assert run_deja("install", "cursor-auto", env=env, script=deja).returncode == 0
     assert backup.stat().st_mode & 0o777 == 0o600
     assert hooks.stat().st_mode & 0o777 == 0o644, "the user's own .bak is theirs"
+
+
+def _dotfiles_link(fake_home: Path, name: str, text: str) -> tuple[Path, Path]:
+    """``~/.cursor/NAME``, a symlink into ``~/dotfiles/cursor`` (a repository people push, which ignores the file by
+    name), and the file it points to, holding ``text``."""
+    target = fake_home / "dotfiles" / "cursor" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    link = fake_home / ".cursor" / name
+    link.parent.mkdir(exist_ok=True)
+    link.symlink_to(Path("..", "dotfiles", "cursor", name))
+    return link, target
+
+
+def test_the_copy_of_a_symlinked_file_goes_beside_the_link_not_into_the_folder_it_leads_to(
+    fake_home: Path, deja: Path
+) -> None:
+    """trial58 T2: with ``~/.cursor/mcp.json`` a link into a dotfiles repository that git-ignores ``cursor/mcp.json``
+    for its tokens, install's ``mcp.json.bak`` went beside the link's target, where the ignore rule did not cover
+    it: ``git add -A`` staged the tokens. It goes into ``~/.cursor``, Cursor's folder; install says so, and uninstall
+    puts the file back through the link and removes it."""
+    users = '{"mcpServers": {"github": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": "ghp_T58notARealTokenAtAll0123456789"}}}}\n'
+    mcp, target = _dotfiles_link(fake_home, "mcp.json", users)
+    hooks, hooks_target = _dotfiles_link(fake_home, "hooks.json", '{"version": 1, "hooks": {}}')
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+
+    done = run_deja("install", "cursor-auto", env=env, script=deja)
+
+    assert done.returncode == 0, done.stderr
+    for link in (mcp, hooks):
+        backup = link.with_name(link.name + ".bak")
+        assert f"kept your file as it was in {backup}\n" in done.stdout, done.stdout
+        assert backup.is_file() and not backup.is_symlink() and backup.stat().st_mode & 0o777 == 0o600
+    assert (fake_home / ".cursor" / "mcp.json.bak").read_text() == users
+    assert sorted(p.name for p in target.parent.iterdir()) == ["hooks.json", "mcp.json"], "nothing new in dotfiles"
+    assert "deja" in json.loads(target.read_text())["mcpServers"], "written through the link"
+
+    gone = run_deja("uninstall", "cursor-auto", env=env, script=deja)
+
+    assert gone.returncode == 0, gone.stderr
+    assert mcp.is_symlink() and hooks.is_symlink()
+    assert target.read_text() == users and hooks_target.read_text() == '{"version": 1, "hooks": {}}'
+    assert sorted(p.name for p in (fake_home / ".cursor").iterdir()) == ["hooks.json", "mcp.json"]
+
+
+def test_an_earlier_dejas_copy_beside_the_links_target_still_puts_the_file_back(fake_home: Path, deja: Path) -> None:
+    """An install by an earlier deja kept its copy beside the link's target and recorded it there: uninstall puts the
+    file back from that copy and removes it."""
+    mcp, target = _dotfiles_link(fake_home, "mcp.json", USERS_MCP)
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+    assert run_deja("install", "cursor", env=env, script=deja).returncode == 0
+    earlier = target.with_name("mcp.json.bak")
+    mcp.with_name("mcp.json.bak").rename(earlier)  # where the earlier deja kept it, and its record says so
+    record = fake_home / ".config" / "deja" / "installed.json"
+    ledger = json.loads(record.read_text())
+    ledger["files"][str(mcp)]["backup"] = str(earlier)
+    record.write_text(json.dumps(ledger))
+
+    gone = run_deja("uninstall", "cursor", env=env, script=deja)
+
+    assert gone.returncode == 0, gone.stderr
+    assert target.read_text() == USERS_MCP and mcp.is_symlink()
+    assert not earlier.exists()

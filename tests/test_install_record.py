@@ -248,3 +248,73 @@ def test_a_skills_folder_the_user_had_stays_after_uninstall(fake_home: Path, dej
     uninstall("cursor")
 
     assert skills.is_dir() and not (skills / "deja-history").exists()
+
+
+#: A ``deja`` server written by hand (an older README's), with settings of the user's, and hooks.json's hooks so.
+HAND_WRITTEN = {
+    "cursor": (
+        ".cursor/mcp.json",
+        '{"mcpServers":{"deja":{"command":"/old/venv/bin/deja","args":["mcp"],"env":{"DEJA_RECALL":"off"},"disabled":false}}}\n',
+    ),
+    "cursor-auto": (
+        ".cursor/hooks.json",
+        '{\n    "version": 1,\n    "hooks": {"beforeSubmitPrompt": [{"command": "/old/venv/bin/deja hook-prompt", "timeout": 3}],'
+        ' "stop": [{"command": "say done"}]}\n}\n',
+    ),
+    "claude": (
+        ".claude.json",
+        '{"numStartups": 4, "mcpServers": {"deja": {"type": "stdio", "command": "/old/venv/bin/deja", "args": ["mcp"], "env": {"DEJA_RECALL": "off"}}}}',
+    ),
+}
+
+
+@pytest.mark.parametrize("target", sorted(HAND_WRITTEN))
+def test_a_deja_entry_install_has_no_record_of_comes_back_byte_for_byte(
+    fake_home: Path, deja: str, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """trial58 T4: a ``deja`` server the user wrote by hand, with an ``env`` of theirs, was rewritten by install as
+    deja's and then taken out by uninstall: their server and its settings were gone, and no .bak was kept. Install
+    keeps a copy of a file whose deja entries it has no record of writing, says why, and uninstall gives the file
+    back byte for byte from it."""
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    name, users = HAND_WRITTEN[target]
+    path = fake_home / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(users)
+    listed = sorted(p.name for p in path.parent.iterdir())
+    env = {"HOME": str(fake_home), "PATH": str(Path(deja).parent)}
+
+    done = run_deja("install", target, env=env, script=Path(deja))
+
+    assert done.returncode == 0, done.stderr
+    backup = path.with_name(path.name + ".bak")
+    assert (
+        f"{target}: kept your file as it was in {backup} (it held deja's entries, and deja has no record of writing "
+        "them: uninstall puts them back with it)\n"
+    ) in done.stdout, done.stdout
+    assert backup.read_text() == users and backup.stat().st_mode & 0o777 == 0o600
+    assert deja in path.read_text() and "/old/venv/bin/deja" not in path.read_text(), "wired to the deja that runs"
+
+    gone = run_deja("uninstall", target, env=env, script=Path(deja))
+
+    assert gone.returncode == 0, gone.stderr
+    assert path.read_text() == users, "given back byte for byte, the user's own deja entry included"
+    assert sorted(p.name for p in path.parent.iterdir()) == listed, "the copy goes once the file is back"
+
+
+def test_a_reinstall_over_dejas_own_entries_takes_no_copy(fake_home: Path, deja: str, tmp_path: Path) -> None:
+    """deja's entries an install recorded are deja's: an install from another venv rewrites them with no second .bak,
+    and uninstall still gives back the file the first install found."""
+    mcp = fake_home / ".cursor" / "mcp.json"
+    mcp.parent.mkdir()
+    mcp.write_text('{"mcpServers": {}}')
+    install("cursor", deja_path=deja)
+    listed = sorted(p.name for p in mcp.parent.iterdir())
+
+    again = install("cursor", deja_path=str(console_script(tmp_path / "bin2")))
+
+    assert [(change.action, change.backup) for change in again if change.path == mcp] == [("updated", None)]
+    assert sorted(p.name for p in mcp.parent.iterdir()) == listed
+    uninstall("cursor")
+    assert mcp.read_text() == '{"mcpServers": {}}'
+    assert sorted(p.name for p in mcp.parent.iterdir()) == ["mcp.json"]

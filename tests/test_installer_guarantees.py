@@ -366,3 +366,27 @@ def test_a_folder_deja_cannot_write_in_is_refused_before_any_file_is_written(fak
         assert not (fake_home / ".cursor" / "mcp.json").exists()
     finally:
         commands.chmod(0o755)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="folder modes are POSIX's")
+def test_the_folder_of_a_symlinked_files_copy_is_checked_before_any_file_is_written(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy of a symlinked file goes beside the link (trial58 T2), a folder other than the one the file is
+    written in: one deja cannot write in is refused before anything is written, not half way."""
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    target = fake_home / "dotfiles" / "claude-settings.json"
+    target.parent.mkdir()
+    target.write_text('{"model": "opus"}')
+    claude = fake_home / ".claude"
+    claude.mkdir()
+    (claude / "settings.json").symlink_to(target)
+    claude.chmod(0o555)
+    try:
+        done = as_user(os.environ, "install", "claude-auto")
+        assert (done.returncode, done.stdout) == (1, ""), done.stdout
+        assert done.stderr.startswith(f"deja: {claude}: is a folder deja cannot write in"), done.stderr
+        assert target.read_text() == '{"model": "opus"}'
+        assert not (fake_home / ".claude.json").exists(), "nothing written"
+    finally:
+        claude.chmod(0o755)

@@ -443,11 +443,13 @@ def test_a_symlinked_config_is_followed_not_replaced(fake_home: Path, tmp_path: 
 
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert_cursor_hooks(_read_json(target), deja)
-    assert (dotfiles / "cursor-hooks.json.bak").is_file() and not (link.parent / "hooks.json.bak").exists()
+    # The copy goes beside the link, in Cursor's folder, not into the dotfiles folder the link leads to (trial58 T2).
+    assert (link.parent / "hooks.json.bak").is_file() and sorted(os.listdir(dotfiles)) == ["cursor-hooks.json"]
 
     uninstall("cursor-auto")
     assert link.is_symlink()
     assert json.dumps(_read_json(target)) == json.dumps(USER_HOOKS)
+    assert not (link.parent / "hooks.json.bak").exists()
 
 
 def test_a_symlinked_file_deja_empties_stays_a_link(fake_home: Path, tmp_path: Path, deja: str) -> None:

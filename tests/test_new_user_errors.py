@@ -101,6 +101,48 @@ def test_config_refuses_a_home_that_is_a_file(fake_home: Path) -> None:
     assert run_deja("config", "set", "home", str(fake_home / "new" / "home")).returncode == 0
 
 
+def test_config_refuses_a_home_that_holds_the_users_own_files(fake_home: Path) -> None:
+    """trial58 T6: ``deja config set home ~/Documents`` was taken; the next search made the folder 0700 (a shared or
+    served folder stopped being readable by others) and wrote deja's index beside the user's files. It is refused
+    in one line that names a folder of deja's own inside it; nothing is written or changed."""
+    documents = fake_home / "Documents"
+    documents.mkdir()
+    (documents / "cv.txt").write_text("hi\n")
+    documents.chmod(0o755)
+
+    refused = run_deja("config", "set", "home", str(documents))
+
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.splitlines() == [
+        f"deja: home: {documents} holds files that are not deja's, and deja makes its home private (0700) and writes "
+        f"its index there; give a folder of deja's own, such as {documents / 'deja'}"
+    ]
+    assert not (fake_home / ".config" / "deja").exists()
+    assert os.listdir(documents) == ["cv.txt"] and documents.stat().st_mode & 0o777 == 0o755
+    assert run_deja("config", "set", "home", str(documents / "deja")).returncode == 0, "the folder it suggests"
+
+
+def test_config_takes_an_empty_folder_or_a_deja_home_as_home(fake_home: Path, tmp_path: Path) -> None:
+    """What deja made in a home (its index, the hooks' log, the hook server's socket and lock, a leftover of a
+    write) is no file of the user's: a home deja used before is taken back, and so is an empty folder."""
+    from deja.core.readers.vscdb import COPIES
+    from deja.interfaces.hook_client import LOCK_NAME, SOCKET_NAME
+
+    assert run_deja("index").returncode == 0
+    used = fake_home / ".cache" / "deja"
+    for name in (SOCKET_NAME, LOCK_NAME, BUILD_SENTINEL, "hooks.log", "hooks.log.1", ".hooks.log.4242.tmp"):
+        (used / name).write_text("")
+    (used / COPIES).mkdir()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+
+    for home in (used, empty):
+        taken = run_deja("config", "set", "home", str(home))
+        assert taken.returncode == 0, taken.stderr
+    (used / ".hooks.log.4242.tmp.mine").write_text("")  # (no leftover of deja's)
+    assert run_deja("config", "set", "home", str(used)).returncode == 2
+
+
 def test_doctor_warns_of_a_setting_the_shell_gives_a_value_deja_ignores(sample: Sample) -> None:
     result = run_deja("doctor", env={**sample.env, "DEJA_RECALL": "loud"})
     settings = result.stdout.split("\nSettings\n")[1].split("\n\n")[0]
