@@ -69,7 +69,14 @@ from ..core.readers import (
     survey_chats,
 )
 from ..core.readers.chatstore import UNREADABLE_STORE, read_store
-from ..core.readers.unreadable import CURSOR_MENDS, MID_WRITE, move_away, unlisted_folders, why_unreadable
+from ..core.readers.unreadable import (
+    CURSOR_MENDS,
+    MID_WRITE,
+    after_made_readable,
+    move_away,
+    unlisted_folders,
+    why_unreadable,
+)
 from ..core.regular_files import forbidden, not_utf8_finding, readable_command
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
@@ -1065,7 +1072,7 @@ def _forbidden_problems(files: list[str], unlisted: list[str], unread_databases:
             "history",
             f"deja may not read {shown}: permission denied, so nothing new is read from there (the index keeps "
             "what it read before)",
-            f"{readable_command(files)}, then `deja index`",
+            f"{readable_command(files)}, then `{after_made_readable(files)}`",
         )
     ]
 

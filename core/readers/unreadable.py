@@ -91,8 +91,16 @@ def move_away(path: str) -> str:
 def make_readable(path: str, then: str) -> str:
     """What lets this user read ``path``, which a refresh could not read for want of permission: the chmod of the
     file itself, or of the folder above it that hides it (``regular_files.forbidden``), by its owner, then ``then``.
-    The CLI's lines and the session-end hook's log line say it alike (a refresh never mends it)."""
-    return f"make it readable: {readable_command([path])}, then `{then}`"
+    The CLI's lines and the session-end hook's log line say it alike (a refresh never mends it). Of a
+    ``workspace.json``, ``then`` is a full read (``after_made_readable``)."""
+    return f"make it readable: {readable_command([path])}, then `{after_made_readable([path], then)}`"
+
+
+def after_made_readable(paths: list[str], then: str = "deja index") -> str:
+    """What to run once ``paths`` read: ``then``, but ``deja index --full`` where a ``workspace.json`` is among them,
+    as a 3.x chat placed by the global database's ``composerHeaders`` alone is placed again only by a full read
+    (trial58b B1: the line promised `deja index` would place its chats, which stayed ``(no project)``)."""
+    return "deja index --full" if any(os.path.basename(path) == "workspace.json" for path in paths) else then
 
 
 #: A transcript's chat folder (``agent-transcripts/<id>``): the walk reads the transcript in it by name (and lists
