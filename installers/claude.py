@@ -64,11 +64,6 @@ def settings_path() -> Path:
     return (_config_override() or home() / ".claude") / "settings.json"
 
 
-def shared_files() -> tuple[Path, ...]:
-    """The files deja shares with the user here: every one it writes."""
-    return mcp_path(), settings_path()
-
-
 def server_entry(deja: str) -> dict[str, Any]:
     return {"type": "stdio", "command": deja, "args": ["mcp"]}
 

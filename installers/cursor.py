@@ -75,11 +75,6 @@ def command_path() -> Path:
     return cursor_config_dir() / COMMAND
 
 
-def shared_files() -> tuple[Path, ...]:
-    """The files deja shares with the user here (its own skill and command are deja's alone)."""
-    return mcp_path(), hooks_path()
-
-
 def other_installs() -> list[Path]:
     """The config folders, other than this one, of the Cursor installs of deja still there: those whose ``/deja``
     command install recorded (``ledger``) is still deja's. Each uses the one shared skill (``guidance``)."""

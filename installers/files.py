@@ -66,9 +66,6 @@ class Change:
     # copy is what uninstall puts back. Only such a change takes one, so a .bak holds the user's file as it was
     # before deja touched it, never deja's entries. None: no copy is taken.
     backup: Path | None = field(default=None, repr=False)
-    # Why that copy is taken of a file that holds deja's entries already (``ledger.with_backups_of_unrecorded``);
-    # "" for a file that holds nothing of deja's, the one reason the line needs none.
-    backup_why: str = ""
     # What became of the user's edits of deja's hooks (``entries.plan_hooks``): a sentence for those install keeps
     # (``deja's hooks keep your changes: sessionStart: its command ending `2>/dev/null || true```), one for the
     # edited hooks uninstall takes out.

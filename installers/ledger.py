@@ -23,10 +23,8 @@ Why hashes and the ``.bak`` rather than a copy in the ledger: the user's
 own folder; the ``.bak`` sits beside the original, where those bytes already
 are (beside a symlink, in the folder Cursor reads it from, not where the link leads: ``files.backup_path``). Why a ledger at all rather than the ``.bak`` alone: a ``.bak`` left from
 an earlier install cannot say whether the file existed this time, nor which
-folders install made. Entries of deja's shape install finds in a file it has no record of (a ``deja`` server
-written by hand) are the user's: install keeps a ``.bak`` as it does of a file holding nothing of deja's
-(``with_backups_of_unrecorded``), so uninstall gives them back with the file. Without a ledger entry (the ledger
-was deleted, or the entries were already there at install, as install writes them), uninstall only takes deja's entries
+folders install made. Without a ledger entry (the ledger was deleted, or the
+entries were already there at install), uninstall only takes deja's entries
 out and never removes the file: it cannot tell whether the file was the user's. Either way, an event list the
 ``.bak`` holds stays in the file, emptied (``earlier_document``). Without a record, a ``<file>.bak`` holding the
 very settings uninstall leaves goes back byte for byte, and the folders above deja's own skill and command that
@@ -51,7 +49,7 @@ from ..core.config import file_in_path
 from ..core.paths import deja_config_dir, deja_home, home
 from ..core.private import INSTALL_LEDGER
 from ..core.regular_files import forbidden
-from .files import Change, InstallError, backup_path, free_backup_path, parse_object, plan_text, read_text
+from .files import Change, InstallError, backup_path, parse_object, plan_text, read_text
 
 
 @dataclass(frozen=True)
@@ -175,27 +173,6 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
             before = known.before if untouched else None
             updated[key] = Found(known.existed, before, after, known.folders, known.backup, known.backup_made)
     return updated
-
-
-def with_backups_of_unrecorded(
-    changes: list[Change], ledger: Ledger, shared: tuple[Path, ...], files: tuple[str, ...]
-) -> list[Change]:
-    """``changes`` with a .bak taken of each of the ``shared`` files (the JSON files deja shares with the user) that
-    install rewrites though it holds deja's entries already and no record says an install wrote them: a ``deja``
-    server written by hand, with an ``env`` of the user's, as an older README or a blog told. Install rewrote it as
-    deja's, and uninstall, knowing only that the entry was deja's by its shape, took it out: the user's server and
-    its settings were gone, the file not given back (trial58 T4). The copy makes the record say the file existed and
-    what it held, so uninstall gives it back byte for byte, that entry included. An unchanged file takes none, nor
-    one an older deja's relative record may be of (``files``: ``_spelt``), whose entries are that install's."""
-    older = [key for key in ledger if _spelt(key, files)[0]]
-    why = "it held deja's entries, and deja has no record of writing them: uninstall puts them back with it"
-    copied = []
-    for change in changes:
-        unrecorded = str(change.path) not in ledger and not any(_ends_with(change.path, key) for key in older)
-        if change.action == "updated" and change.backup is None and change.path in shared and unrecorded:
-            change = replace(change, backup=free_backup_path(change.path), backup_why=why)
-        copied.append(change)
-    return copied
 
 
 def keep_backups_private(ledger: Ledger) -> None:

@@ -466,8 +466,7 @@ def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> Non
         action = f"would be {change.action}" if dry_run and change.action != "unchanged" else change.action
         echo(f"{target}: {action} {change.path}")
         if change.backup is not None and change.action != "unchanged":
-            why = f" ({change.backup_why})" if change.backup_why else ""
-            echo(f"{target}: {'would keep' if dry_run else 'kept'} your file as it was in {change.backup}{why}")
+            echo(f"{target}: {'would keep' if dry_run else 'kept'} your file as it was in {change.backup}")
         for sentence in change.edited_hooks:  # (a reinstall put deja's timeout back silently: trial44 F6)
             echo(f"{target}: {change.path}: {sentence}")
         if change.kept_backup:
