@@ -248,3 +248,24 @@ def test_a_skills_folder_the_user_had_stays_after_uninstall(fake_home: Path, dej
     uninstall("cursor")
 
     assert skills.is_dir() and not (skills / "deja-history").exists()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="trial58 T4: a deja server written by hand (with an env of the user's) is taken for deja's own by its "
+    "shape: install rewrites it with no copy and uninstall takes it out. stop 58 tried a .bak of any file holding "
+    "deja entries no record wrote, and took it back: Claude Code rewrites ~/.claude.json between install and "
+    "uninstall (review58d F1), an entry already pointing at this deja got none (F2), and a home restored under "
+    "another name had deja's own hooks given back, leaving deja wired (trial58b B2)",
+)
+def test_a_hand_written_deja_server_comes_back_after_install_and_uninstall(fake_home: Path, deja: str) -> None:
+    users = (
+        '{"mcpServers":{"deja":{"command":"/old/venv/bin/deja","args":["mcp"],"env":{"DEJA_RECALL":"off"},'
+        '"disabled":false}}}\n'
+    )
+    mcp = fake_home / ".cursor" / "mcp.json"
+    mcp.parent.mkdir()
+    mcp.write_text(users)
+    install("cursor", deja_path=deja)
+    uninstall("cursor")
+    assert mcp.read_text() == users
