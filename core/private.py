@@ -209,15 +209,21 @@ OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested", IN
 MADE_IN_HOME = frozenset({*OWN, "hook-server.sock", "hook-server.lock", "read-copies"})
 
 
+#: What a folder that looks empty holds all the same, made by a file manager, a file system or a placeholder habit:
+#: a folder of these alone is no folder of the user's files (review58d F5: ``.DS_Store`` alone was refused).
+LOOKS_EMPTY = frozenset({".DS_Store", ".localized", "Thumbs.db", "desktop.ini", ".directory", ".gitkeep", "lost+found"})
+
+
 def others_in_home(home: StrPath) -> bool:
     """Whether the folder ``home`` holds anything deja does not make in its home (``MADE_IN_HOME``, or the
-    ``.NAME.PID.tmp`` a killed ``replace_private`` left of one): then it is a folder of the user's, not a deja home.
-    False for a folder that is not there, or that cannot be listed (no file of anyone's is known to be there)."""
+    ``.NAME.PID.tmp`` a killed ``replace_private`` left of one) nor a folder that looks empty holds (``LOOKS_EMPTY``):
+    then it is a folder of the user's, not a deja home. False for a folder that is not there, or that cannot be
+    listed (no file of anyone's is known to be there)."""
     try:
         names = oscalls.listdir(home)
     except OSError:
         return False
-    return any(name not in MADE_IN_HOME and not _leftover(name) for name in names)
+    return any(name not in MADE_IN_HOME and name not in LOOKS_EMPTY and not _leftover(name) for name in names)
 
 
 def _leftover(name: str) -> bool:

@@ -404,7 +404,7 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
         fail("--project writes one file per session: give the folder with -o FOLDER", code=2)
     chosen = newest_sessions(index, project=project, limit=100_000)
     output = _output_folder(output)
-    title = f"deja: {project}"
+    title = f"deja: {_project_label(project)}"
     page, head = own_index(fmt, title)
     if not replaceable(output / page, head):  # (before any file is written: a refusal leaves the folder as it was)
         fail(f"{output / page} is not an index deja wrote for {project}: move it aside, or give -o another folder")
@@ -416,6 +416,15 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
         written.append((found, name))
     write_text(output / page, index_page(written, fmt, title)[1])
     echo(f"wrote {plural(len(written), 'session')} and {page} to {output}", err=True)  # (a note: trial23 F7.4)
+
+
+def _project_label(project: str) -> str:
+    """The project as an export's index page names it: a folder by its name, however it was given (``.``, a path, a
+    trailing ``/``): the page's title tells deja's own page from a user's, and the same project's second export
+    into a folder was refused where it was spelt otherwise (review58d F4); a name as the index reads it."""
+    from ..core.keys import is_folder, project_spelling
+
+    return os.path.basename(project_spelling(project)) or project if is_folder(project) else project
 
 
 #: The verbs by command name, in the order ``deja --help`` lists them.

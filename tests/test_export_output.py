@@ -182,3 +182,19 @@ def test_a_project_of_one_session_is_said_in_the_singular(tmp_path: Path) -> Non
     env = index_cli_root(tmp_path, cli_root)
     ran = run_deja("export", "--project", "solo", "-o", str(tmp_path / "out"), env=env)
     assert (ran.returncode, ran.stderr) == (0, f"wrote 1 session and index.md to {tmp_path / 'out'}\n")
+
+
+def test_a_second_export_of_one_project_spelt_another_way_refreshes_its_index(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """``--project api``, then ``--project .`` from the project's folder: the same sessions into the same folder, and
+    its index page was refused as "not an index deja wrote for ." (its title was the argument as typed, review58d
+    F4). The page names the project by its folder's name, however it was given."""
+    folder = tmp_path / "out"
+    first = run_deja("export", "--project", "api", "-o", str(folder), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    project = indexed_sample.history.projects["api"]
+    for spelt in (".", f"{project}/"):
+        again = run_deja("export", "--project", spelt, "-o", str(folder), cwd=project)
+        assert again.returncode == 0, again.stderr
+        assert (folder / "index.md").read_text().startswith("# deja: api\n")

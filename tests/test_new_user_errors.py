@@ -133,10 +133,13 @@ def test_config_takes_an_empty_folder_or_a_deja_home_as_home(fake_home: Path, tm
     for name in (SOCKET_NAME, LOCK_NAME, BUILD_SENTINEL, "hooks.log", "hooks.log.1", ".hooks.log.4242.tmp"):
         (used / name).write_text("")
     (used / COPIES).mkdir()
-    empty = tmp_path / "empty"
+    empty, looks_empty = tmp_path / "empty", tmp_path / "looks-empty"
     empty.mkdir()
+    looks_empty.mkdir()
+    (looks_empty / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")  # (review58d F5: Finder's file alone was refused)
+    (looks_empty / "lost+found").mkdir()
 
-    for home in (used, empty):
+    for home in (used, empty, looks_empty):
         taken = run_deja("config", "set", "home", str(home))
         assert taken.returncode == 0, taken.stderr
     (used / ".hooks.log.4242.tmp.mine").write_text("")  # (no leftover of deja's)
