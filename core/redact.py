@@ -1026,6 +1026,18 @@ def _a_port(value: str, *, again: bool) -> bool:
     return bool(ports) and all(port.isascii() and port.isdigit() and len(port) <= 5 for port in ports)
 
 
+#: A webhook URL's scheme, host and up to four folders before its ``/hooks/`` (Mattermost's, Rocket.Chat's): bounded,
+#: and no folder holds a ``/``, so each ``http`` is read on to a few ``/`` at most, not to the line's end.
+_WEBHOOK_SITE = r"https?://[^\s/?#]+(?:/[^\s/?#]+){0,4}"
+
+
+def _generated_id(value: str) -> bool:
+    """Whether a webhook's id is a generated one, not a placeholder (``xxxxxxxx-xxxx-…``; ``{key}`` is no match):
+    a digit in it, or eight different characters. A digit alone let one Mattermost id in two thousand through (26
+    characters of base32, none a digit)."""
+    return any(c.isdigit() for c in value) or len(set(value)) >= 8
+
+
 #: Each regex starts with the token's literal prefix where it has one, so the engine skips to it as fast as a
 #: substring search; every rule names a substring its matches hold, so most texts skip most rules untried.
 _PROVIDER_RULES: tuple[Rule, ...] = (
@@ -1105,6 +1117,74 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         "discord-webhook",
         r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+",
         (".com/api/webhooks/",),
+    ),
+    # Other chat and automation services' incoming webhooks: the URL is the credential (whoever holds it posts into
+    # the channel or runs the flow), so its secret part goes and the host and path before it stay, to say what it
+    # was (trial58 T1). A Logic Apps or Power Automate trigger's is its ``sig=`` (``azure-sas``), DingTalk's its
+    # ``access_token=`` and Google Chat's its ``key=`` and ``token=`` (the named secrets').
+    Rule(
+        "teams-webhook",
+        r"https://(?:[\w-]+\.webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/"
+        r"([0-9A-Fa-f-]{8,}@[0-9A-Fa-f-]{8,}/IncomingWebhook/[A-Za-z0-9/_-]{16,})",
+        (".webhook.office.com/webhookb2/", "outlook.office.com/webhook/", "outlook.office365.com/webhook/"),
+        group=1,
+    ),
+    # Mattermost's ``/hooks/`` and 26 characters (its ids' base32), Rocket.Chat's an id of 17 and a token of 48, on
+    # any host, at its root or under a few folders (bounded: each ``http`` reads on a few ``/`` at most).
+    Rule(
+        "mattermost-webhook",
+        rf"{_WEBHOOK_SITE}/hooks/([a-z0-9]{{26}})(?![\w-])",
+        ("/hooks/",),
+        group=1,
+        check=lambda m: _generated_id(m.group(1)),
+    ),
+    Rule(
+        "rocketchat-webhook",
+        rf"{_WEBHOOK_SITE}/hooks/([A-Za-z0-9]{{17}}/[A-Za-z0-9]{{40,}})(?![\w-])",
+        ("/hooks/",),
+        group=1,
+    ),
+    Rule(
+        "wecom-webhook",
+        r"qyapi\.weixin\.qq\.com/cgi-bin/webhook/\w+\?(?:[\w.%=-]*&){0,4}key=([A-Za-z0-9-]{16,})",
+        ("qyapi.weixin.qq.com/cgi-bin/webhook/",),
+        group=1,
+        check=lambda m: _generated_id(m.group(1)),
+    ),
+    # Feishu's (``open.feishu.cn``) and Lark's (``open.larksuite.com``) custom bots, and a private deployment's.
+    Rule(
+        "feishu-webhook",
+        r"/open-apis/bot/v2/hook/([A-Za-z0-9-]{16,})",
+        ("/open-apis/bot/v2/hook/",),
+        group=1,
+        check=lambda m: _generated_id(m.group(1)),
+    ),
+    Rule(
+        "zapier-webhook",
+        r"hooks\.zapier\.com/hooks/(?:catch|standard)/(\d+/[A-Za-z0-9]+)",
+        ("hooks.zapier.com/hooks/",),
+        group=1,
+    ),
+    Rule(
+        "ifttt-webhook",
+        r"maker\.ifttt\.com/(?:trigger/[^\s/?#]+(?:/json)?/with/key|use)/([A-Za-z0-9_-]{16,})",
+        ("maker.ifttt.com/",),
+        group=1,
+        check=lambda m: _machine_made(m.group(1)),
+    ),
+    Rule(
+        "webex-webhook",
+        r"(?:webexapis\.com|api\.ciscospark\.com)/v1/webhooks/incoming/([A-Za-z0-9_=-]{20,})",
+        ("/v1/webhooks/incoming/",),
+        group=1,
+    ),
+    # Make's (once Integromat's): ``hook.<zone>.make.com/`` and 32 small letters and digits.
+    Rule(
+        "make-webhook",
+        r"https://hook\.(?:[a-z0-9]+\.)?(?:make|integromat)\.com/([a-z0-9]{24,})(?![\w-])",
+        ("make.com/", "integromat.com/"),
+        group=1,
+        check=lambda m: _generated_id(m.group(1)),
     ),
     _token("sendgrid-key", r"SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}", "SG."),
     # Hugging Face tokens are 34 letters and digits (older ones letters alone).
@@ -1214,7 +1294,9 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         group=1,
         check=_after("Account", "SharedAccess", "Primary", "Secondary"),
     ),
-    Rule("azure-sas", r"sig=([A-Za-z0-9%+/=]{20,})", ("sig=",), group=1, check=_after("?", "&", ";")),
+    # A storage SAS's ``sig=`` is base64 (``%2B``, ``%2F`` as a URL holds it), a Logic Apps or Power Automate
+    # trigger's base64url: its ``-`` and ``_`` stopped the value, and kept its tail or all of it (trial58 T1).
+    Rule("azure-sas", r"sig=([A-Za-z0-9%+/=_-]{20,})", ("sig=",), group=1, check=_after("?", "&", ";")),
     # A secret access key given without its name, in a text that names its access key id ("key AKIA… secret …"):
     # forty characters of base64 holding capitals, small letters and digits (a git hash has no capitals).
     Rule(
