@@ -2105,10 +2105,14 @@ _NETLIFY_OPTIONS = (
     r"|--?[\w-]+(?:=[^\s|;&<>]*)?))*+"
 )
 #: rclone's options, each read once: its global options that take a value with it (``--config x.conf``: its file no
-#: remote, review57e F8), any other alone (``-vv``, ``--non-interactive``).
+#: remote, review57e F8), any other alone (``-vv``, ``--non-interactive``). Eight at most, as aws's: a value may be the
+#: word ``rclone`` itself, and each ``rclone`` of ``rclone --config rclone --config …`` read the options to the line's
+#: end (review58b F2: 1 MB, 206 s). An atomic group, not a possessive repeat (``*+``) of a group: CPython before
+#: 3.11.5 does not give back an iteration that read the blank and failed at ``config`` (gh-106052), and the row never
+#: matched there (review58b F1: Debian 12's 3.11.2 kept every rclone secret).
 _RCLONE_OPTIONS = (
-    r"(?:[ \t]+(?>--(?:config|log-file|log-level|cache-dir|password-command|user-agent|retries|timeout|contimeout)"
-    r"[ \t]+[^\s|;&<>-][^\s|;&<>]*+|-[^\s|;&<>]*+))*+"
+    r"(?>(?:[ \t]+(?>--(?:config|log-file|log-level|cache-dir|password-command|user-agent|retries|timeout|contimeout)"
+    r"[ \t]+[^\s|;&<>-][^\s|;&<>]*+|-[^\s|;&<>]*+)){0,8})"
 )
 #: One of rclone's words after ``config create``/``update``/``password`` (the remote's name, its type), past its
 #: options (``rclone config create --non-interactive r s3 …``).

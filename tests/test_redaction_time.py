@@ -399,6 +399,9 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         "sudo -S x <<A\nb\nA' ",
         # red57c: rclone's options before config, its config password (review57e F9)
         "rclone -vv --config a rclone -v ",
+        # red58: a valued option's value the word rclone itself, each rclone read the rest (review58b F2)
+        "rclone --config ",
+        "rclone --log-level ",
         "rclone config password a - ",
         # red57c: aws's words across a JSON string's escaped \ line end (review57e F1)
         "aws --a b \\\\\\n ",
