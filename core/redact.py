@@ -2180,9 +2180,11 @@ _VAULT_ECHOED = (
 #: What expect's ``send`` answers a password's prompt with, on the prompt's line or the next (``expect "password:"
 #: { send "PW\\r" }``: red56): a word in double quotes, with no Tcl ``$variable`` nor ``[command]``. Each prompt
 #: reads a bounded reach on. The quotes and the ``\\r`` as a JSON string escapes them too, once or twice (``send
-#: \\"PW\\\\r\\"``: review56c F4); the word holds no ``\\``, so it ends where they start.
+#: \\"PW\\\\r\\"``: review56c F4); the word holds no ``\\``, so it ends where they start. ``send`` starts a word, or a
+#: line of a JSON string, after its escaped ``\\n`` (or ``\\t``), whose letter is a word's (review58b F4: an expect
+#: script a tool call wrote kept its password).
 _EXPECT_SENT = (
-    r"(?i:assword|passphrase)(?:[^\n]{0,100}?|[^\n]{0,100}\r?\n[ \t]*)(?<![\w-])send(?:[ \t]+--)?[ \t]+"
+    r"(?i:assword|passphrase)(?:[^\n]{0,100}?|[^\n]{0,100}\r?\n[ \t]*)(?:(?<![\w-])|(?<=\\[nt]))send(?:[ \t]+--)?[ \t]+"
     r'\\{0,3}"(?P<value>[^"\s\\$\[]+)(?:\\{1,4}[rn])?\\{0,3}"'
 )
 
@@ -2199,7 +2201,7 @@ def _expect_sent(match: re.Match[str]) -> str:
 
 
 #: A ``send`` command, as ``_EXPECT_SENT`` reads one: a word, then blanks before what it sends.
-_EXPECT_SEND = Lazy(globals(), "_EXPECT_SEND", r"(?<![\w-])send[ \t]")
+_EXPECT_SEND = Lazy(globals(), "_EXPECT_SEND", r"(?:(?<![\w-])|(?<=\\[nt]))send[ \t]")
 
 
 #: The needles of the commands whose input may be data, no password (``_plainly_data``).

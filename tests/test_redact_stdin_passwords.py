@@ -66,6 +66,9 @@ PW = "Hx7Sud0Pw42"
         # the quotes and the \r as a JSON string escapes them (review56c F4)
         '{"command": "expect -c \'spawn ssh h; expect \\"assword:\\"; send \\"Hx7Sud0Pw42\\\\r\\"; interact\'"}',
         'expect "password:" { send "Hx7Sud0Pw42\\\\r" }',
+        # send on its own line of a JSON string, after its escaped line end (review58b F4)
+        '{"command": "spawn ssh u@h\\nexpect \\"password:\\"\\nsend \\"Hx7Sud0Pw42\\\\r\\"\\ninteract"}',
+        '{"contents": "expect <<\'EOF\'\\nspawn ssh u@h\\nexpect \\"password:\\"\\nsend \\"Hx7Sud0Pw42\\\\r\\"\\nEOF"}',
         # after aws's global options (review55e F2.1)
         "aws --region eu-west-1 secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
         "aws --profile prod ssm put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
@@ -389,6 +392,7 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         'expect -c \'expect { "password:" { send "$pw\\r" } "yes/no" { send "yes\\r"; exp_continue } }\'',
         '{"command": "expect -c \'spawn ssh h; expect \\"assword:\\" { send \\"$env(PW)\\\\r\\" }; expect \\"$ \\"; send \\"exit\\\\r\\"\'"}',
         '{"command": "expect -c \'expect { \\"password:\\" { send \\"$pw\\\\r\\" } \\"yes/no\\" { send \\"yes\\\\r\\"; exp_continue } }\'"}',
+        '{"command": "expect \\"password:\\"\\nsend \\"$pw\\\\r\\"\\nexpect \\"$ \\"\\nsend \\"exit\\\\r\\""}',
         "fly secrets set A=$A B=${B} C=$(cat c)",
         "fly secrets set --app web; echo DB=x",  # (the command ends at its ;)
     ],
