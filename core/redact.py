@@ -2288,8 +2288,12 @@ _PYTHON_PASSWORD = (
 )
 #: The Python classes whose second argument is a password (requests', httpx's, aiohttp's): by name, as any name
 #: ending in "auth" is also a role or a route's (``withAuth(Dashboard, 'admin')``, ``useAuth(config, "/login")``:
-#: review57f F4).
-_AUTH_CLASSES = r"(?<![\w.])(?:(?:requests\.auth|httpx|aiohttp)\.)?(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth)\("
+#: review57f F4), requests_ntlm's ``HttpNtlmAuth`` too, after any module's name or a few (``auth.HTTPBasicAuth``
+#: after ``from requests import auth``: review58b F6); only a word's start is tried, so a long word is read once.
+_AUTH_CLASSES = (
+    r"(?<![\w.])(?:[A-Za-z_]\w*\.){0,3}"
+    r"(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|HttpNtlmAuth|BasicAuth|DigestAuth)\("
+)
 #: Oracle's ``user/password`` (``@db`` after it, or a blank, a quote, the line's end): a user of letters, digits,
 #: ``_``, ``$`` and ``#`` (``c##admin``), a password to its ``@`` or in double quotes (``app/"Pa ss"@db``).
 _ORACLE_PAIR = (

@@ -42,6 +42,9 @@ from deja.core.redaction import as_indexed
         ("httpx.get(url, auth=('admin', 'Hx7Sud0Pw42'))", "httpx.get(url, auth=('admin', '[redacted:secret]'))"),
         ('aiohttp.BasicAuth("admin", "Hx7Sud0Pw42")', 'aiohttp.BasicAuth("admin", "[redacted:secret]")'),
         ("HTTPBasicAuth('admin', 'Hx7Sud0Pw42')", "HTTPBasicAuth('admin', '[redacted:secret]')"),
+        # requests_ntlm's class, requests' auth module by its own name (review58b F6)
+        ("auth=HttpNtlmAuth('CORP\\\\jdoe', 'Hx7Sud0Pw42')", "auth=HttpNtlmAuth('CORP\\\\jdoe', '[redacted:secret]')"),
+        ("auth=auth.HTTPBasicAuth('admin', 'Hx7Sud0Pw42')", "auth=auth.HTTPBasicAuth('admin', '[redacted:secret]')"),
         (
             "firebase functions:config:set stripe.key=Hx7Sud0Pw42",
             "firebase functions:config:set stripe.key=[redacted:secret]",

@@ -178,22 +178,6 @@ def test_a_password_of_letters_given_to_a_mail_login_is_redacted(written: str, s
 
 @pytest.mark.xfail(
     strict=True,
-    reason="review58b F6: _AUTH_CLASSES names five classes with three module prefixes: requests_ntlm's HttpNtlmAuth "
-    "and requests' auth module imported as 'auth' keep the password (redacted before red57d)",
-)
-@pytest.mark.parametrize(
-    "written",
-    [
-        "r = requests.get(url, auth=HttpNtlmAuth('CORP\\\\jdoe', 'Hx7Sud0Pw42'))",
-        "r = requests.get(url, auth=auth.HTTPBasicAuth('admin', 'Hx7Sud0Pw42'))",
-    ],
-)
-def test_a_password_given_to_a_python_auth_class_is_redacted(written: str) -> None:
-    assert PW not in redact(written)
-
-
-@pytest.mark.xfail(
-    strict=True,
     reason="review58b F8: _a_secret_setting now takes 'pass' only as the whole last part, smtppass, _pass or -pass: "
     "dbpass, userpass, adminpass name no secret any more (redacted before red57d); only askpass/bypass needed out",
 )

@@ -502,6 +502,8 @@ def test_one_long_listed_command_is_redacted_in_time_linear_in_its_size(tmp_path
         "auth=('a', ",
         "auth = (a, 'b' ",
         "BasicAuth(a, ",
+        "a.a.a.a.BasicAuth(",
+        "a.auth(",
         "sqlplus a/",
         "sqlplus -s -l ",
         "sqlplus a/b@c ",
