@@ -2365,16 +2365,22 @@ def _a_firebase_secret(given: re.Match[str]) -> bool:
 def _a_secret_setting(name: str) -> bool:
     """Whether a dotted setting's name names a secret: ``secret_key`` of it or of its last part, a last part that is
     a key (``stripe.key``, ``api_key``: ``secret_key`` leaves a bare "key" to its context), or one that ends with a
-    password's or a token's name (git's ``sendemail.smtppass``). ``user.signingkey``, ``http.sslKey``, ``core.askpass``
-    (a program) and ``alias.bypass`` name no secret (review57f F5)."""
+    password's or a token's name (git's ``sendemail.smtppass``, ``mysql.dbpass``). ``user.signingkey``,
+    ``http.sslKey``, ``core.askpass`` (a program) and ``alias.bypass``, a word that ends in "pass", name no secret
+    (review57f F5); a name the user made of words (``dbpass``, ``userpass``) does (review58b F8)."""
     last = name.rpartition(".")[2].lower()
     return (
         secret_key(name)
         or secret_key(last)
         or last == "key"
-        or last in ("pass", "smtppass")
-        or last.endswith(("_key", "-key", "apikey", "_pass", "-pass", "passwd", "password", "token", "secret"))
+        or (last.endswith("pass") and not last.endswith(_WORDS_ENDING_IN_PASS))
+        or last.endswith(("_key", "-key", "apikey", "passwd", "password", "token", "secret"))
     )
+
+
+#: English words that end in "pass" and name no password (``core.askpass`` names a program, ``alias.bypass`` a
+#: command): a setting's name ending in one names no secret (``_a_secret_setting``).
+_WORDS_ENDING_IN_PASS = ("askpass", "bypass", "compass", "surpass", "overpass", "underpass", "trespass", "encompass")
 
 
 def _login_pair(match: re.Match[str]) -> str:

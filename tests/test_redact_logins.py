@@ -111,6 +111,12 @@ from deja.core.redaction import as_indexed
             "git config --global sendemail.smtppass Hx7Sud0Pw42",
             "git config --global sendemail.smtppass [redacted:cli-credentials]",
         ),
+        # a name of words ending in "pass" the user made (review58b F8)
+        ("git config --global mysql.dbpass Hx7Sud0Pw42", "git config --global mysql.dbpass [redacted:cli-credentials]"),
+        (
+            'firebase functions:config:set mail.userpass="Hx7Sud0Pw42"',
+            'firebase functions:config:set mail.userpass="[redacted:secret]"',
+        ),
         (
             "git config --global user.password Hx7Sud0Pw42",
             "git config --global user.password [redacted:cli-credentials]",

@@ -174,21 +174,3 @@ def test_what_the_rules_redact_the_gate_lets_through(command: str) -> None:
 )
 def test_a_password_of_letters_given_to_a_mail_login_is_redacted(written: str, secret: str) -> None:
     assert secret not in redact(written)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="review58b F8: _a_secret_setting now takes 'pass' only as the whole last part, smtppass, _pass or -pass: "
-    "dbpass, userpass, adminpass name no secret any more (redacted before red57d); only askpass/bypass needed out",
-)
-@pytest.mark.parametrize(
-    "written",
-    [
-        'firebase functions:config:set db.dbpass="Hx7Sud0Pw42"',
-        'firebase functions:config:set mail.userpass="Hx7Sud0Pw42"',
-        "git config --global mysql.dbpass Hx7Sud0Pw42",
-    ],
-)
-def test_a_setting_ending_in_a_compound_pass_is_redacted(written: str) -> None:
-    assert PW not in redact(written)
-    assert PW not in as_indexed(written, whatever_the_setting=True)
