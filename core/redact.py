@@ -1961,13 +1961,19 @@ def _secure_parameter(match: re.Match[str]) -> str:
     """``_stored_secret`` of ``aws ssm put-parameter --value …``, but where its line says the parameter is plain
     (``--type String``, ``StringList``): a setting's value, no secret (``SecureString``'s, or no type given: redacted).
     Its line with the lines its ``\\`` ends continue (``_continued_line``): the match starts at ``aws``, and AWS's
-    documentation gives each option a line of its own (review57e F5)."""
-    if _PLAIN_PARAMETER.search(_continued_line(match.string, match.start())) is not None:
+    documentation gives each option a line of its own (review57e F5). Its own command's alone: up to a ``;``, ``|``
+    or ``&&``, or a JSON string's escaped line end no ``\\`` continues, where the next command may put a plain
+    parameter (review58b F3: a tool call's script kept the secure one's value)."""
+    command = _COMMAND_END.split(_continued_line(match.string, match.start()), maxsplit=1)[0]
+    if _PLAIN_PARAMETER.search(command) is not None:
         return match.group(0)
     return _stored_secret(match)
 
 
 _PLAIN_PARAMETER = Lazy(globals(), "_PLAIN_PARAMETER", r"""--type(?:=|[ \t]+)['"]?String(?:List)?(?![\w-])""")
+#: Where a command ends on its line: a ``;``, a ``|``, ``&&``, or a JSON string's ``\\n`` (not one a ``\\`` before
+#: it continues, ``\\\\\\n``, nor an escaped ``\\`` before an ``n``).
+_COMMAND_END = Lazy(globals(), "_COMMAND_END", r"[;|]|&&|(?<!\\)\\n")
 
 
 def _plain_secure_string(match: re.Match[str]) -> str:
