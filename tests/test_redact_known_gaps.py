@@ -1,6 +1,7 @@
 """Redaction's known gaps after review57e and review58b (RULES_VERSION 35): a secret a near variant of a redacted
-Each is a strict xfail naming its finding; when one is fixed its case moves, as a plain test, to the file where its
-neighbours live (``test_redact_stdin_passwords.py``)."""
+command keeps, or a line of a shape that takes redaction too long. Each is a strict xfail naming its finding; when
+one is fixed its case moves, as a plain test, to the file where its neighbours live (``test_redact_stdin_passwords.py``,
+``test_redaction_time.py``)."""
 
 from __future__ import annotations
 
