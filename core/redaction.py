@@ -21,8 +21,10 @@ if TYPE_CHECKING:
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
 #: (35: the secret part of Microsoft Teams', Mattermost's, Rocket.Chat's, WeCom's, Feishu's and Lark's, Zapier's,
-#: IFTTT's, Webex's and Make's webhook URLs, a Logic Apps or Power Automate ``sig=`` holding ``-`` or ``_``: red58
-#: (trial58 T1);
+#: IFTTT's, Webex's and Make's webhook URLs, a Logic Apps or Power Automate ``sig=`` holding ``-`` or ``_`` (trial58
+#: T1); rclone's secrets on CPython before 3.11.5, expect's ``send`` on its own line of a JSON string, an ssm
+#: SecureString beside a plain parameter's command, ``HttpNtlmAuth``/``auth.HTTPBasicAuth``, ``dbpass``-like setting
+#: names (review58b F1, F3, F4, F6, F8): red58;
 #: 34: a password fed to ``kinit``, PsExec's ``-p``, any ``vault login`` token, npm's ``:_authToken``/``:_password``
 #: set with a space, Python's positional ``login('u', 'PW')``/``auth=('u', 'PW')``/``BasicAuth``, Oracle's
 #: ``user/PW@db`` after its tools, ``oc``/``cf``/``influx`` ``-p``, ``ALTER ROLE … PASSWORD``, ``SET PASSWORD FOR``,
