@@ -655,7 +655,7 @@ SECRETS: list[Secret] = [
             "7a1c2f3e-5b1d-4c2e-9f3a-4b5c6d7e8f90@",
             "72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/",
             _HEX32,
-            "/9f8e7d6c-4a3b-4c2d-8e1f-a0b1c2d3e4f5/V2",
+            "/5d1e9a47-4a3b-4c2d-8e1f-a0b1c2d3e4f5/V2",
             _ALNUM43,
         ),
         "curl -H 'Content-Type: application/json' -d @card.json https://contoso.webhook.office.com/webhookb2/{secret}",
@@ -667,7 +667,7 @@ SECRETS: list[Secret] = [
             "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e@",
             "72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/",
             _HEX32[::-1],
-            "/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+            "/e4c7a2d9-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
         ),
         'TEAMS_WEBHOOK_URL="https://outlook.office.com/webhook/{secret}"',
     ),
@@ -698,7 +698,7 @@ SECRETS: list[Secret] = [
     Secret(
         "lark-webhook",
         "feishu-webhook",
-        _join("8e7d6c5b-4a39", "-4281-b0c9-", "d8e7f6a5b4c3"),
+        _join("b63f0e21-4a39", "-4281-b0c9-", "d8e7f6a5b4c3"),
         "lark_hook: https://open.larksuite.com/open-apis/bot/v2/hook/{secret}",
     ),
     Secret(
@@ -712,12 +712,6 @@ SECRETS: list[Secret] = [
         "ifttt-webhook",
         _join("bX9kQ2mZ7p", "L4sT8vW1yN3c"),
         "curl -X POST https://maker.ifttt.com/trigger/deploy_done/with/key/{secret}",
-    ),
-    Secret(
-        "webex-webhook",
-        "webex-webhook",
-        _join("Y2lzY29zcGFyazovL3VzL1dFQkhPT0sv", "ZTFiMmMzZDQtZTVmNi00YTdiLThjOWQtMGUxZjJhM2I0YzVk"),
-        "WEBEX_HOOK=https://webexapis.com/v1/webhooks/incoming/{secret}",
     ),
     Secret(
         "make-webhook",
@@ -1744,3 +1738,12 @@ SECRETS: list[Secret] = [
         "gh-secret-set-body", "cli-credentials", _join("GhBody", "Pa55w0rd"), "gh secret set DB_PASSWORD -b {secret}"
     ),
 ]
+
+#: Webex's incoming webhook, outside ``SECRETS``: its fixed path's ``webhooks``, which stays as written, is a long run
+#: of Discord's webhook URL, and the leak checks look for each secret's long runs in every output.
+WEBEX_WEBHOOK = Secret(
+    "webex-webhook",
+    "webex-webhook",
+    _join("Y2lzY29zcGFyazovL3VzL1dFQkhPT0sv", "ZTFiMmMzZDQtZTVmNi00YTdiLThjOWQtMGUxZjJhM2I0YzVk"),
+    "WEBEX_HOOK=https://webexapis.com/v1/webhooks/incoming/{secret}",
+)

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 import pytest
 from harness import index_cli_root, run_deja
-from redaction_corpus import SECRETS, Secret, code_lines
+from redaction_corpus import SECRETS, WEBEX_WEBHOOK, Secret, code_lines
 from test_hooks import Machine, claude, cursor, cursor_tool
 from test_mcp import ok, text
 
@@ -234,7 +234,10 @@ def test_a_token_prefix_in_a_name_or_prose_is_kept(text: str) -> None:
 
 @pytest.mark.parametrize(
     "secret",
-    [s for s in SECRETS if s.kind.endswith("-webhook") and not s.kind.startswith(("slack", "discord"))],
+    [
+        *(s for s in SECRETS if s.kind.endswith("-webhook") and not s.kind.startswith(("slack", "discord"))),
+        WEBEX_WEBHOOK,
+    ],
     ids=lambda s: s.name,
 )
 def test_a_webhook_url_keeps_its_host_and_path_and_loses_its_secret(secret: Secret) -> None:
