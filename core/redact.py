@@ -2188,9 +2188,9 @@ _VAULT_ECHOED = (
 #: reads a bounded reach on. The quotes and the ``\\r`` as a JSON string escapes them too, once or twice (``send
 #: \\"PW\\\\r\\"``: review56c F4); the word holds no ``\\``, so it ends where they start. ``send`` starts a word, or a
 #: line of a JSON string, after its escaped ``\\n`` (or ``\\t``), whose letter is a word's (review58b F4: an expect
-#: script a tool call wrote kept its password).
+#: script a tool call wrote kept its password); expect's own alias ``exp_send`` too (review58b F9).
 _EXPECT_SENT = (
-    r"(?i:assword|passphrase)(?:[^\n]{0,100}?|[^\n]{0,100}\r?\n[ \t]*)(?:(?<![\w-])|(?<=\\[nt]))send(?:[ \t]+--)?[ \t]+"
+    r"(?i:assword|passphrase)(?:[^\n]{0,100}?|[^\n]{0,100}\r?\n[ \t]*)(?:(?<![\w-])|(?<=\\[nt]))(?:exp_)?send(?:[ \t]+--)?[ \t]+"
     r'\\{0,3}"(?P<value>[^"\s\\$\[]+)(?:\\{1,4}[rn])?\\{0,3}"'
 )
 
@@ -2207,7 +2207,7 @@ def _expect_sent(match: re.Match[str]) -> str:
 
 
 #: A ``send`` command, as ``_EXPECT_SENT`` reads one: a word, then blanks before what it sends.
-_EXPECT_SEND = Lazy(globals(), "_EXPECT_SEND", r"(?:(?<![\w-])|(?<=\\[nt]))send[ \t]")
+_EXPECT_SEND = Lazy(globals(), "_EXPECT_SEND", r"(?:(?<![\w-])|(?<=\\[nt]))(?:exp_)?send[ \t]")
 
 
 #: The needles of the commands whose input may be data, no password (``_plainly_data``).

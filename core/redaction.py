@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 #: IFTTT's, Webex's and Make's webhook URLs, a Logic Apps or Power Automate ``sig=`` holding ``-`` or ``_`` (trial58
 #: T1); rclone's secrets on CPython before 3.11.5, expect's ``send`` on its own line of a JSON string, an ssm
 #: SecureString beside a plain parameter's command, ``HttpNtlmAuth``/``auth.HTTPBasicAuth``, ``dbpass``-like setting
-#: names (review58b F1, F3, F4, F6, F8): red58;
+#: names, expect's ``exp_send`` (review58b F1, F3, F4, F6, F8, F9): red58;
 #: 34: a password fed to ``kinit``, PsExec's ``-p``, any ``vault login`` token, npm's ``:_authToken``/``:_password``
 #: set with a space, Python's positional ``login('u', 'PW')``/``auth=('u', 'PW')``/``BasicAuth``, Oracle's
 #: ``user/PW@db`` after its tools, ``oc``/``cf``/``influx`` ``-p``, ``ALTER ROLE … PASSWORD``, ``SET PASSWORD FOR``,

@@ -66,6 +66,7 @@ PW = "Hx7Sud0Pw42"
         # the quotes and the \r as a JSON string escapes them (review56c F4)
         '{"command": "expect -c \'spawn ssh h; expect \\"assword:\\"; send \\"Hx7Sud0Pw42\\\\r\\"; interact\'"}',
         'expect "password:" { send "Hx7Sud0Pw42\\\\r" }',
+        'expect "password:" { exp_send "Hx7Sud0Pw42\\r" }',  # (expect's alias: review58b F9)
         # send on its own line of a JSON string, after its escaped line end (review58b F4)
         '{"command": "spawn ssh u@h\\nexpect \\"password:\\"\\nsend \\"Hx7Sud0Pw42\\\\r\\"\\ninteract"}',
         '{"contents": "expect <<\'EOF\'\\nspawn ssh u@h\\nexpect \\"password:\\"\\nsend \\"Hx7Sud0Pw42\\\\r\\"\\nEOF"}',
