@@ -1026,6 +1026,18 @@ def _a_port(value: str, *, again: bool) -> bool:
     return bool(ports) and all(port.isascii() and port.isdigit() and len(port) <= 5 for port in ports)
 
 
+#: A webhook URL's scheme, host and up to four folders before its ``/hooks/`` (Mattermost's, Rocket.Chat's): bounded,
+#: and no folder holds a ``/``, so each ``http`` is read on to a few ``/`` at most, not to the line's end.
+_WEBHOOK_SITE = r"https?://[^\s/?#]+(?:/[^\s/?#]+){0,4}"
+
+
+def _generated_id(value: str) -> bool:
+    """Whether a webhook's id is a generated one, not a placeholder (``xxxxxxxx-xxxx-…``; ``{key}`` is no match):
+    a digit in it, or eight different characters. A digit alone let one Mattermost id in two thousand through (26
+    characters of base32, none a digit)."""
+    return any(c.isdigit() for c in value) or len(set(value)) >= 8
+
+
 #: Each regex starts with the token's literal prefix where it has one, so the engine skips to it as fast as a
 #: substring search; every rule names a substring its matches hold, so most texts skip most rules untried.
 _PROVIDER_RULES: tuple[Rule, ...] = (
@@ -1105,6 +1117,74 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         "discord-webhook",
         r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+",
         (".com/api/webhooks/",),
+    ),
+    # Other chat and automation services' incoming webhooks: the URL is the credential (whoever holds it posts into
+    # the channel or runs the flow), so its secret part goes and the host and path before it stay, to say what it
+    # was (trial58 T1). A Logic Apps or Power Automate trigger's is its ``sig=`` (``azure-sas``), DingTalk's its
+    # ``access_token=`` and Google Chat's its ``key=`` and ``token=`` (the named secrets').
+    Rule(
+        "teams-webhook",
+        r"https://(?:[\w-]+\.webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/"
+        r"([0-9A-Fa-f-]{8,}@[0-9A-Fa-f-]{8,}/IncomingWebhook/[A-Za-z0-9/_-]{16,})",
+        (".webhook.office.com/webhookb2/", "outlook.office.com/webhook/", "outlook.office365.com/webhook/"),
+        group=1,
+    ),
+    # Mattermost's ``/hooks/`` and 26 characters (its ids' base32), Rocket.Chat's an id of 17 and a token of 48, on
+    # any host, at its root or under a few folders (bounded: each ``http`` reads on a few ``/`` at most).
+    Rule(
+        "mattermost-webhook",
+        rf"{_WEBHOOK_SITE}/hooks/([a-z0-9]{{26}})(?![\w-])",
+        ("/hooks/",),
+        group=1,
+        check=lambda m: _generated_id(m.group(1)),
+    ),
+    Rule(
+        "rocketchat-webhook",
+        rf"{_WEBHOOK_SITE}/hooks/([A-Za-z0-9]{{17}}/[A-Za-z0-9]{{40,}})(?![\w-])",
+        ("/hooks/",),
+        group=1,
+    ),
+    Rule(
+        "wecom-webhook",
+        r"qyapi\.weixin\.qq\.com/cgi-bin/webhook/\w+\?(?:[\w.%=-]*&){0,4}key=([A-Za-z0-9-]{16,})",
+        ("qyapi.weixin.qq.com/cgi-bin/webhook/",),
+        group=1,
+        check=lambda m: _generated_id(m.group(1)),
+    ),
+    # Feishu's (``open.feishu.cn``) and Lark's (``open.larksuite.com``) custom bots, and a private deployment's.
+    Rule(
+        "feishu-webhook",
+        r"/open-apis/bot/v2/hook/([A-Za-z0-9-]{16,})",
+        ("/open-apis/bot/v2/hook/",),
+        group=1,
+        check=lambda m: _generated_id(m.group(1)),
+    ),
+    Rule(
+        "zapier-webhook",
+        r"hooks\.zapier\.com/hooks/(?:catch|standard)/(\d+/[A-Za-z0-9]+)",
+        ("hooks.zapier.com/hooks/",),
+        group=1,
+    ),
+    Rule(
+        "ifttt-webhook",
+        r"maker\.ifttt\.com/(?:trigger/[^\s/?#]+(?:/json)?/with/key|use)/([A-Za-z0-9_-]{16,})",
+        ("maker.ifttt.com/",),
+        group=1,
+        check=lambda m: _machine_made(m.group(1)),
+    ),
+    Rule(
+        "webex-webhook",
+        r"(?:webexapis\.com|api\.ciscospark\.com)/v1/webhooks/incoming/([A-Za-z0-9_=-]{20,})",
+        ("/v1/webhooks/incoming/",),
+        group=1,
+    ),
+    # Make's (once Integromat's): ``hook.<zone>.make.com/`` and 32 small letters and digits.
+    Rule(
+        "make-webhook",
+        r"https://hook\.(?:[a-z0-9]+\.)?(?:make|integromat)\.com/([a-z0-9]{24,})(?![\w-])",
+        ("make.com/", "integromat.com/"),
+        group=1,
+        check=lambda m: _generated_id(m.group(1)),
     ),
     _token("sendgrid-key", r"SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}", "SG."),
     # Hugging Face tokens are 34 letters and digits (older ones letters alone).
@@ -1214,7 +1294,9 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         group=1,
         check=_after("Account", "SharedAccess", "Primary", "Secondary"),
     ),
-    Rule("azure-sas", r"sig=([A-Za-z0-9%+/=]{20,})", ("sig=",), group=1, check=_after("?", "&", ";")),
+    # A storage SAS's ``sig=`` is base64 (``%2B``, ``%2F`` as a URL holds it), a Logic Apps or Power Automate
+    # trigger's base64url: its ``-`` and ``_`` stopped the value, and kept its tail or all of it (trial58 T1).
+    Rule("azure-sas", r"sig=([A-Za-z0-9%+/=_-]{20,})", ("sig=",), group=1, check=_after("?", "&", ";")),
     # A secret access key given without its name, in a text that names its access key id ("key AKIA… secret …"):
     # forty characters of base64 holding capitals, small letters and digits (a git hash has no capitals).
     Rule(
@@ -1879,13 +1961,19 @@ def _secure_parameter(match: re.Match[str]) -> str:
     """``_stored_secret`` of ``aws ssm put-parameter --value …``, but where its line says the parameter is plain
     (``--type String``, ``StringList``): a setting's value, no secret (``SecureString``'s, or no type given: redacted).
     Its line with the lines its ``\\`` ends continue (``_continued_line``): the match starts at ``aws``, and AWS's
-    documentation gives each option a line of its own (review57e F5)."""
-    if _PLAIN_PARAMETER.search(_continued_line(match.string, match.start())) is not None:
+    documentation gives each option a line of its own (review57e F5). Its own command's alone: up to a ``;``, ``|``
+    or ``&&``, or a JSON string's escaped line end no ``\\`` continues, where the next command may put a plain
+    parameter (review58b F3: a tool call's script kept the secure one's value)."""
+    command = _COMMAND_END.split(_continued_line(match.string, match.start()), maxsplit=1)[0]
+    if _PLAIN_PARAMETER.search(command) is not None:
         return match.group(0)
     return _stored_secret(match)
 
 
 _PLAIN_PARAMETER = Lazy(globals(), "_PLAIN_PARAMETER", r"""--type(?:=|[ \t]+)['"]?String(?:List)?(?![\w-])""")
+#: Where a command ends on its line: a ``;``, a ``|``, ``&&``, or a JSON string's ``\\n`` (not one a ``\\`` before
+#: it continues, ``\\\\\\n``, nor an escaped ``\\`` before an ``n``).
+_COMMAND_END = Lazy(globals(), "_COMMAND_END", r"[;|]|&&|(?<!\\)\\n")
 
 
 def _plain_secure_string(match: re.Match[str]) -> str:
@@ -2023,10 +2111,14 @@ _NETLIFY_OPTIONS = (
     r"|--?[\w-]+(?:=[^\s|;&<>]*)?))*+"
 )
 #: rclone's options, each read once: its global options that take a value with it (``--config x.conf``: its file no
-#: remote, review57e F8), any other alone (``-vv``, ``--non-interactive``).
+#: remote, review57e F8), any other alone (``-vv``, ``--non-interactive``). Eight at most, as aws's: a value may be the
+#: word ``rclone`` itself, and each ``rclone`` of ``rclone --config rclone --config …`` read the options to the line's
+#: end (review58b F2: 1 MB, 206 s). An atomic group, not a possessive repeat (``*+``) of a group: CPython before
+#: 3.11.5 does not give back an iteration that read the blank and failed at ``config`` (gh-106052), and the row never
+#: matched there (review58b F1: Debian 12's 3.11.2 kept every rclone secret).
 _RCLONE_OPTIONS = (
-    r"(?:[ \t]+(?>--(?:config|log-file|log-level|cache-dir|password-command|user-agent|retries|timeout|contimeout)"
-    r"[ \t]+[^\s|;&<>-][^\s|;&<>]*+|-[^\s|;&<>]*+))*+"
+    r"(?>(?:[ \t]+(?>--(?:config|log-file|log-level|cache-dir|password-command|user-agent|retries|timeout|contimeout)"
+    r"[ \t]+[^\s|;&<>-][^\s|;&<>]*+|-[^\s|;&<>]*+)){0,8})"
 )
 #: One of rclone's words after ``config create``/``update``/``password`` (the remote's name, its type), past its
 #: options (``rclone config create --non-interactive r s3 …``).
@@ -2094,9 +2186,11 @@ _VAULT_ECHOED = (
 #: What expect's ``send`` answers a password's prompt with, on the prompt's line or the next (``expect "password:"
 #: { send "PW\\r" }``: red56): a word in double quotes, with no Tcl ``$variable`` nor ``[command]``. Each prompt
 #: reads a bounded reach on. The quotes and the ``\\r`` as a JSON string escapes them too, once or twice (``send
-#: \\"PW\\\\r\\"``: review56c F4); the word holds no ``\\``, so it ends where they start.
+#: \\"PW\\\\r\\"``: review56c F4); the word holds no ``\\``, so it ends where they start. ``send`` starts a word, or a
+#: line of a JSON string, after its escaped ``\\n`` (or ``\\t``), whose letter is a word's (review58b F4: an expect
+#: script a tool call wrote kept its password); expect's own alias ``exp_send`` too (review58b F9).
 _EXPECT_SENT = (
-    r"(?i:assword|passphrase)(?:[^\n]{0,100}?|[^\n]{0,100}\r?\n[ \t]*)(?<![\w-])send(?:[ \t]+--)?[ \t]+"
+    r"(?i:assword|passphrase)(?:[^\n]{0,100}?|[^\n]{0,100}\r?\n[ \t]*)(?:(?<![\w-])|(?<=\\[nt]))(?:exp_)?send(?:[ \t]+--)?[ \t]+"
     r'\\{0,3}"(?P<value>[^"\s\\$\[]+)(?:\\{1,4}[rn])?\\{0,3}"'
 )
 
@@ -2113,7 +2207,7 @@ def _expect_sent(match: re.Match[str]) -> str:
 
 
 #: A ``send`` command, as ``_EXPECT_SENT`` reads one: a word, then blanks before what it sends.
-_EXPECT_SEND = Lazy(globals(), "_EXPECT_SEND", r"(?<![\w-])send[ \t]")
+_EXPECT_SEND = Lazy(globals(), "_EXPECT_SEND", r"(?:(?<![\w-])|(?<=\\[nt]))(?:exp_)?send[ \t]")
 
 
 #: The needles of the commands whose input may be data, no password (``_plainly_data``).
@@ -2200,8 +2294,12 @@ _PYTHON_PASSWORD = (
 )
 #: The Python classes whose second argument is a password (requests', httpx's, aiohttp's): by name, as any name
 #: ending in "auth" is also a role or a route's (``withAuth(Dashboard, 'admin')``, ``useAuth(config, "/login")``:
-#: review57f F4).
-_AUTH_CLASSES = r"(?<![\w.])(?:(?:requests\.auth|httpx|aiohttp)\.)?(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth)\("
+#: review57f F4), requests_ntlm's ``HttpNtlmAuth`` too, after any module's name or a few (``auth.HTTPBasicAuth``
+#: after ``from requests import auth``: review58b F6); only a word's start is tried, so a long word is read once.
+_AUTH_CLASSES = (
+    r"(?<![\w.])(?:[A-Za-z_]\w*\.){0,3}"
+    r"(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|HttpNtlmAuth|BasicAuth|DigestAuth)\("
+)
 #: Oracle's ``user/password`` (``@db`` after it, or a blank, a quote, the line's end): a user of letters, digits,
 #: ``_``, ``$`` and ``#`` (``c##admin``), a password to its ``@`` or in double quotes (``app/"Pa ss"@db``).
 _ORACLE_PAIR = (
@@ -2273,16 +2371,22 @@ def _a_firebase_secret(given: re.Match[str]) -> bool:
 def _a_secret_setting(name: str) -> bool:
     """Whether a dotted setting's name names a secret: ``secret_key`` of it or of its last part, a last part that is
     a key (``stripe.key``, ``api_key``: ``secret_key`` leaves a bare "key" to its context), or one that ends with a
-    password's or a token's name (git's ``sendemail.smtppass``). ``user.signingkey``, ``http.sslKey``, ``core.askpass``
-    (a program) and ``alias.bypass`` name no secret (review57f F5)."""
+    password's or a token's name (git's ``sendemail.smtppass``, ``mysql.dbpass``). ``user.signingkey``,
+    ``http.sslKey``, ``core.askpass`` (a program) and ``alias.bypass``, a word that ends in "pass", name no secret
+    (review57f F5); a name the user made of words (``dbpass``, ``userpass``) does (review58b F8)."""
     last = name.rpartition(".")[2].lower()
     return (
         secret_key(name)
         or secret_key(last)
         or last == "key"
-        or last in ("pass", "smtppass")
-        or last.endswith(("_key", "-key", "apikey", "_pass", "-pass", "passwd", "password", "token", "secret"))
+        or (last.endswith("pass") and not last.endswith(_WORDS_ENDING_IN_PASS))
+        or last.endswith(("_key", "-key", "apikey", "passwd", "password", "token", "secret"))
     )
+
+
+#: English words that end in "pass" and name no password (``core.askpass`` names a program, ``alias.bypass`` a
+#: command): a setting's name ending in one names no secret (``_a_secret_setting``).
+_WORDS_ENDING_IN_PASS = ("askpass", "bypass", "compass", "surpass", "overpass", "underpass", "trespass", "encompass")
 
 
 def _login_pair(match: re.Match[str]) -> str:

@@ -20,7 +20,12 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (34: a password fed to ``kinit``, PsExec's ``-p``, any ``vault login`` token, npm's ``:_authToken``/``:_password``
+#: (35: the secret part of Microsoft Teams', Mattermost's, Rocket.Chat's, WeCom's, Feishu's and Lark's, Zapier's,
+#: IFTTT's, Webex's and Make's webhook URLs, a Logic Apps or Power Automate ``sig=`` holding ``-`` or ``_`` (trial58
+#: T1); rclone's secrets on CPython before 3.11.5, expect's ``send`` on its own line of a JSON string, an ssm
+#: SecureString beside a plain parameter's command, ``HttpNtlmAuth``/``auth.HTTPBasicAuth``, ``dbpass``-like setting
+#: names, expect's ``exp_send`` (review58b F1, F3, F4, F6, F8, F9): red58;
+#: 34: a password fed to ``kinit``, PsExec's ``-p``, any ``vault login`` token, npm's ``:_authToken``/``:_password``
 #: set with a space, Python's positional ``login('u', 'PW')``/``auth=('u', 'PW')``/``BasicAuth``, Oracle's
 #: ``user/PW@db`` after its tools, ``oc``/``cf``/``influx`` ``-p``, ``ALTER ROLE … PASSWORD``, ``SET PASSWORD FOR``,
 #: a ``git config`` key naming a token, ``snyk auth``, ``codecov -t``, ``netlify --auth``, prose ``login: u / PW``,
@@ -70,7 +75,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 34
+RULES_VERSION = 35
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
@@ -666,7 +671,10 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
 TOKEN_NEEDLES = ("PRIVATE KEY", "-----END", "LS0tLS1CRUdJTi", "Private-Lines:", "sk-ant-", "sk-", "k_live_", "k_test_",
                  "whsec_", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "gh",
                  "github_pat_", "gl", "AIza", "GOCSPX-", "ya29.", "xox", "xapp-", "https://hooks.slack.com/",
-                 ".com/api/webhooks/", "SG.", "hf_", "_v1_", "npm_", "pypi-", "key-", ":aa", "shp", "hv",
+                 ".com/api/webhooks/", ".webhook.office.com/webhookb2/", "outlook.office.com/webhook/",
+                 "outlook.office365.com/webhook/", "/hooks/", "qyapi.weixin.qq.com/cgi-bin/webhook/",
+                 "/open-apis/bot/v2/hook/", "hooks.zapier.com/hooks/", "maker.ifttt.com/", "/v1/webhooks/incoming/",
+                 "make.com/", "integromat.com/", "SG.", "hf_", "_v1_", "npm_", "pypi-", "key-", ":aa", "shp", "hv",
                  "AGE-SECRET-KEY-1", "dapi", "lin_api_", "PMAK-", "NRAK-", "dp.", "sq0", "gsk_", "r8_", "xai-", "pplx-",
                  "sbp_", "dckr_pat_", "figd_", "secret_", "ntn_", "ATATT3", "ATCTT3", "pul-", "tskey-", "sntry",
                  "pscale_", ".atlasv1.", "ops_eyJ", "FlyV1 ", "fm1", "fm2_", "fo1_", "sk.eyJ", "re_", "SK", "AC", ".",

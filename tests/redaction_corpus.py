@@ -649,6 +649,96 @@ SECRETS: list[Secret] = [
         'requests.post("{secret}", json=msg)',
     ),
     Secret(
+        "teams-webhook",
+        "teams-webhook",
+        _join(
+            "7a1c2f3e-5b1d-4c2e-9f3a-4b5c6d7e8f90@",
+            "72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/",
+            _HEX32,
+            "/5d1e9a47-4a3b-4c2d-8e1f-a0b1c2d3e4f5/V2",
+            _ALNUM43,
+        ),
+        "curl -H 'Content-Type: application/json' -d @card.json https://contoso.webhook.office.com/webhookb2/{secret}",
+    ),
+    Secret(
+        "teams-webhook-outlook",
+        "teams-webhook",
+        _join(
+            "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e@",
+            "72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/",
+            _HEX32[::-1],
+            "/e4c7a2d9-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+        ),
+        'TEAMS_WEBHOOK_URL="https://outlook.office.com/webhook/{secret}"',
+    ),
+    Secret(
+        "mattermost-webhook",
+        "mattermost-webhook",
+        _join("xi7c8qk4wp", "bz3fmj9r5t", "n6yd1a"),
+        'curl -i -X POST -d \'payload={{"text": "deployed"}}\' https://mattermost.corp.example/hooks/{secret}',
+    ),
+    Secret(
+        "rocketchat-webhook",
+        "rocketchat-webhook",
+        _join("6Gx3mhA8KS", "mfhqHrN/", _ALNUM24, "Hy9zkeqbGG8AkTJuSPTSx3m5"),
+        'ROCKETCHAT_URL = "https://chat.example.org/hooks/{secret}"',
+    ),
+    Secret(
+        "wecom-webhook",
+        "wecom-webhook",
+        _join("693a91f6-7c1e", "-4bc4-97a0-", "0ec2a1fa5aaa"),
+        "requests.post('https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key={secret}', json=msg)",
+    ),
+    Secret(
+        "feishu-webhook",
+        "feishu-webhook",
+        _join("2f1c3a4b-5d6e", "-4f70-8a9b-", "0c1d2e3f4a5b"),
+        "FEISHU_WEBHOOK=https://open.feishu.cn/open-apis/bot/v2/hook/{secret}",
+    ),
+    Secret(
+        "lark-webhook",
+        "feishu-webhook",
+        _join("b63f0e21-4a39", "-4281-b0c9-", "d8e7f6a5b4c3"),
+        "lark_hook: https://open.larksuite.com/open-apis/bot/v2/hook/{secret}",
+    ),
+    Secret(
+        "zapier-webhook",
+        "zapier-webhook",
+        _join("12345678", "/3zk8w1qp9"),
+        "curl -X POST https://hooks.zapier.com/hooks/catch/{secret}/ -d @lead.json",
+    ),
+    Secret(
+        "ifttt-webhook",
+        "ifttt-webhook",
+        _join("bX9kQ2mZ7p", "L4sT8vW1yN3c"),
+        "curl -X POST https://maker.ifttt.com/trigger/deploy_done/with/key/{secret}",
+    ),
+    Secret(
+        "make-webhook",
+        "make-webhook",
+        _join("a1b2c3d4e5", "f6g7h8i9j0k1", "l2m3n4o5p6"),
+        'fetch("https://hook.eu1.make.com/{secret}", {{method: "POST"}})',
+    ),
+    Secret(
+        "power-automate-sig",
+        "azure-sas",
+        _join("Ab-dE_GhIj", "KlMnOpQrStUvWxYz", "0123456789abcde"),
+        "https://prod-12.westus.logic.azure.com:443/workflows/0f1e2d3c/triggers/manual/paths/invoke"
+        "?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={secret}",
+    ),
+    Secret(
+        "dingtalk-webhook",
+        "secret",
+        _HEX64,
+        "https://oapi.dingtalk.com/robot/send?access_token={secret}",
+    ),
+    Secret(
+        "google-chat-webhook",
+        "secret",
+        _join("Ab-dEfGhIj_lMnOp", "QrStUvWxYz0123456789", "abcdefg%3D"),
+        "https://chat.googleapis.com/v1/spaces/AAAAbcdEFg/messages?key=AIza" + _ALNUM36[:35] + "&token={secret}",
+    ),
+    Secret(
         "telegram-bot",
         "telegram-bot-token",
         _join("7012345678", ":AA", "HdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1"),
@@ -1648,3 +1738,12 @@ SECRETS: list[Secret] = [
         "gh-secret-set-body", "cli-credentials", _join("GhBody", "Pa55w0rd"), "gh secret set DB_PASSWORD -b {secret}"
     ),
 ]
+
+#: Webex's incoming webhook, outside ``SECRETS``: its fixed path's ``webhooks``, which stays as written, is a long run
+#: of Discord's webhook URL, and the leak checks look for each secret's long runs in every output.
+WEBEX_WEBHOOK = Secret(
+    "webex-webhook",
+    "webex-webhook",
+    _join("Y2lzY29zcGFyazovL3VzL1dFQkhPT0sv", "ZTFiMmMzZDQtZTVmNi00YTdiLThjOWQtMGUxZjJhM2I0YzVk"),
+    "WEBEX_HOOK=https://webexapis.com/v1/webhooks/incoming/{secret}",
+)

@@ -42,6 +42,9 @@ from deja.core.redaction import as_indexed
         ("httpx.get(url, auth=('admin', 'Hx7Sud0Pw42'))", "httpx.get(url, auth=('admin', '[redacted:secret]'))"),
         ('aiohttp.BasicAuth("admin", "Hx7Sud0Pw42")', 'aiohttp.BasicAuth("admin", "[redacted:secret]")'),
         ("HTTPBasicAuth('admin', 'Hx7Sud0Pw42')", "HTTPBasicAuth('admin', '[redacted:secret]')"),
+        # requests_ntlm's class, requests' auth module by its own name (review58b F6)
+        ("auth=HttpNtlmAuth('CORP\\\\jdoe', 'Hx7Sud0Pw42')", "auth=HttpNtlmAuth('CORP\\\\jdoe', '[redacted:secret]')"),
+        ("auth=auth.HTTPBasicAuth('admin', 'Hx7Sud0Pw42')", "auth=auth.HTTPBasicAuth('admin', '[redacted:secret]')"),
         (
             "firebase functions:config:set stripe.key=Hx7Sud0Pw42",
             "firebase functions:config:set stripe.key=[redacted:secret]",
@@ -107,6 +110,12 @@ from deja.core.redaction import as_indexed
         (
             "git config --global sendemail.smtppass Hx7Sud0Pw42",
             "git config --global sendemail.smtppass [redacted:cli-credentials]",
+        ),
+        # a name of words ending in "pass" the user made (review58b F8)
+        ("git config --global mysql.dbpass Hx7Sud0Pw42", "git config --global mysql.dbpass [redacted:cli-credentials]"),
+        (
+            'firebase functions:config:set mail.userpass="Hx7Sud0Pw42"',
+            'firebase functions:config:set mail.userpass="[redacted:secret]"',
         ),
         (
             "git config --global user.password Hx7Sud0Pw42",

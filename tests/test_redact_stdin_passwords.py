@@ -66,6 +66,10 @@ PW = "Hx7Sud0Pw42"
         # the quotes and the \r as a JSON string escapes them (review56c F4)
         '{"command": "expect -c \'spawn ssh h; expect \\"assword:\\"; send \\"Hx7Sud0Pw42\\\\r\\"; interact\'"}',
         'expect "password:" { send "Hx7Sud0Pw42\\\\r" }',
+        'expect "password:" { exp_send "Hx7Sud0Pw42\\r" }',  # (expect's alias: review58b F9)
+        # send on its own line of a JSON string, after its escaped line end (review58b F4)
+        '{"command": "spawn ssh u@h\\nexpect \\"password:\\"\\nsend \\"Hx7Sud0Pw42\\\\r\\"\\ninteract"}',
+        '{"contents": "expect <<\'EOF\'\\nspawn ssh u@h\\nexpect \\"password:\\"\\nsend \\"Hx7Sud0Pw42\\\\r\\"\\nEOF"}',
         # after aws's global options (review55e F2.1)
         "aws --region eu-west-1 secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
         "aws --profile prod ssm put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
@@ -75,6 +79,11 @@ PW = "Hx7Sud0Pw42"
         "aws --profile prod \\\n  ssm \\\n  put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
         # a plain type on the next command's line is not this one's (review57e F5)
         "aws ssm put-parameter \\\n  --name x \\\n  --value Hx7Sud0Pw42\necho --type String",
+        # nor the next command's in a JSON string or after && (review58b F3)
+        '{"command": "aws ssm put-parameter --name /db/pw --type SecureString --value Hx7Sud0Pw42 '
+        '&& aws ssm put-parameter --name /app/url --type String --value https://example.com"}',
+        '{"command": "aws ssm put-parameter --name /db/pw --value Hx7Sud0Pw42 --overwrite\\n'
+        'aws ssm put-parameter --name /app/url --type String --value https://example.com"}',
         # and in a JSON string, its \ line end escaped (review57e F1)
         '{"command": "aws --region x \\\\\\n  secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42"}',
         '{"command": "aws --profile prod \\\\\\n  ssm \\\\\\n  put-parameter --type SecureString --value Hx7Sud0Pw42"}',
@@ -329,6 +338,7 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "aws --profile prod \\\n  ssm put-parameter --name x --type StringList --value a,b,c",
         "aws ssm put-parameter \\\n  --name x \\\n  --type String \\\n  --value hello",
         "aws ssm put-parameter \\\n  --name x \\\n  --value hello \\\n  --type String",
+        '{"command": "aws ssm put-parameter \\\\\\n  --name x \\\\\\n  --value hello \\\\\\n  --type String"}',
         "az keyvault secret set --vault-name v --name db --file secret.txt",
         'az keyvault secret set --vault-name v --name db --value "$DB_PW"',
         "kubectl set env deploy/web --value x",
@@ -389,6 +399,7 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         'expect -c \'expect { "password:" { send "$pw\\r" } "yes/no" { send "yes\\r"; exp_continue } }\'',
         '{"command": "expect -c \'spawn ssh h; expect \\"assword:\\" { send \\"$env(PW)\\\\r\\" }; expect \\"$ \\"; send \\"exit\\\\r\\"\'"}',
         '{"command": "expect -c \'expect { \\"password:\\" { send \\"$pw\\\\r\\" } \\"yes/no\\" { send \\"yes\\\\r\\"; exp_continue } }\'"}',
+        '{"command": "expect \\"password:\\"\\nsend \\"$pw\\\\r\\"\\nexpect \\"$ \\"\\nsend \\"exit\\\\r\\""}',
         "fly secrets set A=$A B=${B} C=$(cat c)",
         "fly secrets set --app web; echo DB=x",  # (the command ends at its ;)
     ],

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 import pytest
 from harness import index_cli_root, run_deja
-from redaction_corpus import SECRETS, Secret, code_lines
+from redaction_corpus import SECRETS, WEBEX_WEBHOOK, Secret, code_lines
 from test_hooks import Machine, claude, cursor, cursor_tool
 from test_mcp import ok, text
 
@@ -229,6 +229,43 @@ def test_a_fly_token_given_to_any_name_is_redacted(name: str) -> None:
     ],
 )
 def test_a_token_prefix_in_a_name_or_prose_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        *(s for s in SECRETS if s.kind.endswith("-webhook") and not s.kind.startswith(("slack", "discord"))),
+        WEBEX_WEBHOOK,
+    ],
+    ids=lambda s: s.name,
+)
+def test_a_webhook_url_keeps_its_host_and_path_and_loses_its_secret(secret: Secret) -> None:
+    """A chat or automation service's webhook URL is its own credential (trial58 T1: Teams' was kept whole): what
+    follows its path goes, and the host and path before it stay, to say what was posted where."""
+    before = secret.text.partition(secret.secret)[0]
+    out = as_indexed(secret.text, whatever_the_setting=True)
+    assert out.startswith(f"{before}[redacted:{secret.kind}]"), out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook",
+        "https://contoso.webhook.office.com/webhookb2/<group>@<tenant>/IncomingWebhook/<id>/<guid> is its shape",
+        "https://developers.mattermost.com/integrate/webhooks/incoming/ and https://your-server.com/hooks/xxx-generatedkey-xxx",
+        "cp .git/hooks/pre-commit.sample .git/hooks/pre-commit; GET /api/v4/projects/42/hooks/1234567",
+        "https://chat.example.com/hooks/xxxxxxxxxxxxxxxxxxxxxxxxxx in the docs",
+        "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx",
+        "https://open.feishu.cn/open-apis/bot/v2/hook/xxxxxxxxxxxxxxxxxxxxxxxx and https://open.feishu.cn/document/",
+        "https://hooks.zapier.com/hooks/catch/{account}/{hook}/ and https://zapier.com/apps/webhook/integrations",
+        "https://maker.ifttt.com/trigger/{event}/with/key/{your_key}; https://ifttt.com/maker_webhooks",
+        "https://webexapis.com/v1/webhooks/incoming/{id} and https://developer.webex.com/docs/api/v1/webhooks",
+        "https://hook.eu1.make.com/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; https://www.make.com/en/help/tools/webhooks",
+    ],
+)
+def test_a_webhook_service_named_without_its_secret_is_kept(text: str) -> None:
+    """Its docs, a placeholder for its secret part, a git hook and a forge's numbered hook: none is a credential."""
     assert redact(text) == text
 
 

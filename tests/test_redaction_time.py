@@ -399,6 +399,9 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         "sudo -S x <<A\nb\nA' ",
         # red57c: rclone's options before config, its config password (review57e F9)
         "rclone -vv --config a rclone -v ",
+        # red58: a valued option's value the word rclone itself, each rclone read the rest (review58b F2)
+        "rclone --config ",
+        "rclone --log-level ",
         "rclone config password a - ",
         # red57c: aws's words across a JSON string's escaped \ line end (review57e F1)
         "aws --a b \\\\\\n ",
@@ -499,6 +502,8 @@ def test_one_long_listed_command_is_redacted_in_time_linear_in_its_size(tmp_path
         "auth=('a', ",
         "auth = (a, 'b' ",
         "BasicAuth(a, ",
+        "a.a.a.a.BasicAuth(",
+        "a.auth(",
         "sqlplus a/",
         "sqlplus -s -l ",
         "sqlplus a/b@c ",
@@ -532,5 +537,32 @@ def test_a_long_text_of_logins_given_a_password_is_redacted_in_time_linear_in_it
 ) -> None:
     """Each login's rule reads a bounded reach on from its command's name, and its gate (``redaction.NEEDED_AROUND``)
     each place once (red57b)."""
+    longer, shorter = (_cpu_seconds(size, tmp_path, unit, gate=gate) for size in (1_000_000, 250_000))
+    assert longer / shorter < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "https://a/hooks/",
+        "http://a/b/c/d/hooks/x",
+        "https://a.webhook.office.com/webhookb2/0000000000@",
+        "https://outlook.office.com/webhook/a@b/IncomingWebhook/",
+        "qyapi.weixin.qq.com/cgi-bin/webhook/send?a=b&",
+        "qyapi.weixin.qq.com/cgi-bin/webhook/send?k",
+        "/open-apis/bot/v2/hook/",
+        "hooks.zapier.com/hooks/catch/1",
+        "maker.ifttt.com/trigger/a/with/key/",
+        "webexapis.com/v1/webhooks/incoming/",
+        "https://hook.a.make.com/",
+        "?sig=a-b_",
+    ],
+)
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_long_text_of_webhook_urls_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str, *, gate: bool
+) -> None:
+    """Each webhook's rule reads its URL's host and a bounded few folders from its ``http`` (trial58 T1)."""
     longer, shorter = (_cpu_seconds(size, tmp_path, unit, gate=gate) for size in (1_000_000, 250_000))
     assert longer / shorter < 8
