@@ -107,9 +107,6 @@ class ErrorMatch(Record, frozen=True):
     key: str = ""
     names: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
-    #: The error line as asked (its whole line, for a shorter form's match): which of a session's failures of the
-    #: key to show (``asked_failure``).
-    asked: str = ""
 
     def line(self, call: ToolCall) -> str | None:
         """The error line of ``call`` that is this error, or None when the call did not fail with it."""
@@ -127,10 +124,9 @@ class ErrorMatch(Record, frozen=True):
         if not self.key or not all(name in output for name in self.names):
             return None
         command = call.args.get("command")
-        printed_by = command if isinstance(command, str) else ""
-        keyed = [ln for ln in lines if error_key(ln, printed_by) == self.key]
-        # (the line asked, where the output printed several of the key: one pytest run's two tests' FAILED lines)
-        return self.asked if self.asked in keyed else next(iter(keyed), None)
+        return next(
+            (ln for ln in lines if error_key(ln, command if isinstance(command, str) else "") == self.key), None
+        )
 
     def holding(self, lines: list[str]) -> str:
         """The line of ``lines`` holding the most of ``words`` (the first of those); of a line longer than an error
@@ -363,105 +359,47 @@ SESSIONS_COUNTED = 20
 
 def past_failures(
     index: Index, window: str, limit: int, exclude: Collection[str] = (), command: str = ""
-) -> Iterator[tuple[ErrorMatch, list[tuple[Segment, list[int]]]]]:
+) -> Iterator[tuple[ErrorMatch, list[tuple[Segment, int]]]]:
     """Per error line of ``window`` (printed by ``command``, where known): which failed calls are that error, and the
-    failures of each of the ``limit`` newest past sessions it came up in (segment, docs newest first).
+    newest failure of each of the ``limit`` newest past sessions it came up in (segment, doc).
 
     A past failure is the same error when it has the same identity (``errors.error_identity``: the message,
     whoever printed it) and printed the names the line quotes (``quoted_names``): ``deja fix`` and the failure hook
     both ask here, so they agree on what came up before. After every line's own identity come its shorter forms
     (``errors.shorter_forms``): a line that says more than the stored one (Node's ``…, watch '/x/src'``) is that error.
     A session that failed with it many times (an agent's retries, each call a posting) is one session, found by its
-    newest, which alone is checked for the quoted names; its older failures of the key among the postings read come
-    after it, for the one a caller shows to be the line asked (``asked_failure``). Sessions in ``exclude`` (the
-    asking conversation) are left out. No session is decoded here but to check the quoted names: a caller decodes
-    those it shows (the failure hook, one).
+    newest. Sessions in ``exclude`` (the asking conversation) are left out. No session is decoded here but to check
+    the quoted names: a caller decodes those it shows (the failure hook, one).
     """
     excluded = _places(index, exclude)
     lines = error_lines(window)
     for line in lines:
-        yield _failures_of(index, line, line, limit, excluded, command)
+        yield _failures_of(index, line, limit, excluded, command)
     for line in lines:  # (after every line's own identity: an exact match comes first)
         for shorter in shorter_forms(line):
-            yield _failures_of(index, shorter, line, limit, excluded, command)
+            yield _failures_of(index, shorter, limit, excluded, command)
 
 
 def _failures_of(
-    index: Index, line: str, asked: str, limit: int, excluded: set[tuple[str, int]], command: str
-) -> tuple[ErrorMatch, list[tuple[Segment, list[int]]]]:
-    """Which failed calls are the error of ``line`` (a form of the line ``asked``), and the failures of each of the
-    ``limit`` newest past sessions not ``excluded`` it came up in (``past_failures``); none for a line of no
-    identity."""
-    match = ErrorMatch(key=error_key(line, command), names=tuple(quoted_names(line)), asked=asked)
-    failures: dict[tuple[str, int], tuple[Segment, list[int]]] = {}
+    index: Index, line: str, limit: int, excluded: set[tuple[str, int]], command: str
+) -> tuple[ErrorMatch, list[tuple[Segment, int]]]:
+    """Which failed calls are the error of ``line``, and the newest failure of each of the ``limit`` newest past
+    sessions not ``excluded`` it came up in (``past_failures``); none for a line of no identity."""
+    match = ErrorMatch(key=error_key(line, command), names=tuple(quoted_names(line)))
+    failures: dict[tuple[str, int], tuple[Segment, int]] = {}
     if not match.key:
         return match, []
     # (a name's UTF-8 bytes: a lone surrogate's, which no decoded text holds, match no record)
     needles = [name.encode("utf-8", "surrogatepass") for name in match.names]
     for _, segment, doc in index.newest(match.key, limit=POSTINGS_READ):
         where = session_place(segment, doc)
-        if where in failures:
-            failures[where][1].append(doc)  # (an older failure of a session kept: postings are newest first)
-        elif where in excluded or len(failures) >= limit:
-            continue  # (read on past the limit only for the older failures of the sessions kept: no decoding)
-        elif not match.names or _quotes(segment.message_holding(doc, needles), match):
-            failures[where] = (segment, [doc])
+        if where in excluded or where in failures:
+            continue
+        if not match.names or _quotes(segment.message_holding(doc, needles), match):
+            failures[where] = (segment, doc)
+            if len(failures) >= limit:
+                break
     return match, list(failures.values())
-
-
-def asked_failure(segment: Segment, docs: list[int], match: ErrorMatch) -> int:
-    """Which of one session's failures of ``match``'s key (``docs``, newest first) to show: the newest whose error
-    line is the line asked, else the newest of those whose records hold most of the words its key leaves out
-    (``_named_by``), else the newest.
-
-    The key ignores numbers, and the digits of a test's id are its name: asked about ``test_tenant_t013``'s failure,
-    ``deja fix`` showed the session's newest of that shape, ``test_tenant_t143``'s, and the answer to it (trial58 T5).
-    Only the session shown is read, its records inflated once as far as its newest failure, and each older record
-    is looked into as bytes; only the one chosen is decoded, to check that it failed with the error.
-    """
-    if len(docs) == 1 or not match.asked:
-        return docs[0]
-    records = segment.inflating(segment.doc(docs[0]).ordinal)
-    whole = match.asked.encode("utf-8", "surrogatepass")
-    words = [word.encode("utf-8", "surrogatepass") for word in _named_by(match.asked)]
-    best, most = docs[0], -1
-    for doc in docs:
-        record = segment.record(doc, records)
-        held = len(words) + 1 if _holds(record, whole) else sum(_holds(record, word) for word in words)
-        if held > most:
-            best, most = doc, held
-    if best == docs[0]:
-        return best
-    found = failed_call(segment.messages_at([best], records)[0], match)
-    return best if found is not None else docs[0]
-
-
-#: How many of the words an error's key leaves out are looked for in a session's failures of it (``_named_by``).
-NAMED_BY_WORDS = 8
-
-
-def _named_by(line: str) -> list[str]:
-    """The words of ``line`` its key leaves out (``errors.error_signature``: numbers, paths, quoted names), each once,
-    at most ``NAMED_BY_WORDS``: what tells apart one session's failures of a key (``asked_failure``)."""
-    named = (word for word in line.split() if any(char.isdigit() or char in "/\\'\"`" for char in word))
-    return list(dict.fromkeys(named))[:NAMED_BY_WORDS]
-
-
-def _holds(record: bytes, word: bytes) -> bool:
-    """Whether ``record`` holds ``word`` as a word: not where a letter or digit goes on beside an end of it that is
-    one (``step 300`` is not in ``step 3000``, nor ``t13`` in ``t130``)."""
-    at = record.find(word)
-    while at >= 0:
-        end = at + len(word)
-        if not (
-            word[:1].isalnum()
-            and record[at - 1 : at].isalnum()
-            or word[-1:].isalnum()
-            and record[end : end + 1].isalnum()
-        ):
-            return True
-        at = record.find(word, at + 1)
-    return False
 
 
 def _quotes(message: Message | None, match: ErrorMatch) -> bool:
