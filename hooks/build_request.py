@@ -114,7 +114,9 @@ def keep(home: str) -> int:
         )
         if received:  # (one while it began)
             build.send_signal(received[0])
-    status = build.wait() if build is not None else -received[0]
+    status = build.wait() if build is not None else 0
+    if received:  # (killed: whatever the build made of the signal, ``deja index`` exits 130 on an interrupt)
+        status = -received[0]
     _record(os.path.join(home, BUILD_SENTINEL), status)
     return 0
 
