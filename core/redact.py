@@ -1121,11 +1121,12 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     # Other chat and automation services' incoming webhooks: the URL is the credential (whoever holds it posts into
     # the channel or runs the flow), so its secret part goes and the host and path before it stay, to say what it
     # was (trial58 T1). A Logic Apps or Power Automate trigger's is its ``sig=`` (``azure-sas``), DingTalk's its
-    # ``access_token=`` and Google Chat's its ``key=`` and ``token=`` (the named secrets').
+    # ``access_token=`` and Google Chat's its ``key=`` and ``token=`` (the named secrets'). A Teams URL's connector
+    # is any word: ``IncomingWebhook``, and Jenkins' Office 365 Connector's ``JenkinsCI`` (review58f F1), alike.
     Rule(
         "teams-webhook",
         r"https://(?:[\w-]+\.webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/"
-        r"([0-9A-Fa-f-]{8,}@[0-9A-Fa-f-]{8,}/IncomingWebhook/[A-Za-z0-9/_-]{16,})",
+        r"([0-9A-Fa-f-]{8,}@[0-9A-Fa-f-]{8,}/[A-Za-z][A-Za-z0-9]{1,40}/[A-Za-z0-9/_-]{16,})",
         (".webhook.office.com/webhookb2/", "outlook.office.com/webhook/", "outlook.office365.com/webhook/"),
         group=1,
     ),

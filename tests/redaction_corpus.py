@@ -672,6 +672,17 @@ SECRETS: list[Secret] = [
         'TEAMS_WEBHOOK_URL="https://outlook.office.com/webhook/{secret}"',
     ),
     Secret(
+        "teams-webhook-connector",
+        "teams-webhook",
+        _join(
+            "6d91536f-db7f-4f9c-9a71-6141a7e183d2@",
+            "62ccb864-6a1a-4b5d-8e1c-397dec1a8258/JenkinsCI/",
+            _HEX32,
+            "/d8e4c789-09d5-4da7-a22e-338f36c50044",
+        ),
+        "office365ConnectorSend webhookUrl: 'https://contoso.webhook.office.com/webhookb2/{secret}'",
+    ),
+    Secret(
         "mattermost-webhook",
         "mattermost-webhook",
         _join("xi7c8qk4wp", "bz3fmj9r5t", "n6yd1a"),
