@@ -249,6 +249,8 @@ def ide_user_folder(platform: str | None = None, environment: bool = True) -> st
 
 #: The folder of the editor's global database, in its ``User`` folder: Cursor keeps no ``workspace.json`` there.
 GLOBAL_STORAGE = "globalStorage"
+#: The file beside a workspace's database naming the folder (or ``.code-workspace`` file) its chats were had in.
+WORKSPACE_JSON = "workspace.json"
 #: What Cursor keeps in its ``User`` folder that deja reads.
 _STORAGE = (GLOBAL_STORAGE, "workspaceStorage")
 

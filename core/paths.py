@@ -58,6 +58,7 @@ def missing_overrides() -> list[tuple[str, Path]]:
 
 include_subagents = folders.include_subagents
 GLOBAL_STORAGE = folders.GLOBAL_STORAGE
+WORKSPACE_JSON = folders.WORKSPACE_JSON
 
 
 def deja_home(environment: bool = True) -> Path:

@@ -1048,7 +1048,7 @@ def _forbidden_files(
     candidates = transcripts + [str(d / STORE_DB) for d in find_all_chat_dirs(cli_roots).values()]
     databases = paths.ide_databases()
     candidates += [str(db) for db in databases]
-    candidates += [str(db.parent / "workspace.json") for db in databases if db.parent.name != paths.GLOBAL_STORAGE]
+    candidates += [str(db.parent / paths.WORKSPACE_JSON) for db in databases if db.parent.name != paths.GLOBAL_STORAGE]
     if state is not None:
         candidates += list(state.ide)
         for _, chat in Bookkeeping(index_dir(home), state).items():

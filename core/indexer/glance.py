@@ -16,7 +16,7 @@ import time
 from itertools import islice
 
 from ..cjson import load_json, load_json_head
-from ..folders import GLOBAL_STORAGE, cli_roots, ide_databases, include_subagents, utf8_named
+from ..folders import GLOBAL_STORAGE, WORKSPACE_JSON, cli_roots, ide_databases, include_subagents, utf8_named
 from ..index.format import FRESHNESS_RECORD, INDEX, WHOLE_STAMP, IndexUnreadable, read_manifest
 from ..index.light import LIGHT
 from ..record import Record
@@ -256,7 +256,7 @@ def database_sigs(db: StrPath) -> list[tuple[int, int] | None]:
         return [*wal_sigs(db), None]
     # (an unreadable one as absent, as a refresh records it: ``plan._unreadable_workspace_json``; the two agree while
     # it stays so, where every read refreshed (review57d F2), and a ``chmod u+r``, which moves no time, is seen)
-    return [*wal_sigs(db), stat_sig(os.path.join(folder, "workspace.json"), unreadable_as_absent=True)]
+    return [*wal_sigs(db), stat_sig(os.path.join(folder, WORKSPACE_JSON), unreadable_as_absent=True)]
 
 
 #: A chat folder's files, as ``store_sigs`` lists them: its store, the store's WAL, and meta.json (title and times).

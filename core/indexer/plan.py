@@ -22,7 +22,7 @@ from typing import IO, Any
 from .. import paths
 from ..bookkeeping import Bookkeeping, ChatState, CliState, IdeDbState, Sig, State
 from ..digests import blake2b
-from ..folders import GLOBAL_STORAGE, real_folder
+from ..folders import GLOBAL_STORAGE, WORKSPACE_JSON, real_folder
 from ..history import CliChat, find_cli_chats, locate_cli_chats
 from ..index.format import MANIFEST
 from ..lean_msgspec import msgspec
@@ -207,7 +207,7 @@ def _unreadable_workspace_json(plan: _IdePlan, db: str, sigs: list[Sig | None], 
     folder = os.path.dirname(db)
     if sigs[-1] is not None or os.path.basename(folder) == GLOBAL_STORAGE:  # (none is looked for there)
         return False
-    workspace_json = os.path.join(folder, "workspace.json")
+    workspace_json = os.path.join(folder, WORKSPACE_JSON)
     if not os.path.lexists(workspace_json):
         return False
     plan.unreadable += 1

@@ -340,7 +340,9 @@ class Projects:
     def workspace_folders(self, workspace_dir: Path) -> list[str]:
         """The folders ``workspace_dir/workspace.json`` names (a multi-root workspace's several), or []."""
         if workspace_dir not in self._workspace_json:
-            self._workspace_json[workspace_dir] = read_workspace_json(workspace_dir / "workspace.json", self.problems)
+            self._workspace_json[workspace_dir] = read_workspace_json(
+                workspace_dir / paths.WORKSPACE_JSON, self.problems
+            )
         return self._workspace_json[workspace_dir]
 
     def _database_folders(self, stored_in: Path) -> list[str]:

@@ -11,7 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ..folders import utf8_named
+from ..folders import WORKSPACE_JSON, utf8_named
 from ..regular_files import forbidden, open_regular, readable_command
 from .vscdb import MID_WRITE, failed_read, read_whole, table_names, verdict
 
@@ -100,7 +100,7 @@ def after_made_readable(paths: list[str], then: str = "deja index") -> str:
     """What to run once ``paths`` read: ``then``, but ``deja index --full`` where a ``workspace.json`` is among them,
     as a 3.x chat placed by the global database's ``composerHeaders`` alone is placed again only by a full read
     (trial58b B1: the line promised `deja index` would place its chats, which stayed ``(no project)``)."""
-    return "deja index --full" if any(os.path.basename(path) == "workspace.json" for path in paths) else then
+    return "deja index --full" if any(os.path.basename(path) == WORKSPACE_JSON for path in paths) else then
 
 
 #: A transcript's chat folder (``agent-transcripts/<id>``): the walk reads the transcript in it by name (and lists
