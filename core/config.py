@@ -439,10 +439,12 @@ def _check_folder_of_its_own(home: str) -> None:
     from .redaction import PATH_CHARS, echoed
 
     if others_in_home(home):
-        shown, inside = echoed(home, PATH_CHARS), echoed(oscalls.join(home, "deja"), PATH_CHARS)
+        inside = oscalls.join(home, "deja")
+        takes = not oscalls.lexists(inside) or oscalls.isdir(inside) and not others_in_home(inside)
+        such_as = f", such as {echoed(inside, PATH_CHARS)}" if takes else " (an empty one)"
         raise ConfigError(
-            f"home: {shown} holds files that are not deja's, and deja makes its home private (0700) and writes its "
-            f"index there; give a folder of deja's own, such as {inside}"
+            f"home: {echoed(home, PATH_CHARS)} holds files that are not deja's, and deja makes its home private (0700)"
+            f" and writes its index there; give a folder of deja's own{such_as}"
         )
 
 

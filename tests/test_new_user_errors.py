@@ -122,6 +122,28 @@ def test_config_refuses_a_home_that_holds_the_users_own_files(fake_home: Path) -
     assert run_deja("config", "set", "home", str(documents / "deja")).returncode == 0, "the folder it suggests"
 
 
+def test_config_suggests_no_folder_of_deja_s_own_where_that_name_is_taken(fake_home: Path) -> None:
+    """trial58b B5: where ``DIR/deja`` is a file (or a folder of the user's), the refusal suggested it all the same,
+    and taking the advice got "is a file, not a folder"; it asks for an empty folder of deja's own instead."""
+    for taken in ("file", "folder"):
+        documents = fake_home / f"Documents-{taken}"
+        documents.mkdir()
+        (documents / "cv.txt").write_text("hi\n")
+        if taken == "file":
+            (documents / "deja").write_text("my notes on deja\n")
+        else:
+            (documents / "deja").mkdir()
+            (documents / "deja" / "notes.txt").write_text("mine\n")
+
+        refused = run_deja("config", "set", "home", str(documents))
+
+        assert refused.returncode == 2
+        assert refused.stderr.splitlines() == [
+            f"deja: home: {documents} holds files that are not deja's, and deja makes its home private (0700) and "
+            f"writes its index there; give a folder of deja's own (an empty one)"
+        ]
+
+
 def test_config_takes_an_empty_folder_or_a_deja_home_as_home(fake_home: Path, tmp_path: Path) -> None:
     """What deja made in a home (its index, the hooks' log, the hook server's socket and lock, a leftover of a
     write) is no file of the user's: a home deja used before is taken back, and so is an empty folder."""
