@@ -363,6 +363,11 @@ def _refuse_read_only(path: Path, action: Action) -> None:
     if (owner := _other_owner(found.st_uid)) is not None:
         if os.geteuid() == 0:  # (``sudo deja install`` with the user's HOME: a chown to $USER would give it to root)
             todo = f"deja changed nothing; a write would make it root's: run the command as {owner}, without sudo"
+        elif path.is_symlink():  # (home-manager's link into the Nix store: a chown there is no fix; trial58b B5)
+            target = os.path.realpath(path)
+            problem = f"is a link to {target}, which belongs to {owner}, not to this user"
+            todo = f"deja changed nothing; {verb} the file the link is made from (your dotfiles' source), or replace the link with a file of your own, then run the command again"  # fmt: skip
+            raise InstallError(str(path), problem, todo)
         else:
             todo = f'deja changed nothing; a write would make it yours: take it (sudo chown "$USER" {path}) or {verb} it as {owner}, then run the command again'  # fmt: skip
         raise InstallError(str(path), f"belongs to {owner}, not to this user", todo)

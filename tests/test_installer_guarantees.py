@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from harness import as_user, run_deja, snapshot
+from harness import as_user, run_deja, snapshot, user
 
 from deja.installers import InstallError, install, uninstall, wiring_report
 
@@ -120,6 +120,34 @@ def test_another_users_hooks_json_is_refused_not_taken_over(fake_home: Path, dej
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"deja: {hooks}: belongs to "), done.stderr
     assert "run the command as nobody, without sudo" in done.stderr, done.stderr  # (as root: review19 R19-7)
     assert snapshot(fake_home) == before and hooks.stat().st_uid == 65534
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_link_into_another_users_file_names_the_file_it_is_made_from(fake_home: Path, tmp_path: Path) -> None:
+    """trial58b B5: home-manager links ``~/.cursor/mcp.json`` into the Nix store, root's and read-only. The refusal
+    said to take the link (``sudo chown "$USER" ~/.cursor/mcp.json``), which chowns a file in the store; it names the
+    link's target and says to change the file the link is made from, or replace the link. Run as a user (uid 1000 in
+    a user namespace), the target given to ``nobody``."""
+    store = tmp_path / "nix" / "store"
+    store.mkdir(parents=True)
+    target = store / "abc-home-manager-files-mcp.json"
+    target.write_text('{"mcpServers": {"other": {"command": "other-server"}}}\n')
+    target.chmod(0o444)
+    os.chown(target, 65534, 65534)
+    link = fake_home / ".cursor" / "mcp.json"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    before = snapshot(fake_home)
+
+    done = user("install", "cursor")
+
+    assert done.returncode == 1 and done.stdout == "", done.stdout
+    assert done.stderr.splitlines() == [
+        f"deja: {link}: is a link to {target}, which belongs to nobody, not to this user; deja changed nothing; "
+        "change the file the link is made from (your dotfiles' source), or replace the link with a file of your own, "
+        "then run the command again"
+    ]
+    assert snapshot(fake_home) == before and target.stat().st_uid == 65534
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="deja run as root in another user's home needs root")
