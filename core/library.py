@@ -257,7 +257,7 @@ def no_wip(index: Index, folder: str, why: str, pointers: tuple[str, str, str] =
     """The one line that says why ``wip`` has no session for ``folder`` (as the index spells it; ``why``:
     ``wip_project``'s), the CLI's and the MCP server's alike but for the commands each points to (``pointers``): each
     said it in its own words, and the two had drifted apart. The latest session's folder is named where every project
-    is below the one asked."""
+    is below the one asked: the newest whose folder is here."""
     from .redaction import PATH_CHARS, echoed
 
     shown = echoed(folder, PATH_CHARS)
@@ -283,8 +283,9 @@ def no_wip(index: Index, folder: str, why: str, pointers: tuple[str, str, str] =
     if why == HOME_FOLDER:
         from .text import shell_word
 
-        latest = [meta.project_dir for meta in newest_sessions(index, limit=20) if meta.project_dir][:1]
-        named = f" (the latest session's: {asks.format(shell_word(latest[0]))})" if latest else ""
+        # (a folder gone, the newest session's too, is no folder to ask of: trial58b B5)
+        here = [meta.project_dir for meta in newest_sessions(index, limit=20) if os.path.isdir(meta.project_dir)][:1]
+        named = f" (the newest project here: {asks.format(shell_word(here[0]))})" if here else ""
         return f"no session ran in {shown} itself, and every project is below it: give a project's folder{named}"
     said = f"no session ran in {shown}, below it or in a folder above it"
     if namesakes := _same_named(index, folder):

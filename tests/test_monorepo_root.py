@@ -707,7 +707,7 @@ def test_cursors_own_folder_below_a_linked_home_is_no_project_however_it_is_name
 def test_wip_in_the_home_folder_or_above_is_no_projects(tmp_path: Path, cli_root: Path) -> None:
     """``deja wip`` in ``~`` (or ``/tmp`` above a home in it) answered "last session here" with shop-api's newest
     session, the home folder taken as a monorepo of every project (trial20 F9): there it is the sessions opened in
-    that folder itself, and with none it says so and names the latest session's folder to ask instead."""
+    that folder itself, and with none it says so and names the newest project folder here to ask instead."""
     home = tmp_path / "home"
     _chat(cli_root, home / "code" / "billing", "c-billing", "invoice totals round wrong", "pytest -q billing")
     _chat(cli_root, home / "code" / "shop api", "c-shop", "orders pagination is off by one", "pytest -q")
@@ -717,12 +717,12 @@ def test_wip_in_the_home_folder_or_above_is_no_projects(tmp_path: Path, cli_root
         assert (ran.returncode, ran.stdout) == (1, ""), ran.stdout
         assert ran.stderr == (
             f"deja: no session ran in {folder} itself, and every project is below it: give a project's folder "
-            f"(the latest session's: `deja wip '{home / 'code' / 'shop api'}'`)\n"
+            f"(the newest project here: `deja wip '{home / 'code' / 'shop api'}'`)\n"
         )
         text, _ = work_answer(Index.open(tmp_path / "deja"), "wip", str(folder), None)
         assert text == (
             f"no session ran in {folder} itself, and every project is below it: give a project's folder "
-            f"(the latest session's: `work` wip of '{home / 'code' / 'shop api'}')"
+            f"(the newest project here: `work` wip of '{home / 'code' / 'shop api'}')"
         ), text
 
     _chat(cli_root, home, "c-home", "where did I put the dotfiles", "ls -a")
@@ -730,6 +730,25 @@ def test_wip_in_the_home_folder_or_above_is_no_projects(tmp_path: Path, cli_root
     assert run_deja("index").returncode == 0
     ran = run_deja("wip", cwd=home)
     assert ran.returncode == 0 and "deja show c-home" in ran.stdout, ran.stdout + ran.stderr
+
+
+def test_wip_in_the_home_folder_names_no_folder_gone(tmp_path: Path, cli_root: Path) -> None:
+    """trial58b B5: the folder ``wip`` in the home folder suggests is the newest session's whose folder is here; the
+    newest session's own, deleted since, was suggested, a folder no ``cd`` reaches."""
+    home = tmp_path / "home"
+    _chat(cli_root, home / "code" / "billing", "c-billing", "invoice totals round wrong", "pytest -q billing")
+    _chat(cli_root, home / "code" / "spike", "c-spike", "try the new parser", "pytest -q")
+    assert run_deja("index").returncode == 0
+    (home / "code" / "spike").rmdir()
+
+    ran = run_deja("wip", cwd=home)
+
+    assert ran.stderr == (
+        f"deja: no session ran in {home} itself, and every project is below it: give a project's folder "
+        f"(the newest project here: `deja wip {home / 'code' / 'billing'}`)\n"
+    ), ran.stderr
+    newest = json.loads(run_deja("sessions", "--json").stdout)["sessions"][0]
+    assert newest["id"] == "c-spike", "the newest session is the one whose folder is gone"
 
 
 def test_stats_says_how_many_projects_it_did_not_list(tmp_path: Path, cli_root: Path) -> None:
