@@ -404,10 +404,11 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
         fail("--project writes one file per session: give the folder with -o FOLDER", code=2)
     chosen = newest_sessions(index, project=project, limit=100_000)
     output = _output_folder(output)
-    title = f"deja: {_project_label(project)}"
+    label = _project_label(index, project, chosen)
+    title = f"deja: {label}"
     page, head = own_index(fmt, title)
     if not replaceable(output / page, head):  # (before any file is written: a refusal leaves the folder as it was)
-        fail(f"{output / page} is not an index deja wrote for {project}: move it aside, or give -o another folder")
+        fail(f"{output / page} is not an index deja wrote for {label}: move it aside, or give -o another folder")
     written = []
     for meta in chosen:
         segment, found = find_session(index, meta.id)
@@ -418,13 +419,28 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
     echo(f"wrote {plural(len(written), 'session')} and {page} to {output}", err=True)  # (a note: trial23 F7.4)
 
 
-def _project_label(project: str) -> str:
-    """The project as an export's index page names it: a folder by its name, however it was given (``.``, a path, a
-    trailing ``/``): the page's title tells deja's own page from a user's, and the same project's second export
-    into a folder was refused where it was spelt otherwise (review58d F4); a name as the index reads it."""
-    from ..core.keys import is_folder, project_spelling
+def _project_label(index: Index, project: str, chosen: list[SessionMeta]) -> str:
+    """The project as an export's index page names it, and as ``deja stats`` and listings name it: the page's title
+    tells deja's own page from a user's. Its folder's name in the folder's own case, however ``--project`` gave it
+    (``.``, a path, a name in other capitals: the same project's second export into a folder was refused where it
+    was spelt otherwise, review58d F4), and as much of its path as tells it from another project of that name
+    (``a/api``, ``work/api``: titled ``api`` both, one took over the other's folder, review59a F1)."""
+    from ..core.keys import project_spelling
+    from ..core.project_names import namesakes
+    from .fastpath import project_folder
+    from .views import shown_projects
 
-    return os.path.basename(project_spelling(project)) or project if is_folder(project) else project
+    folder = project_folder(project)
+    if folder is None:  # a name: the one folder its sessions ran in
+        folders = {meta.project_dir for meta in chosen if meta.project_dir and meta.project.lower() == project.lower()}
+        folder = folders.pop() if len(folders) == 1 else None
+    if folder is None:
+        return project
+    key = project_spelling(folder)
+    own = next((meta for meta in chosen if meta.project_dir and project_spelling(meta.project_dir) == key), None)
+    if own is None:  # (a folder whose sessions all ran in folders below it: a monorepo's root)
+        return os.path.basename(folder.rstrip("/")) or folder
+    return shown_projects([own], namesakes(index, [own.project]))[0]
 
 
 #: The verbs by command name, in the order ``deja --help`` lists them.

@@ -198,3 +198,46 @@ def test_a_second_export_of_one_project_spelt_another_way_refreshes_its_index(
         again = run_deja("export", "--project", spelt, "-o", str(folder), cwd=project)
         assert again.returncode == 0, again.stderr
         assert (folder / "index.md").read_text().startswith("# deja: api\n")
+
+
+def _projects(tmp_path: Path, *folders: Path) -> dict[str, str]:
+    """One cursor-agent session in each of ``folders``, indexed; deja's environment pointed at them."""
+    cli_root = tmp_path / "cursor-agent"
+    for n, folder in enumerate(folders):
+        folder.mkdir(parents=True)
+        chat = [user_turn(f"task {n} in {folder.name}"), assistant_turn("Done.")]
+        write_transcript(transcript_path(cli_root, str(folder), f"c-{n}"), chat)
+    return index_cli_root(tmp_path, cli_root)
+
+
+def test_a_project_whose_folder_has_capitals_refreshes_its_index_spelt_any_way(tmp_path: Path) -> None:
+    """review59a F2: the page's title was the folder's name lowercased where a path gave it and the name as typed
+    where a name did: ``--project Billing`` then ``--project .`` from ``~/code/Billing`` was refused. The page names
+    the folder in its own case, as ``deja stats`` does, however it was spelt."""
+    folder = tmp_path / "code" / "Billing"
+    env = _projects(tmp_path, folder)
+    out = tmp_path / "out"
+    for spelt, cwd in (("Billing", tmp_path), (".", folder), ("billing", tmp_path), (str(folder), tmp_path)):
+        again = run_deja("export", "--project", spelt, "-o", str(out), env=env, cwd=cwd)
+        assert again.returncode == 0, (spelt, again.stderr)
+        assert (out / "index.md").read_text().startswith("# deja: Billing\n"), spelt
+
+
+def test_another_project_of_the_same_folder_name_does_not_take_over_an_export_folder(tmp_path: Path) -> None:
+    """review59a F1: titled by the folder's last name alone, ``~/work/api``'s export took ``~/code/a/api``'s page for
+    its own and replaced it (exit 0), leaving the first's sessions listed by no page. Each is titled as ``deja
+    stats`` tells them apart, and the second is refused, its label named."""
+    first, second = tmp_path / "code" / "a" / "api", tmp_path / "work" / "api"
+    env = _projects(tmp_path, first, second)
+    out = tmp_path / "out"
+    assert run_deja("export", "--project", str(first), "-o", str(out), env=env).returncode == 0
+    page = (out / "index.md").read_text()
+    assert page.startswith("# deja: a/api\n"), page
+
+    other = run_deja("export", "--project", str(second), "-o", str(out), env=env)
+
+    assert other.returncode == 1
+    assert other.stderr == (
+        f"deja: {out / 'index.md'} is not an index deja wrote for work/api: move it aside, or give -o another folder\n"
+    )
+    assert (out / "index.md").read_text() == page
