@@ -17,6 +17,8 @@ from test_hooks import MODULE_ERROR, Machine, cursor, wait_for_index
 
 from deja.core.index import MANIFEST, index_dir
 from deja.core.indexer.checked import Checked
+from deja.core.indexer.driver import LOCK_NAME
+from deja.core.indexer.lock import WriterLock
 from deja.hooks.build_request import BUILD_SENTINEL
 
 
@@ -165,15 +167,20 @@ def test_damage_after_a_build_that_ended_well_starts_a_build(
 def test_a_kill_of_the_pid_the_sentinel_names_ends_the_build_and_the_next_hook_starts_one(unreadable: Machine) -> None:
     """``kill $(cat ~/.cache/deja/index-build.requested)`` ended the keeper and left its ``deja index`` running, and
     the next hook, finding that pid gone with no status, started a second build beside it (review58c F4). Now the
-    keeper passes the signal on, and records the build as killed: the next hook starts it again."""
+    keeper passes the signal on, and records the build as killed: the next hook starts it again. The test holds the
+    index's writer lock, so the build is still waiting for it when the signal comes (review59a F3: one that ended
+    first left an index the next hook recalled from), inside ``deja index``'s own handling of an interrupt once
+    it has started."""
     sentinel = unreadable.deja_home / BUILD_SENTINEL
-    assert "started a build" in _prompt(unreadable, "c-1")
-    keeper = int(sentinel.read_bytes().split()[0])
-    deadline = time.monotonic() + 20
-    while not (builds := _children(keeper)) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert builds, "the keeper started no deja index"
-    os.kill(keeper, signal.SIGINT)  # (an interrupt: ``deja index`` exits 130, which read as a failure, review58e F4)
+    with WriterLock(index_dir(unreadable.deja_home) / LOCK_NAME, 0):
+        assert "started a build" in _prompt(unreadable, "c-1")
+        keeper = int(sentinel.read_bytes().split()[0])
+        deadline = time.monotonic() + 20
+        while not (builds := _children(keeper)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert builds, "the keeper started no deja index"
+        time.sleep(1.5)  # (past its start, waiting for the lock: ``guarded`` turns an interrupt into exit 130)
+        os.kill(keeper, signal.SIGINT)  # (``deja index`` exits 130, which read as a failure, review58e F4)
     deadline = time.monotonic() + 20
     while len(sentinel.read_bytes().split()) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
