@@ -210,8 +210,9 @@ MADE_IN_HOME = frozenset({*OWN, "hook-server.sock", "hook-server.lock", "read-co
 
 
 #: What a folder that looks empty holds all the same, made by a file manager, a file system or a placeholder habit:
-#: a folder of these alone is no folder of the user's files (review58d F5: ``.DS_Store`` alone was refused).
-LOOKS_EMPTY = frozenset({".DS_Store", ".localized", "Thumbs.db", "desktop.ini", ".directory", ".gitkeep", "lost+found"})
+#: a folder of these alone is no folder of the user's files (review58d F5: ``.DS_Store`` alone was refused). Not
+#: ``.gitkeep``: it says the folder is a git repository's, where ``git add -A`` would take the index in (review59a F6).
+LOOKS_EMPTY = frozenset({".DS_Store", ".localized", "Thumbs.db", "desktop.ini", ".directory", "lost+found"})
 
 
 def others_in_home(home: StrPath) -> bool:

@@ -166,6 +166,10 @@ def test_config_takes_an_empty_folder_or_a_deja_home_as_home(fake_home: Path, tm
         assert taken.returncode == 0, taken.stderr
     (used / ".hooks.log.4242.tmp.mine").write_text("")  # (no leftover of deja's)
     assert run_deja("config", "set", "home", str(used)).returncode == 2
+    kept = tmp_path / "repo" / "cache"  # (a repository's folder: `git add -A` would take the index in, review59a F6)
+    kept.mkdir(parents=True)
+    (kept / ".gitkeep").write_text("")
+    assert run_deja("config", "set", "home", str(kept)).returncode == 2
 
 
 def test_doctor_warns_of_a_setting_the_shell_gives_a_value_deja_ignores(sample: Sample) -> None:
