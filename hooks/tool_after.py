@@ -21,7 +21,7 @@ def failure(call: HookCall) -> str | None:
     """The failed command's output, or None when it did not fail."""
     error = call.payload.get("error_message")
     if isinstance(error, str) and error.strip():
-        return error
+        return _without_exit_code(error)
     raw: Any = call.payload.get("tool_output", call.payload.get("tool_response"))
     if isinstance(raw, str):
         try:
@@ -37,6 +37,18 @@ def failure(call: HookCall) -> str | None:
     if code is None and raw.get("stderr") and (raw.get("interrupted") is False or "is_error" in raw):
         return output
     return None
+
+
+def _without_exit_code(error: str) -> str:
+    """``error`` without a leading ``Exit code N:`` (or that line): the status an agent's tool puts before a failed
+    command's output (trial59 F5), which hid its first line, the error, from the failures deja holds keyed by it."""
+    text = error.lstrip()
+    if text[:10].lower() != "exit code ":
+        return error
+    end = 10 + len(text[10:]) - len(text[10:].lstrip("-0123456789"))
+    if end == 10 or end < len(text) and text[end] not in ":\n":
+        return error
+    return text[end + 1 :].strip() or error
 
 
 def after_tool(call: HookCall) -> str:

@@ -466,6 +466,23 @@ def test_tool_failure_event_reads_error_message(indexed: Machine) -> None:
     assert INFRA_CHAT in body and "`docker builder prune -f`, then `docker build -t infra-web .` succeeded" in body
 
 
+@pytest.mark.parametrize("status", ["Exit code 1: ", "Exit code 1\n", "exit code 125:\n"])
+def test_tool_failure_event_reads_an_error_after_its_exit_code(indexed: Machine, status: str) -> None:
+    """trial59 F5: an ``error_message`` that begins with the command's status, as an agent's tool reports a failed
+    command, was silent ("no past failed command printed this error"): the status hid its first line."""
+    error = "#8 ERROR: failed to copy files: write /var/lib/docker/tmp/buildkit-mount77/app: no space left on device"
+    payload = cursor_tool(
+        "postToolUseFailure",
+        f"c-status-{len(status)}",
+        indexed.infra,
+        "Shell",
+        {"command": "docker build -t infra-web ."},
+        error_message=status + error,
+    )
+    body = framed(indexed.run("hook-tool-after", payload).text, 512)
+    assert INFRA_CHAT in body and "`docker builder prune -f`, then `docker build -t infra-web .` succeeded" in body
+
+
 def test_the_log_never_says_no_session_hit_an_error_deja_fix_finds_written(indexed: Machine) -> None:
     error = "[fatal] native-run failed with error ERR_SDK_NOT_FOUND: No valid Android SDK root found."
     records = [user_turn(f"I get this: {error}", datetime.now(UTC)), assistant_turn("Set ANDROID_HOME to the SDK.")]
