@@ -758,6 +758,17 @@ def config_set_command(
         echo(f"note: {setting.variable} is set in this shell and overrides it here; Cursor's hooks use the file")
     elif key == "home":
         echo(_home_index_line(stored))
+    _note_a_file_cursor_does_not_read()
+
+
+def _note_a_file_cursor_does_not_read() -> None:
+    """Doctor's warning, where ``XDG_CONFIG_HOME`` set in this shell alone put the change in a file Cursor's hooks
+    and MCP server do not read: whoever turned recall off there kept getting it, and only doctor said why (trial59
+    F4)."""
+    from .doctor import config_file_elsewhere
+
+    for finding in config_file_elsewhere():
+        echo(f"note: {finding.message}: {finding.fix}")
 
 
 def _home_index_line(home: str) -> str:
@@ -806,6 +817,7 @@ def config_unset_command(
         fail(_config_unwritten(exc, key, ""))
     where = config.config_path()
     echo(f"removed {key} from {where}" if removed else f"{key} is not set in {where}; nothing to remove")
+    _note_a_file_cursor_does_not_read()
 
 
 hooks_app = typer.Typer(cls=Group, help="deja's hooks: what they did.", invoke_without_command=True)

@@ -275,7 +275,7 @@ def _settings_problems() -> list[Finding]:
         problems.append(Finding("error", "settings", error, f"fix or remove {config.config_path()}"))
     problems += [Finding("warn", "settings", problem, fix) for problem, fix in config.unknown_keys()]
     problems += (
-        _ignored_values() + _config_file_elsewhere() + _cursor_config_dir_problems() + _cursor_folders_elsewhere()
+        _ignored_values() + config_file_elsewhere() + _cursor_config_dir_problems() + _cursor_folders_elsewhere()
     )
     problems += _server_env_problems()
     for setting, here, there in config.shell_only():
@@ -445,7 +445,7 @@ def _in_a_demo(value: str) -> bool:
     return bool(inside.parts) and inside.parts[0].startswith("deja-demo-")
 
 
-def _config_file_elsewhere() -> list[Finding]:
+def config_file_elsewhere() -> list[Finding]:
     """A config file this shell finds through ``XDG_CONFIG_HOME`` whose settings differ from those of the one a
     process started without the variable reads (Cursor's hooks and MCP server, unless Cursor gets it too). Compared
     as read, not as text: the file `deja config unset` leaves holding no key is no file at all to a hook (trial53).

@@ -184,7 +184,14 @@ def test_doctor_warns_of_a_config_file_only_this_shell_finds(sample: Sample, tmp
     """``XDG_CONFIG_HOME=… deja config set recall off`` writes a file Cursor's hooks, started without the variable,
     never read: doctor says so rather than "the same settings as this shell"."""
     env = {**sample.env, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
-    assert run_deja("config", "set", "recall", "off", env=env).returncode == 0
+    done = run_deja("config", "set", "recall", "off", env=env)
+    here, there = tmp_path / "xdg" / "deja" / "config.toml", Path(sample.env["HOME"]) / ".config/deja/config.toml"
+    assert done.returncode == 0 and done.stdout.splitlines() == [  # (said where the change is made: trial59 F4)
+        f"recall = off in {here}",
+        f"note: XDG_CONFIG_HOME is set in this shell, so deja's settings come from {here}; Cursor's hooks and MCP "
+        f"server read {there} instead unless Cursor is started with the same variable: unset XDG_CONFIG_HOME "
+        f"before `deja config set`, or copy {here} to {there}",
+    ], done.stdout
     result = run_deja("doctor", env=env)
     settings = result.stdout.split("\nSettings\n")[1].split("\n\n")[0]
     assert "the same settings as this shell" not in settings
@@ -201,7 +208,8 @@ def test_doctor_is_quiet_about_a_config_file_left_with_no_setting(sample: Sample
     same setting in both files, written differently, is no difference either."""
     env = {**sample.env, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
     assert run_deja("config", "set", "recall", "off", env=env).returncode == 0
-    assert run_deja("config", "unset", "recall", env=env).returncode == 0
+    unset_done = run_deja("config", "unset", "recall", env=env)
+    assert unset_done.returncode == 0 and "note:" not in unset_done.stdout, unset_done.stdout  # (no difference left)
     assert (tmp_path / "xdg" / "deja" / "config.toml").exists()
     assert "XDG_CONFIG_HOME is set in this shell, so" not in " ".join(run_deja("doctor", env=env).stdout.split())
     assert run_deja("config", "set", "recall", "off", env=env).returncode == 0
