@@ -30,7 +30,7 @@ SESSION_BYTES = 120
 READABLE_LINE = 60
 #: How a block's detail lines begin.
 ASKED, CONCLUDED = "  asked: ", "  concluded: "
-WAITING = "no room left in this event's budget for a readable block; the next event gives it"
+WAITING = "a readable block does not fit in what this event's budget leaves; the next event gives it"
 GIVEN = "with the session-start block"
 
 

@@ -901,7 +901,9 @@ def with_prompt(call: HookCall, text: str, prompt: str, budget: int) -> str:
     own = frame_lines(text)
     room = frame_room(budget, *own, HEADER)
     if room < SESSION_ROOM:
-        call.notes.append("no room left in this event's budget for its prompt's recall; the next event gives it")
+        call.notes.append(
+            "its prompt's recall does not fit in what this event's budget leaves; the next event gives it"
+        )
         return text
     index = call.index()
     if index is None:

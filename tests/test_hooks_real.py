@@ -149,7 +149,8 @@ def test_the_first_prompt_carries_both_its_recall_and_the_session_start_block_in
     )
     shell_text = hook("hook-tool", shell, indexed_sample.env)
     assert "`pytest -q` ran 2 times" in shell_text and START_BLOCK not in shell_text  # 512 bytes hold one of them
-    assert "resumed-3: gave" in log(indexed_sample) and "no room left in this event's budget" in log(indexed_sample)
+    logged = log(indexed_sample)
+    assert "resumed-3: gave" in logged and "a readable block does not fit in what this event's budget leaves" in logged
     # So the conversation's next event with room carries it, once.
     prompt = cursor("beforeSubmitPrompt", "resumed-3", api, prompt=NO_MATCH)
     assert START_BLOCK in hook("hook-prompt", prompt, indexed_sample.env)
@@ -303,7 +304,7 @@ def test_a_print_mode_prompts_recall_without_room_in_its_first_event_comes_with_
     pytest_run = tool("preToolUse", conversation, api, "Shell", {"command": "pytest -q"}, transcript_path=str(path))
     first = hook("hook-tool", pytest_run, env)
     assert "`pytest -q` ran 2 times" in first and "Past turns" not in first
-    assert "no room left in this event's budget for its prompt's recall" in log(indexed_sample)
+    assert "its prompt's recall does not fit in what this event's budget leaves" in log(indexed_sample)
     shell = tool("preToolUse", conversation, api, "Shell", {"command": "ls -la"}, transcript_path=str(path))
     assert f"`deja show {API_CHAT}`" in hook("hook-tool", shell, env)
 

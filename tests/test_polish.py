@@ -348,7 +348,7 @@ def test_a_tool_event_with_no_room_for_a_readable_block_leaves_it_to_the_next_ev
     done = run_deja("hook-tool", input=ls, env=indexed_sample.env)
     assert done.returncode == 0 and done.stdout == b""
     log = (indexed_sample.home / "hooks.log").read_text(encoding="utf-8")
-    assert "no room left in this event's budget for a readable block; the next event gives it" in log
+    assert "a readable block does not fit in what this event's budget leaves; the next event gives it" in log
 
     prompt = hook_payload("unseen-1", api, "beforeSubmitPrompt", prompt="where were we?")
     text = json.loads(run_deja("hook-prompt", input=prompt, env=indexed_sample.env).stdout)["additional_context"]
