@@ -110,8 +110,10 @@ ID_FINDERS = ("`deja sessions`", "`deja search`")
 
 
 def find_session(index: Index, prefix: str, finders: tuple[str, str] = ID_FINDERS) -> tuple[Segment, SessionMeta]:
-    """The session ``prefix`` names; NotFound naming ``finders``, what lists ids and what finds one, where none does."""
-    prefix = prefix.strip()
+    """The session ``prefix`` names; NotFound naming ``finders``, what lists ids and what finds one, where none does.
+    The backticks or quotes an id is copied with from a hook's text or a listing (`` `deja show ID` ``) are no part of
+    it (trial59 F5: "no session has the id 'ID`'")."""
+    prefix = prefix.strip().strip("`'\"").strip()
     if not prefix:
         raise NotFound(f"an empty session id matches nothing: give an id or a unique prefix (see {finders[0]})")
     found = index.find(prefix) or index.find(prefix.lower())  # ids are lowercase; a prefix typed in capitals is too

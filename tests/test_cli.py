@@ -152,6 +152,15 @@ def test_show_by_unique_prefix_with_tool_calls_and_results(sample: Sample) -> No
     assert "Fix pytest import error" in text and "exit 2" in text and "pip install -e ." in text
 
 
+def test_an_id_copied_with_its_backtick_or_quotes_is_found(sample: Sample) -> None:
+    """trial59 F5: an id copied from a hook's text, `` `deja show ID` ``, came with a backtick and was "no session
+    has the id"."""
+    for copied in (f"{API_CHAT}`", f"`{API_CHAT}`", f"'{API_CHAT}'", f' "{API_CHAT[:8]}" '):
+        shown = run_deja("show", copied, "--json")
+        assert shown.returncode == 0, (copied, shown.stderr)
+        assert orjson.loads(shown.stdout)["session"]["id"] == API_CHAT
+
+
 def test_an_ambiguous_prefix_lists_both_ids(sample: Sample) -> None:
     result = run_deja("show", "5d1c")
     assert result.returncode == 1
