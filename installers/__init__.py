@@ -56,6 +56,7 @@ def install(target: str, *, dry_run: bool = False, deja_path: str | None = None)
     deja = os.path.abspath(deja_path or default_deja_path())
     changes = _harness(target).plan_install(deja, hooks=target.endswith("-auto"))
     found = ledger.load()
+    changes += ledger.superseded_backups(found, changes)
     _check_and_apply(changes, ledger.plan_save(found, ledger.after_install(found, changes)), dry_run)
     if not dry_run:
         ledger.keep_backups_private(found)

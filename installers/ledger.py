@@ -175,6 +175,26 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
     return updated
 
 
+def superseded_backups(ledger: Ledger, changes: list[Change]) -> list[Change]:
+    """The removals of the .bak copies an earlier install made that ``changes`` take anew (the file held nothing of
+    deja's again: its entries taken out by hand): the record then names the new copy only, and the old one, a
+    copy of the user's tokens, was in no record, left for good where an older deja put it, beside a link's target
+    in a dotfiles repository (review58d F7). A copy install did not make is the user's, and stays."""
+    removals = []
+    for change in changes:
+        known = ledger.get(str(change.path))
+        if change.backup is None or known is None or not (known.backup and known.backup_made):
+            continue
+        old = Path(known.backup)
+        if os.path.abspath(old) == os.path.abspath(change.backup):  # (the same bytes again: ``free_backup_path``)
+            continue
+        try:
+            removals.append(plan_text(old, old.read_text(encoding="utf-8"), None))
+        except (OSError, UnicodeDecodeError):  # (gone, or no text of deja's: left as it is)
+            continue
+    return removals
+
+
 def keep_backups_private(ledger: Ledger) -> None:
     """Make each .bak deja made readable by its user alone: an earlier deja's copy kept the file's own mode (an
     ``mcp.json.bak`` at 0644 holding a server's token: review48a M4), so an install over it mends it. A .bak the

@@ -194,3 +194,68 @@ def test_an_earlier_dejas_copy_beside_the_links_target_still_puts_the_file_back(
     assert gone.returncode == 0, gone.stderr
     assert target.read_text() == USERS_MCP and mcp.is_symlink()
     assert not earlier.exists()
+
+
+def _linked_into_dotfiles(fake_home: Path, users: str) -> tuple[Path, Path]:
+    """``~/.cursor/mcp.json``, a link to ``~/dotfiles/cursor/mcp.json`` holding ``users``: (the link, its target)."""
+    target = fake_home / "dotfiles" / "cursor" / "mcp.json"
+    target.parent.mkdir(parents=True)
+    target.write_text(users)
+    link = fake_home / ".cursor" / "mcp.json"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    return link, target
+
+
+def _recorded_as_an_older_deja_kept_it(fake_home: Path, link: Path, backup: Path | None) -> None:
+    """Move install's copy to ``<target>.bak``, where a deja before stop 58 kept it, and make the record say so
+    (``backup``), or say nothing of where (None: a ledger older still, which only ever took that name)."""
+    link.with_name("mcp.json.bak").rename(link.resolve().with_name("mcp.json.bak"))
+    record = fake_home / ".config" / "deja" / "installed.json"
+    ledger = json.loads(record.read_text())
+    if backup is None:
+        for key in ("backup", "backup_made"):
+            ledger["files"][str(link)].pop(key)
+    else:
+        ledger["files"][str(link)]["backup"] = str(backup)
+    record.write_text(json.dumps(ledger))
+
+
+def test_an_earlier_dejas_copy_in_a_dotfiles_repo_goes_when_a_reinstall_takes_a_new_one(
+    fake_home: Path, deja: Path
+) -> None:
+    """review58d F7: an earlier deja kept its copy of a linked ``mcp.json`` beside the link's target, in a dotfiles
+    repository, tokens and all. The user took deja's server out by hand; a reinstall took a fresh copy beside the
+    link and recorded that one: the copy in the repository was in no record, and stayed for good. Install removes
+    it, and says so."""
+    users = '{"mcpServers": {"gh": {"command": "gh", "env": {"GITHUB_TOKEN": "ghp_notARealTokenAtAll0123456789ab"}}}}\n'
+    link, target = _linked_into_dotfiles(fake_home, users)
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+    assert run_deja("install", "cursor", env=env, script=deja).returncode == 0
+    earlier = target.with_name("mcp.json.bak")
+    _recorded_as_an_older_deja_kept_it(fake_home, link, earlier)
+    document = json.loads(target.read_text())
+    del document["mcpServers"]["deja"]  # the user takes deja's server out by hand
+    target.write_text(json.dumps(document, indent=2) + "\n")
+
+    again = run_deja("install", "cursor", env=env, script=deja)
+
+    assert again.returncode == 0, again.stderr
+    assert f"removed {earlier}" in again.stdout, again.stdout
+    assert not earlier.exists() and sorted(p.name for p in target.parent.iterdir()) == ["mcp.json"]
+    assert run_deja("uninstall", "cursor", env=env, script=deja).returncode == 0
+    assert json.loads(target.read_text()) == document and link.is_symlink()
+    assert sorted(p.name for p in target.parent.iterdir()) == ["mcp.json"]
+
+
+def test_a_record_without_backup_finds_its_copy_beside_the_links_target(fake_home: Path, deja: Path) -> None:
+    """review58d F10: a record an older deja wrote has no ``backup``: its ``<file>.bak`` is beside the file a link
+    points to, where uninstall finds it and puts the file back byte for byte."""
+    link, target = _linked_into_dotfiles(fake_home, USERS_MCP)
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+    assert run_deja("install", "cursor", env=env, script=deja).returncode == 0
+    _recorded_as_an_older_deja_kept_it(fake_home, link, None)
+
+    assert run_deja("uninstall", "cursor", env=env, script=deja).returncode == 0
+
+    assert target.read_text() == USERS_MCP and link.is_symlink()
