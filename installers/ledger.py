@@ -460,7 +460,7 @@ def _untouched_original(path: Path, found: Found) -> str | None:
 def _backup_text(path: Path, found: Found | None) -> str | None:
     """The text of the .bak install took of ``path`` (without a record, ``<file>.bak``), when it is still what
     install found (as far as the record tells); else None."""
-    backup = backup_path(path) if found is None else _backup_of(path, found)
+    backup = _unrecorded_backup(path) if found is None else _backup_of(path, found)
     try:
         data = backup.read_bytes()
         if found is not None and found.before is not None and _sha(data) != found.before:
@@ -468,6 +468,16 @@ def _backup_text(path: Path, found: Found | None) -> str | None:
         return data.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def _unrecorded_backup(path: Path) -> Path:
+    """Where install kept ``path`` with no record to say: ``<file>.bak`` beside it, or, for a symlink with none
+    there, beside the file it points to, where a deja before stop 58 kept it (review58d F8: a record-less uninstall
+    put the file back at its own layout, the user's lost)."""
+    beside = backup_path(path)
+    if os.path.lexists(beside) or not path.is_symlink():
+        return beside
+    return backup_path(_real(path))
 
 
 def _folder_removals(changes: list[Change], ledger: Ledger) -> list[Change]:

@@ -259,3 +259,21 @@ def test_a_record_without_backup_finds_its_copy_beside_the_links_target(fake_hom
     assert run_deja("uninstall", "cursor", env=env, script=deja).returncode == 0
 
     assert target.read_text() == USERS_MCP and link.is_symlink()
+
+
+def test_a_linked_file_with_no_record_comes_back_from_an_older_dejas_copy_beside_its_target(
+    fake_home: Path, deja: Path
+) -> None:
+    """review58d F8: with no record (``installed.json`` gone), uninstall looked for ``<file>.bak`` beside the link
+    only, where a deja before stop 58 kept a linked file's copy beside the link's target: the file came back at
+    deja's layout (indent 2), not the user's."""
+    users = '{\n    "mcpServers": {\n        "a": {"command": "a"}\n    }\n}\n'
+    link, target = _linked_into_dotfiles(fake_home, users)
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+    assert run_deja("install", "cursor", env=env, script=deja).returncode == 0
+    link.with_name("mcp.json.bak").rename(target.with_name("mcp.json.bak"))
+    (fake_home / ".config" / "deja" / "installed.json").unlink()
+
+    assert run_deja("uninstall", "cursor", env=env, script=deja).returncode == 0
+
+    assert target.read_text() == users and link.is_symlink()
