@@ -158,12 +158,15 @@ def _last_failure(runs: list[Run], command: str, head: str) -> tuple[float, Segm
     """When the latest failing run of the command was, where (its segment and message), its error lines and the
     command that printed them."""
     from ..core.errors import error_lines  # (here: most commands never failed)
+    from ..core.lines import TRACE_HEADS
 
     for days, segment, doc in runs[:FAILURES_SCANNED]:
         for tool in reversed(_matching_calls(segment.message(doc).tool_calls, command, head)):
-            errors = error_lines(tool.result, limit=2) if tool.exit_code and tool.result else []
+            errors = error_lines(tool.result, limit=3) if tool.exit_code and tool.result else []
+            # (a traceback's header beside its exception says nothing, and read as a second error: trial59 F5)
+            told = [line for line in errors if not line.startswith(TRACE_HEADS[0])]
             if errors:
-                return days, segment, doc, errors, tool.args["command"]
+                return days, segment, doc, (told or errors)[:2], tool.args["command"]
     return None
 
 

@@ -169,3 +169,24 @@ def test_the_failure_hook_keeps_succeeded_for_a_command_not_in_ascii(
     followed = _what_followed(tmp_path, fake_home, monkeypatch, run, PRICING_FIXED)
     assert followed.startswith("What followed: edited ") and followed.endswith("` succeeded"), followed
     assert ", then `pytest -q tests/" in followed, followed
+
+
+def test_the_last_failure_of_a_python_run_is_its_exception_not_the_traceback_header(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """trial59 F5: "Last failure (…): torch.OutOfMemoryError: CUDA out of memory. … | Traceback (most recent call
+    last):": the header beside its exception says nothing, and the model read it as a second error."""
+    machine = Machine(tmp_path, fake_home)
+    command = "python train.py --batch-size 64"
+    error = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    traceback = (
+        f'Traceback (most recent call last):\n  File "train.py", line 88, in <module>\n    loss.backward()\n{error}'
+    )
+    steps = [Step("Training.", "Shell", {"command": command}, traceback, 1)]
+    past_chat(machine, monkeypatch, machine.infra, "train the model on the new data", steps, "It ran out of memory.")
+
+    asked = cursor_tool("preToolUse", "c-oom", machine.infra, "Shell", {"command": command})
+    body = framed(machine.run("hook-tool", asked).text, 512)
+
+    assert "Last failure (" in body and error in body, body
+    assert "Traceback" not in body, body
