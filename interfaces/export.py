@@ -331,22 +331,30 @@ def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) ->
     return "index.md", "\n".join(lines) + "\n"
 
 
-#: Where the title of an index page ends (``index_page``), in each format: the page begins with it.
-_TITLE_ENDS = {"md": "\n", "html": "</title>", "json": ",\n"}
+#: The most of an index page ``replaceable`` reads (a page of 100,000 sessions is about 10 MB).
+_PAGE_BYTES = 64 << 20
+#: A listed session's file in a Markdown index page's line (``index_page``): ``… [title](FILE) (N messages)``.
+_MD_LISTED = re.compile(r"\]\(([^()\s]+)\) \(\d+ messages?\)$", re.MULTILINE)
+#: A listed session's file in an HTML index page's row.
+_HTML_LISTED = re.compile(r'<td><a href="([^"]+)">')
 
 
-def own_index(fmt: str, title: str) -> tuple[str, str]:
-    """The index page's file name, and how deja's own page of ``title`` begins, as written (through its title):
-    what tells the page a former export wrote, which the next one replaces, from a page of the user's. A docs
-    folder's, a vault's or a site's ``index.md`` or ``index.html`` was replaced without a word (trial58 T3)."""
-    name, text = index_page([], fmt, title)
-    return name, for_terminal(text[: text.index(_TITLE_ENDS[fmt]) + len(_TITLE_ENDS[fmt])])
+def index_page_name(fmt: str) -> tuple[str, str]:
+    """The index page's file name, and how deja's own page begins, through ``deja: `` in its title, whatever the
+    project: what, with the sessions it lists (``replaceable``), tells a page a former export wrote from one of the
+    user's. A docs folder's, a vault's or a site's ``index.md`` or ``index.html`` was replaced without a word
+    (trial58 T3)."""
+    name, text = index_page([], fmt, "deja: ")
+    return name, for_terminal(text[: text.index("deja: ") + len("deja: ")])
 
 
-def replaceable(path: Path, head: str) -> bool:
-    """Whether deja may write its index page at ``path``: nothing is there, or a page that begins with ``head``
-    (``own_index``). Anything else is not deja's to replace: a folder, a FIFO (never opened: reading one would
-    wait for a writer), a file it cannot read."""
+def replaceable(path: Path, head: str, fmt: str, files: set[str]) -> bool:
+    """Whether deja may write its index page at ``path``, listing ``files``: nothing is there, or a page of deja's
+    (it begins with ``head``, ``index_page_name``'s) listing one of them at least: a former export of this project.
+    Not its title: a project's changes as the index learns of another of its name (``api``, then ``code/api``), and
+    two roots of one name had one title, so each took over the other's folder (review59b F3, F4). Anything else is
+    not deja's to replace: another project's page, a folder, a FIFO (never opened: reading one would wait for a
+    writer), a file it cannot read."""
     try:
         found = os.stat(path)
     except FileNotFoundError:
@@ -355,12 +363,25 @@ def replaceable(path: Path, head: str) -> bool:
         return False
     if not stat.S_ISREG(found.st_mode):
         return False
-    wanted = head.encode()
     try:
         with open(path, "rb") as page:
-            return page.read(len(wanted)) == wanted
-    except OSError:
+            text = page.read(_PAGE_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
         return False
+    return text.startswith(head) and not _listed(text, fmt).isdisjoint(files)
+
+
+def _listed(text: str, fmt: str) -> set[str]:
+    """The session files an index page of deja's lists (``index_page``)."""
+    if fmt == "json":
+        try:
+            sessions = orjson.loads(text).get("sessions")
+        except (orjson.JSONDecodeError, AttributeError):
+            return set()
+        return {entry["file"] for entry in sessions if isinstance(entry, dict) and isinstance(entry.get("file"), str)} if isinstance(sessions, list) else set()  # fmt: skip
+    if fmt == "html":
+        return {html.unescape(name) for name in _HTML_LISTED.findall(text)}
+    return set(_MD_LISTED.findall(text))
 
 
 def file_name(meta: SessionMeta, fmt: str) -> str:

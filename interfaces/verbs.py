@@ -397,7 +397,7 @@ def _output_folder(output: Path) -> Path:
 
 def _export_project(index: Index, project: str, fmt: str, output: Path | None) -> None:
     from .cli import fail
-    from .export import file_name, index_page, own_index, render, replaceable, write_text
+    from .export import file_name, index_page, index_page_name, render, replaceable, write_text
     from .fastpath import plural
 
     if output is None:
@@ -405,9 +405,9 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
     chosen = newest_sessions(index, project=project, limit=100_000)
     output = _output_folder(output)
     label = _project_label(index, project, chosen)
-    title = f"deja: {label}"
-    page, head = own_index(fmt, title)
-    if not replaceable(output / page, head):  # (before any file is written: a refusal leaves the folder as it was)
+    page, head = index_page_name(fmt)
+    files = {file_name(meta, fmt) for meta in chosen}
+    if not replaceable(output / page, head, fmt, files):  # (before any file is written: a refusal changes nothing)
         fail(f"{output / page} is not an index deja wrote for {label}: move it aside, or give -o another folder")
     written = []
     for meta in chosen:
@@ -415,27 +415,28 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
         name = file_name(found, fmt)
         write_text(output / name, render(found, segment.messages(found), fmt))
         written.append((found, name))
-    write_text(output / page, index_page(written, fmt, title)[1])
+    write_text(output / page, index_page(written, fmt, f"deja: {label}")[1])
     echo(f"wrote {plural(len(written), 'session')} and {page} to {output}", err=True)  # (a note: trial23 F7.4)
 
 
 def _project_label(index: Index, project: str, chosen: list[SessionMeta]) -> str:
-    """The project as an export's index page names it, and as ``deja stats`` and listings name it: the page's title
-    tells deja's own page from a user's. Its folder's name in the folder's own case, however ``--project`` gave it
-    (``.``, a path, a name in other capitals: the same project's second export into a folder was refused where it
-    was spelt otherwise, review58d F4), and as much of its path as tells it from another project of that name
-    (``a/api``, ``work/api``: titled ``api`` both, one took over the other's folder, review59a F1)."""
+    """The project as an export's index page titles it, and as ``deja stats`` and listings name it: its folder's
+    name in the folder's own case, however ``--project`` gave it (``.``, a path, a name in other capitals), and as
+    much of its path as tells it from another project of that name (``a/api``, ``work/api``: review59a F1, F2); a
+    project with no folder here by its name as the index holds it. (What tells deja's page of this project from
+    another's is the sessions it lists: ``export.replaceable``.)"""
     from ..core.keys import project_spelling
     from ..core.project_names import namesakes
     from .fastpath import project_folder
     from .views import shown_projects
 
     folder = project_folder(project)
-    if folder is None:  # a name: the one folder its sessions ran in
-        folders = {meta.project_dir for meta in chosen if meta.project_dir and meta.project.lower() == project.lower()}
+    if folder is None:  # a name: the one folder its sessions ran in, or the name as the index holds it
+        named = [meta for meta in chosen if meta.project.lower() == project.lower()]
+        folders = {meta.project_dir for meta in named if meta.project_dir}
         folder = folders.pop() if len(folders) == 1 else None
-    if folder is None:
-        return project
+        if folder is None:  # (a remote window's ``infra (devbox)``, typed in other capitals: review59b F4)
+            return named[0].project if named else project
     key = project_spelling(folder)
     own = next((meta for meta in chosen if meta.project_dir and project_spelling(meta.project_dir) == key), None)
     if own is None:  # (a folder whose sessions all ran in folders below it: a monorepo's root)

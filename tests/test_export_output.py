@@ -241,3 +241,49 @@ def test_another_project_of_the_same_folder_name_does_not_take_over_an_export_fo
         f"deja: {out / 'index.md'} is not an index deja wrote for work/api: move it aside, or give -o another folder\n"
     )
     assert (out / "index.md").read_text() == page
+
+
+def _chats(cli_root: Path, *folders: Path) -> None:
+    """One cursor-agent session in each of ``folders``."""
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        chat = [user_turn(f"task in {folder.name}"), assistant_turn("Done.")]
+        write_transcript(transcript_path(cli_root, str(folder), f"c-{folder.parent.name}-{folder.name}"), chat)
+
+
+def test_a_monorepo_root_does_not_take_over_the_export_folder_of_a_project_of_its_name(tmp_path: Path) -> None:
+    """review59b F3: ``~/a/mono`` (its sessions in ``mono/api`` and ``mono/web``) and ``~/work/mono`` were both
+    titled ``mono``, and the second's export replaced the first's page; deja's page is told by the sessions it
+    lists, so another project's is refused."""
+    cli_root = tmp_path / "cli"
+    root, other = tmp_path / "a" / "mono", tmp_path / "work" / "mono"
+    _chats(cli_root, root / "api", root / "web", other)
+    env = index_cli_root(tmp_path, cli_root)
+    out = tmp_path / "out"
+    assert run_deja("export", "--project", str(root), "-o", str(out), env=env).returncode == 0
+    page = (out / "index.md").read_text()
+
+    second = run_deja("export", "--project", str(other), "-o", str(out), env=env)
+
+    assert second.returncode == 1 and "is not an index deja wrote for" in second.stderr, second.stderr
+    assert (out / "index.md").read_text() == page
+    assert run_deja("export", "--project", str(root), "-o", str(out), env=env).returncode == 0, "its own: refreshed"
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "json"])
+def test_a_project_refreshes_its_own_export_after_another_project_of_its_name_appears(tmp_path: Path, fmt: str) -> None:
+    """review59b F4: the page was titled ``api`` while ``~/code/api`` was the only ``api``; once a session ran in
+    ``~/work/api`` its label became ``code/api``, and its next export into its own folder was refused."""
+    cli_root = tmp_path / "cli"
+    mine = tmp_path / "code" / "api"
+    _chats(cli_root, mine)
+    env = index_cli_root(tmp_path, cli_root)
+    out = tmp_path / "out"
+    assert run_deja("export", "--project", str(mine), "-f", fmt, "-o", str(out), env=env).returncode == 0
+    _chats(cli_root, tmp_path / "work" / "api")
+    assert run_deja("index", env=env).returncode == 0
+
+    again = run_deja("export", "--project", str(mine), "-f", fmt, "-o", str(out), env=env)
+
+    assert again.returncode == 0, again.stderr
+    assert "deja: code/api" in (out / f"index.{fmt}").read_text()

@@ -111,3 +111,16 @@ def test_an_export_of_a_remote_chat_names_its_project_and_no_empty_folder(projec
         assert done.returncode == 0, done.stderr
         text = written.read_text()
         assert shown in text and empty not in text, text[:400]
+
+
+def test_a_remote_project_refreshes_its_export_spelt_in_other_capitals(project: Path, tmp_path: Path) -> None:
+    """review59b F4: a project with no folder here was titled as ``--project`` typed it, and ``Infra (devbox)`` after
+    ``infra (devbox)`` was refused, though both choose the same sessions; the page is titled by the name the index
+    holds."""
+    out = tmp_path / "out"
+    assert run_deja("export", "--project", "infra (devbox)", "-o", str(out)).returncode == 0
+
+    again = run_deja("export", "--project", "Infra (devbox)", "-o", str(out))
+
+    assert again.returncode == 0, again.stderr
+    assert (out / "index.md").read_text().startswith("# deja: infra (devbox)\n")
