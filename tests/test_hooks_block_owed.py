@@ -58,7 +58,7 @@ def test_a_resumed_chat_whose_prompts_each_fill_the_recall_gets_the_block_on_its
     assert first.index(RECALLED) < first.index(BLOCK)  # the prompt's own answer leads, as on every event
     assert f"deja show {zephyr}" not in first[first.index(BLOCK) :]  # the block lists no session the recall shows
     line = _last_log_line(machine)
-    assert "recalled" in line and "rendered first" in line and "no room left" not in line
+    assert "recalled" in line and "rendered first" in line and "does not fit in what this event" not in line
     second = _prompt(machine, "c-resumed", "quokka turbine drift?", machine.api)
     assert quokka in second and BLOCK not in second
     assert len(second.encode()) > PROMPT_BUDGET - 100  # the recall has the whole budget again
@@ -83,7 +83,7 @@ def test_the_block_comes_when_the_prompt_recalls_the_newest_session(machine: Mac
     machine.index()
     first = framed(_prompt(machine, "c-f2", "why does the walrus ledger stall after a deploy?", machine.api), 1536)
     assert "aaaa0000-0000-4000-8000-000000000001" in first and BLOCK in first
-    assert "no room left" not in machine.log()
+    assert "does not fit in what this event" not in machine.log()
     second = _prompt(machine, "c-f2", "why does the ocelot sprocket stall after a deploy?", machine.api)
     assert "aaaa0000-0000-4000-8000-000000000001" in second and BLOCK not in second
 
@@ -103,7 +103,7 @@ def test_a_block_that_needs_more_than_half_the_frame_waits_rather_than_take_the_
     machine.index()
     first = framed(_prompt(machine, "c-waits", "zephyr capacitor drift?", project), PROMPT_BUDGET)
     assert RECALLED in first and zephyr in first and BLOCK not in first
-    assert "no session-start block: no room left" in _last_log_line(machine)
+    assert "no session-start block: a readable block does not fit" in _last_log_line(machine)
 
 
 def test_a_multi_root_workspace_gets_its_block_beside_a_full_recall(machine: Machine) -> None:
