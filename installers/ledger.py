@@ -186,13 +186,27 @@ def superseded_backups(ledger: Ledger, changes: list[Change]) -> list[Change]:
         if change.backup is None or known is None or not (known.backup and known.backup_made):
             continue
         old = Path(known.backup)
-        if os.path.abspath(old) == os.path.abspath(change.backup):  # (the same bytes again: ``free_backup_path``)
-            continue
         try:
-            removals.append(plan_text(old, old.read_text(encoding="utf-8"), None))
+            if _same_file(
+                old, change.backup
+            ):  # (the same bytes again: ``free_backup_path``; a record spelt through a link)
+                continue
+            data = old.read_bytes()
+            if known.before is None or _sha(data) != known.before:  # (a copy the user put there since: review59b F2)
+                continue
+            removals.append(plan_text(old, data.decode("utf-8"), None))
         except (OSError, UnicodeDecodeError):  # (gone, or no text of deja's: left as it is)
             continue
     return removals
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether two paths name one file, however spelt (a record an older deja wrote through ``realpath``, a folder
+    that is a link: GNU stow's, review59b F5); False where ``other`` is not there yet."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return os.path.abspath(one) == os.path.abspath(other)
 
 
 def keep_backups_private(ledger: Ledger) -> None:

@@ -277,3 +277,63 @@ def test_a_linked_file_with_no_record_comes_back_from_an_older_dejas_copy_beside
     assert run_deja("uninstall", "cursor", env=env, script=deja).returncode == 0
 
     assert target.read_text() == users and link.is_symlink()
+
+
+def _without_deja(mcp: Path) -> str:
+    """The user takes deja's server out of ``mcp`` by hand (an editor's own layout): the text left."""
+    document = json.loads(mcp.read_text())
+    del document["mcpServers"]["deja"]
+    text = json.dumps(document, indent=4) + "\n"
+    mcp.write_text(text)
+    return text
+
+
+def test_a_reinstall_never_removes_a_bak_the_user_made_where_deja_once_kept_its_copy(
+    fake_home: Path, deja: Path
+) -> None:
+    """review59b F2: the record names ``mcp.json.bak`` as deja's copy; the user since deleted it and kept a backup of
+    their own under that name before editing the file by hand. A reinstall removed it, unread against the record's
+    hash of what deja copied: only deja's own copy goes."""
+    mcp = fake_home / ".cursor" / "mcp.json"
+    mcp.parent.mkdir()
+    mcp.write_text(USERS_MCP)
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+    assert run_deja("install", "cursor", env=env, script=deja).returncode == 0
+    bak = mcp.with_name("mcp.json.bak")
+    bak.unlink()  # the user tidies deja's copy away
+    own = mcp.read_text()
+    bak.write_text(own)  # ... and later keeps their own before an edit by hand
+    _without_deja(mcp)
+
+    again = run_deja("install", "cursor", env=env, script=deja)
+
+    assert again.returncode == 0, again.stderr
+    assert bak.read_text() == own and "removed" not in again.stdout, again.stdout
+
+
+def test_a_reinstall_keeps_the_bak_its_record_names_when_an_older_record_spelt_it_through_the_link(
+    fake_home: Path, deja: Path
+) -> None:
+    """review59b F5: GNU stow folds ``~/.cursor`` into a link to ``~/dotfiles/cursor/.cursor``; an older deja recorded
+    its copy as ``realpath`` spelt it. The user restores the file from git (the same bytes as the copy) and
+    reinstalls: the new record takes that very copy, which the removal of superseded copies, comparing paths as
+    spelt, deleted; uninstall then could not give back the user's layout."""
+    dots = fake_home / "dotfiles" / "cursor" / ".cursor"
+    dots.mkdir(parents=True)
+    layout = json.dumps(json.loads(USERS_MCP), indent=4) + "\n"
+    (dots / "mcp.json").write_text(layout)
+    (fake_home / ".cursor").symlink_to(dots)
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+    assert run_deja("install", "cursor", env=env, script=deja).returncode == 0
+    record = fake_home / ".config" / "deja" / "installed.json"
+    ledger = json.loads(record.read_text())
+    ledger["files"][str(fake_home / ".cursor" / "mcp.json")]["backup"] = str(dots / "mcp.json.bak")
+    record.write_text(json.dumps(ledger))
+    (dots / "mcp.json").write_text(layout)  # `git checkout .cursor/mcp.json` in the dotfiles repository
+
+    again = run_deja("install", "cursor", env=env, script=deja)
+
+    assert again.returncode == 0, again.stderr
+    assert (dots / "mcp.json.bak").exists(), again.stdout
+    assert run_deja("uninstall", "cursor", env=env, script=deja).returncode == 0
+    assert (dots / "mcp.json").read_text() == layout
