@@ -40,15 +40,17 @@ def failure(call: HookCall) -> str | None:
 
 
 def _without_exit_code(error: str) -> str:
-    """``error`` without a leading ``Exit code N:`` (or that line): the status an agent's tool puts before a failed
-    command's output (trial59 F5), which hid its first line, the error, from the failures deja holds keyed by it."""
+    """``error`` and, after it, the same without a leading ``Exit code N:`` (or that line): the status an agent's
+    tool puts before a failed command's output (trial59 F5) hid its first line, the error, from the failures deja
+    holds keyed by it. Both are looked up: a program may print its error so itself (review59b F6)."""
     text = error.lstrip()
     if text[:10].lower() != "exit code ":
         return error
     end = 10 + len(text[10:]) - len(text[10:].lstrip("-0123456789"))
     if end == 10 or end < len(text) and text[end] not in ":\n":
         return error
-    return text[end + 1 :].strip() or error
+    rest = text[end + 1 :].strip()
+    return f"{error}\n{rest}" if rest else error
 
 
 def after_tool(call: HookCall) -> str:

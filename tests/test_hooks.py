@@ -483,6 +483,37 @@ def test_tool_failure_event_reads_an_error_after_its_exit_code(indexed: Machine,
     assert INFRA_CHAT in body and "`docker builder prune -f`, then `docker build -t infra-web .` succeeded" in body
 
 
+def test_the_failure_hook_finds_an_error_whose_own_line_begins_with_exit_code(machine: Machine) -> None:
+    """review59b F6: an error a program prints as ``Exit code 3: …`` itself (a wrapper script's), held whole as the
+    failed call's line, was looked up without its status, found nowhere, and the hook stayed silent: both forms
+    are looked up."""
+    failing = "Exit code 3: license checkout failed for feature MATLAB on lic.example.com"
+    cmd = {"command": "matlab -batch run_tests", "description": "Run the tests"}
+    fix = {"command": "export MLM_LICENSE_FILE=27000@lic2.example.com", "description": "Other server"}
+    records = [
+        user_turn("matlab fails", datetime.now(UTC)),
+        assistant_turn("Running.", tool_use("Shell", cmd)),
+        assistant_turn("Switching the license server.", tool_use("Shell", fix), tool_use("Shell", cmd)),
+        assistant_turn("It passes now with the second license server."),
+        turn_ended(),
+    ]
+    store = [
+        {"role": "assistant", "content": [tool_call_part("t1", "Shell", cmd)]},
+        tool_result_message("t1", "Shell", shell_result_text(failing, exit_code=3)),
+        {"role": "assistant", "content": [tool_call_part("t2", "Shell", fix)]},
+        tool_result_message("t2", "Shell", shell_result_text("")),
+        {"role": "assistant", "content": [tool_call_part("t3", "Shell", cmd)]},
+        tool_result_message("t3", "Shell", shell_result_text("ok")),
+    ]
+    machine.write_chat(machine.infra, "c-matlab", records, store, "matlab license")
+    machine.index()
+    payload = cursor_tool("postToolUseFailure", "c-new", machine.infra, "Shell", cmd, error_message=failing)
+
+    body = machine.run("hook-tool-after", payload).text
+
+    assert "c-matlab" in body, machine.log()[-300:]
+
+
 def test_the_log_never_says_no_session_hit_an_error_deja_fix_finds_written(indexed: Machine) -> None:
     error = "[fatal] native-run failed with error ERR_SDK_NOT_FOUND: No valid Android SDK root found."
     records = [user_turn(f"I get this: {error}", datetime.now(UTC)), assistant_turn("Set ANDROID_HOME to the SDK.")]
