@@ -363,8 +363,8 @@ def _refuse_read_only(path: Path, action: Action) -> None:
     if (owner := _other_owner(found.st_uid)) is not None:
         if os.geteuid() == 0:  # (``sudo deja install`` with the user's HOME: a chown to $USER would give it to root)
             todo = f"deja changed nothing; a write would make it root's: run the command as {owner}, without sudo"
-        elif path.is_symlink():  # (home-manager's link into the Nix store: a chown there is no fix; trial58b B5)
-            target = os.path.realpath(path)
+        elif (target := os.path.realpath(path)) != os.path.abspath(path):  # (a link on the way: home-manager's into
+            # the Nix store, of the file or of ``~/.cursor``: a chown there is no fix; trial58b B5, review59b F7)
             problem = f"is a link to {target}, which belongs to {owner}, not to this user"
             todo = f"deja changed nothing; {verb} the file the link is made from (your dotfiles' source), or replace the link with a file of your own, then run the command again"  # fmt: skip
             raise InstallError(str(path), problem, todo)

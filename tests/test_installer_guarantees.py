@@ -150,6 +150,25 @@ def test_a_link_into_another_users_file_names_the_file_it_is_made_from(fake_home
     assert snapshot(fake_home) == before and target.stat().st_uid == 65534
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_folder_link_into_another_users_files_names_the_file_it_leads_to(fake_home: Path, tmp_path: Path) -> None:
+    """review59b F7: home-manager links the folder ``~/.cursor`` into the Nix store, so ``mcp.json`` is no link
+    itself, and the refusal still said to chown it, a file in the store: it names where the link leads."""
+    store = tmp_path / "nix" / "store" / "abc-home-manager-files" / ".cursor"
+    store.mkdir(parents=True)
+    target = store / "mcp.json"
+    target.write_text('{"mcpServers": {"other": {"command": "other-server"}}}\n')
+    target.chmod(0o444)
+    os.chown(target, 65534, 65534)
+    os.chown(store, 65534, 65534)
+    (fake_home / ".cursor").symlink_to(store)
+
+    done = user("install", "cursor")
+
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "chown" not in done.stderr and f"is a link to {target}, which belongs to nobody" in done.stderr
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="deja run as root in another user's home needs root")
 def test_install_as_root_in_another_users_home_makes_nothing(fake_home: Path, deja: str) -> None:
     """``sudo deja install`` keeping the user's HOME made ``~/.cursor/mcp.json`` and ``~/.config/deja`` root's, and
