@@ -232,7 +232,9 @@ def test_the_failure_hook_stays_flat_on_a_session_of_many_long_failed_runs(fake_
             store_user_message(f"again ({n})", began + timedelta(minutes=n)),
             store_assistant_message(None, *calls),
             *[
-                tool_result_message(f"t{n}-{k}", "Shell", shell_result_text(f"{fill}\nAssertionError: {n + 2} != {k}", exit_code=1))  # fmt: skip
+                tool_result_message(
+                    f"t{n}-{k}", "Shell", shell_result_text(f"{fill}\nAssertionError: {n + 2} != {k}", exit_code=1)
+                )  # fmt: skip
                 for k in range(RUNS)
             ],
             store_assistant_message(f"Attempt {n}: changed it."),
