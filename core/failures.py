@@ -467,33 +467,33 @@ def asked_failure(segment: Segment, docs: list[int], match: ErrorMatch) -> int:
 
     The key ignores numbers, and the digits of a test's id are its name: asked about ``test_tenant_t013``'s failure,
     ``deja fix`` showed the session's newest of that shape, ``test_tenant_t143``'s, and the answer to it (trial58 T5).
-    The session's records are inflated once; a message is decoded only when its record holds the line asked or one
-    of those words (one search of its bytes), and is scored on its failed calls' own error lines, not on its bytes
-    (a timestamp's byte read as an ``8``, a word of the agent's prose: review58e F2, F3); once ``CALLS_READ`` failed
-    calls are read, no more is: a chat of 200 failed 16 KiB runs took the failure hook 10-14 s when a record was
-    scanned for each of its calls (review58e F1).
+    The session's records are inflated once, and each is searched once as bytes: the messages whose records hold the
+    very line asked are decoded first, then those holding one of those words; each decoded is scored on its failed
+    calls' own error lines, not on its bytes (a timestamp's byte read as an ``8``, the line quoted in the agent's
+    prose: review58e F2, F3). Once ``CALLS_READ`` failed calls are read, no more is: a chat of 200 failed 16 KiB runs
+    took the failure hook 10-14 s when a record was scanned for each of its calls (review58e F1).
     """
     if len(docs) == 1 or not match.asked:
         return docs[0]
     records = segment.inflating(segment.doc(docs[0]).ordinal)
     whole = match.asked.encode("utf-8", "surrogatepass")
     holding = _holding_any(told_apart_by(match.asked))
+    exact = [doc for doc in docs if whole in segment.record(doc, records)]
+    rest = (doc for doc in docs if doc not in exact and holding and holding.search(segment.record(doc, records)))
     best, closest, read = docs[0], (False, 0), 0
-    for doc in docs:
+    for doc in chain(exact, rest):
         if read >= CALLS_READ:
             break
-        record = segment.record(doc, records)
-        if whole not in record and (holding is None or not holding.search(record)):
-            continue
         (message,) = segment.messages_at([doc], records)
         read += sum(1 for call in message.tool_calls if call.exit_code)
         found = failed_call(message, match)
         if found is None:
             continue
         if found[1] == match.asked:
-            return doc
-        if match.closeness(found[1]) > closest:
-            best, closest = doc, match.closeness(found[1])
+            return doc  # (those holding the line come first, newest first)
+        close = match.closeness(found[1])
+        if close > closest or close == closest and doc > best:  # (the newest of the closest: docs run on in time)
+            best, closest = doc, close
     return best
 
 
