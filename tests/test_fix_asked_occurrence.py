@@ -13,7 +13,6 @@ failed call's own error line, once per message, and only so many calls are read.
 from __future__ import annotations
 
 import json
-import os
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -44,22 +43,37 @@ def answer(tenant: str) -> str:
     return f"Tenant {tenant}: fixed in billing/prorate.py line {TENANTS[tenant]}."
 
 
-def _write(home: Path, chat: str, runs: list[tuple[str, str, str]]) -> Path:
-    """A cursor-agent chat of ``runs`` (command, its failing output, the answer after it), each its own question."""
+BEGAN = datetime(2026, 12, 5, 9, 0, tzinfo=UTC)
+
+
+def _chat(home: Path, chat: str, messages: list) -> Path:
+    """A cursor-agent chat in ``~/code/billing`` of ``messages`` (after its preamble), indexed; its project."""
     project = home / "code" / "billing"
     project.mkdir(parents=True, exist_ok=True)
-    began = datetime(2026, 12, 5, 9, 0, tzinfo=UTC)
-    messages = [*store_preamble(str(project))]
-    for n, (command, output, said) in enumerate(runs):
-        messages += [
-            store_user_message(f"next one, please ({n})", began + timedelta(minutes=10 * n)),
-            store_assistant_message(None, tool_call_part(f"t{n}", "Shell", {"command": command})),
-            tool_result_message(f"t{n}", "Shell", shell_result_text(output, exit_code=1)),
-            store_assistant_message(said),
-        ]
-    write_chat_store(chat_dir_for(home / ".cursor", str(project), chat), cwd=str(project), name="Proration marathon", messages=messages)  # fmt: skip
+    write_chat_store(chat_dir_for(home / ".cursor", str(project), chat), cwd=str(project), name="Proration marathon", messages=[*store_preamble(str(project)), *messages])  # fmt: skip
     assert run_deja("index").returncode == 0
     return project
+
+
+def _turn(n: int, asked: str, calls: list[tuple[str, str, int]], said: str) -> list:
+    """One question and the agent's one message of ``calls`` (command, output, exit code), then its answer."""
+    ids = [f"t{n}-{k}" for k in range(len(calls))]
+    parts = [tool_call_part(i, "Shell", {"command": command}) for i, (command, _, _) in zip(ids, calls, strict=True)]
+    return [
+        store_user_message(asked, BEGAN + timedelta(minutes=10 * n)),
+        store_assistant_message(None, *parts),
+        *[
+            tool_result_message(i, "Shell", shell_result_text(out, exit_code=code))
+            for i, (_, out, code) in zip(ids, calls, strict=True)
+        ],  # fmt: skip
+        store_assistant_message(said),
+    ]
+
+
+def _write(home: Path, chat: str, runs: list[tuple[str, str, str]]) -> Path:
+    """A chat of ``runs`` (command, its failing output, the answer after it), each its own question."""
+    turns = [_turn(n, f"next one, please ({n})", [(c, out, 1)], said) for n, (c, out, said) in enumerate(runs)]
+    return _chat(home, chat, [message for turn in turns for message in turn])
 
 
 def _marathon(home: Path) -> Path:
@@ -113,25 +127,18 @@ def test_a_digit_of_a_records_bytes_does_not_pick_an_older_failure(fake_home: Pa
 def test_a_newer_message_quoting_the_line_asked_is_not_its_failure(fake_home: Path) -> None:
     """review58e F3: a later message says t013's FAILED line in its prose and its own run fails with t143's line:
     asked about t013's line, t013's failure and answer are shown."""
-    project = fake_home / "code" / "billing"
-    project.mkdir(parents=True)
-    began = datetime(2026, 12, 5, 9, 0, tzinfo=UTC)
+    quoting = store_assistant_message(
+        f"The earlier `{failed('t013')}` was the plan's day count; running the whole file now.",
+        tool_call_part("b", "Shell", {"command": "pytest tests/test_proration.py"}),
+    )
     messages = [
-        *store_preamble(str(project)),
-        store_user_message("fix t013", began),
-        store_assistant_message(None, tool_call_part("a", "Shell", {"command": "pytest -k t013"})),
-        tool_result_message("a", "Shell", shell_result_text(failed("t013"), exit_code=1)),
-        store_assistant_message(answer("t013")),
-        store_user_message("now the whole file", began + timedelta(minutes=10)),
-        store_assistant_message(
-            f"The earlier `{failed('t013')}` was the plan's day count; running the whole file now.",
-            tool_call_part("b", "Shell", {"command": "pytest tests/test_proration.py"}),
-        ),
+        *_turn(0, "fix t013", [("pytest -k t013", failed("t013"), 1)], answer("t013")),
+        store_user_message("now the whole file", BEGAN + timedelta(minutes=10)),
+        quoting,
         tool_result_message("b", "Shell", shell_result_text(failed("t143"), exit_code=1)),
         store_assistant_message(answer("t143")),
     ]
-    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-quote"), cwd=str(project), name="q", messages=messages)  # fmt: skip
-    assert run_deja("index").returncode == 0
+    _chat(fake_home, "c-quote", messages)
     found = _fix(failed("t013"))
     assert found["error"] == failed("t013") and found["answer"] == answer("t013"), found
 
@@ -149,34 +156,21 @@ def test_what_ran_after_the_asked_failure_stops_at_the_next_occurrence(fake_home
 def test_a_retry_of_the_same_failure_in_its_turn_is_still_what_ran_after_it(fake_home: Path) -> None:
     """The next-occurrence stop is for another line after a question: an agent's retry within the turn, printing
     other numbers, then an edit and a passing run, is still what followed (and the fix)."""
-    project = fake_home / "code" / "billing"
-    project.mkdir(parents=True)
-    began = datetime(2026, 12, 5, 9, 0, tzinfo=UTC)
-    messages = [
-        *store_preamble(str(project)),
-        store_user_message("fix t013", began),
-        store_assistant_message(None, tool_call_part("a", "Shell", {"command": "pytest -k t013"})),
-        tool_result_message("a", "Shell", shell_result_text(failed("t013"), exit_code=1)),
-        store_assistant_message(None, tool_call_part("b", "Shell", {"command": "pytest -k t013"})),
-        tool_result_message("b", "Shell", shell_result_text(failed("t013", got=1301), exit_code=1)),
-        store_assistant_message(None, tool_call_part("c", "Shell", {"command": "pytest -k t013"})),
-        tool_result_message("c", "Shell", shell_result_text("1 passed", exit_code=0)),
-        store_assistant_message(answer("t013")),
-    ]
-    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-retry"), cwd=str(project), name="r", messages=messages)  # fmt: skip
-    assert run_deja("index").returncode == 0
+    retries = [("pytest -k t013", failed("t013"), 1), ("pytest -k t013", failed("t013", got=1301), 1)]
+    _chat(fake_home, "c-retry", _turn(0, "fix t013", [*retries, ("pytest -k t013", "1 passed", 0)], answer("t013")))
     found = _fix(failed("t013"))
     assert found["resolved_by"] == "pytest -k t013", found
     assert [step["command"] for step in found["steps"]] == ["pytest -k t013", "pytest -k t013"], found
 
 
-def _hook(project: Path, conversation: str, error: str) -> str:
+def _hook(project: Path, conversation: str, error: str, command: str = "pytest tests/test_proration.py") -> str:
+    """What the failure hook (postToolUseFailure) tells the agent of ``error``, which ``command`` printed."""
     payload = {
         "conversation_id": conversation,
         "hook_event_name": "postToolUseFailure",
         "workspace_roots": [str(project)],
         "tool_name": "Shell",
-        "tool_input": {"command": "pytest tests/test_proration.py"},
+        "tool_input": {"command": command},
         "error_message": error,
     }
     ran = run_deja("hook-tool-after", input=json.dumps(payload))
@@ -219,38 +213,24 @@ TURNS, RUNS, OUTPUT_BYTES = 10, 20, 16 * 1024
 
 
 def test_the_failure_hook_stays_flat_on_a_session_of_many_long_failed_runs(fake_home: Path) -> None:
-    """A generous bound, far from Cursor's 5 s: stop 58's failure hook took 10-14 s here, main's 0.13-0.26 s."""
-    project = fake_home / "code" / "masks"
-    project.mkdir(parents=True)
-    began = datetime(2026, 12, 5, 9, 0, tzinfo=UTC)
+    """A generous bound, far from Cursor's 5 s: stop 58's failure hook took 10-14 s here, main's 0.13-0.26 s. A line
+    no run printed spends the calls' budget on the newest message (each holds a ``0`` and a ``1``); a line the second
+    message printed is found by its bytes first, and its own answer shown."""
     mask = "mask 0 1 1 0 1 0 0 1 1 0 1 0 0 1 0 1 1 0 1 0 8 6 3\n"
     fill = (mask * (OUTPUT_BYTES // len(mask)))[: OUTPUT_BYTES - 40]
-    messages = [*store_preamble(str(project))]
-    for n in range(TURNS):
-        calls = [tool_call_part(f"t{n}-{k}", "Shell", {"command": "python check.py"}) for k in range(RUNS)]
-        messages += [
-            store_user_message(f"again ({n})", began + timedelta(minutes=n)),
-            store_assistant_message(None, *calls),
-            *[
-                tool_result_message(
-                    f"t{n}-{k}", "Shell", shell_result_text(f"{fill}\nAssertionError: {n + 2} != {k}", exit_code=1)
-                )  # fmt: skip
-                for k in range(RUNS)
-            ],
-            store_assistant_message(f"Attempt {n}: changed it."),
-        ]
-    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-masks"), cwd=str(project), name="masks", messages=messages)  # fmt: skip
-    assert run_deja("index").returncode == 0
-    payload = {
-        "conversation_id": "conv-masks",
-        "hook_event_name": "postToolUseFailure",
-        "workspace_roots": [str(project)],
-        "tool_name": "Shell",
-        "tool_input": {"command": "python check.py"},
-        "error_message": "AssertionError: 0 != 1",
-    }
-    began_at = time.perf_counter()
-    ran = run_deja("hook-tool-after", input=json.dumps(payload), env={**os.environ, "DEJA_HOOK_SERVER": "0"})
-    took = time.perf_counter() - began_at
-    assert ran.returncode == 0 and "Attempt" in json.loads(ran.stdout)["additional_context"], ran
-    assert took < 2.5, took
+    turns = [
+        _turn(
+            n,
+            f"again ({n})",
+            [("python check.py", f"{fill}\nAssertionError: {n + 2} != {k}", 1) for k in range(RUNS)],
+            f"Attempt {n}: changed it.",
+        )  # fmt: skip
+        for n in range(TURNS)
+    ]
+    project = _chat(fake_home, "c-masks", [message for turn in turns for message in turn])
+    for conversation, error, said in (("c-a", "AssertionError: 0 != 1", "Attempt 9"), ("c-b", "AssertionError: 3 != 7", "Attempt 1")):  # fmt: skip
+        began = time.perf_counter()
+        told = _hook(project, conversation, error, "python check.py")
+        took = time.perf_counter() - began
+        assert f"the next answer: {said}: changed it." in told, told
+        assert took < 2.5, took
