@@ -9,7 +9,6 @@ which the hook does not import.
 
 from __future__ import annotations
 
-import re
 from itertools import chain
 
 from .destructive import is_destructive
@@ -156,15 +155,17 @@ class ErrorMatch(Record, frozen=True):
 
 
 def told_apart_by(line: str) -> set[str]:
-    """The words of ``line`` (runs of letters, digits and ``_``) its signature leaves out (``errors.error_signature``:
-    numbers, paths, quoted names): what tells apart failures of one key. A test's id is one word, its digits part
-    of its name (``test_tenant_t013``), not a count to ignore (trial58 T5)."""
-    kept = set(WORD.findall(error_signature(line)))
-    return {word for word in WORD.findall(line) if word.lower() not in kept}
+    """The words of ``line`` (runs of ``\\w``) its signature leaves out (``errors.error_signature``: numbers, paths,
+    quoted names): what tells apart failures of one key. A test's id is one word, its digits part of its name
+    (``test_tenant_t013``), not a count to ignore (trial58 T5). (Read with ``str``'s methods: the failure hook loads
+    no ``re``, ``tests/test_hook_imports.py``.)"""
+    kept = set(_word_runs(error_signature(line)))
+    return {word for word in _word_runs(line) if word.lower() not in kept}
 
 
-#: A word, as ``told_apart_by`` counts them.
-WORD = re.compile(r"\w+")
+def _word_runs(text: str) -> list[str]:
+    """The runs of word characters (``errors.is_word``) of ``text``."""
+    return "".join(char if char.isalnum() or char == "_" else " " for char in text).split()
 
 
 def _starts(text: str, word: str) -> list[int]:
@@ -467,8 +468,8 @@ def asked_failure(segment: Segment, docs: list[int], match: ErrorMatch) -> int:
 
     The key ignores numbers, and the digits of a test's id are its name: asked about ``test_tenant_t013``'s failure,
     ``deja fix`` showed the session's newest of that shape, ``test_tenant_t143``'s, and the answer to it (trial58 T5).
-    The session's records are inflated once, and each is searched once as bytes: the messages whose records hold the
-    very line asked are decoded first, then those holding one of those words; each decoded is scored on its failed
+    The session's records are inflated once, and searched as bytes: the messages whose records hold the very line
+    asked are decoded first, then those holding one of those words; each decoded is scored on its failed
     calls' own error lines, not on its bytes (a timestamp's byte read as an ``8``, the line quoted in the agent's
     prose: review58e F2, F3). Once ``CALLS_READ`` failed calls are read, no more is: a chat of 200 failed 16 KiB runs
     took the failure hook 10-14 s when a record was scanned for each of its calls (review58e F1).
@@ -477,9 +478,9 @@ def asked_failure(segment: Segment, docs: list[int], match: ErrorMatch) -> int:
         return docs[0]
     records = segment.inflating(segment.doc(docs[0]).ordinal)
     whole = match.asked.encode("utf-8", "surrogatepass")
-    holding = _holding_any(told_apart_by(match.asked))
+    words = [word.encode("utf-8", "surrogatepass") for word in told_apart_by(match.asked)]
     exact = [doc for doc in docs if whole in segment.record(doc, records)]
-    rest = (doc for doc in docs if doc not in exact and holding and holding.search(segment.record(doc, records)))
+    rest = (doc for doc in docs if doc not in exact and _holding_any(segment.record(doc, records), words))
     best, closest, read = docs[0], (False, 0), 0
     for doc in chain(exact, rest):
         if read >= CALLS_READ:
@@ -497,15 +498,11 @@ def asked_failure(segment: Segment, docs: list[int], match: ErrorMatch) -> int:
     return best
 
 
-def _holding_any(words: set[str]) -> re.Pattern[bytes] | None:
-    """A search for any of ``words`` as a whole word in a record's bytes (None for no words): which messages may be
-    closer to the line asked, and are worth decoding (``asked_failure``)."""
-    if not words:
-        return None
-    either = b"|".join(
-        re.escape(word.encode("utf-8", "surrogatepass")) for word in sorted(words, key=len, reverse=True)
-    )
-    return re.compile(rb"(?<!\w)(?:" + either + rb")(?!\w)")
+def _holding_any(record: bytes, words: list[bytes]) -> bool:
+    """Whether ``record`` holds one of ``words`` anywhere (one C search each): a message that may be closer to the
+    line asked, worth decoding (``asked_failure``). Not as whole words: that check stepped through each place a
+    short word occurs in Python, 9.5 s for a chat of 16 KiB outputs of digits (review58e F1); decoding checks it."""
+    return any(word in record for word in words)
 
 
 def _quotes(message: Message | None, match: ErrorMatch) -> bool:
