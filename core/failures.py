@@ -9,7 +9,7 @@ which the hook does not import.
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, islice
 
 from .destructive import is_destructive
 from .ending import RESUMED_AFTER, apart, resumes, seconds
@@ -177,21 +177,20 @@ def _starts(text: str, word: str) -> list[int]:
 
 
 def failed_call(message: Message, match: ErrorMatch | None) -> tuple[ToolCall, str] | None:
-    """The failed call of ``message`` with the error ``match`` (any error without one), and its error line: of
-    several (cursor-agent merges a turn's calls into one message), the first whose line is closest to the one asked
-    (``ErrorMatch.closeness``), else the first."""
-    found: tuple[ToolCall, str] | None = None
-    for call in message.tool_calls:
-        if not call.exit_code:
-            continue
-        if match is None:
-            return call, next(iter(error_lines(call.result or "", limit=1)), "")
-        line = match.line(call)
-        if line is not None and (found is None or match.closeness(line) > match.closeness(found[1])):
-            found = call, line
-            if not match.asked or line == match.asked:
-                break
-    return found
+    """The first failed call of ``message`` with the error ``match`` (any error without one), and its error line; of
+    several (cursor-agent merges a turn's calls into one message), the one whose line is the one asked first. Only
+    the outputs holding that line are read for it (one search each): reading each call's lines costs ~1 ms for a
+    16 KiB output, and a message can hold 20 of them (review58e F1)."""
+    failed = [call for call in message.tool_calls if call.exit_code]
+    if match is None:
+        return next(((call, next(iter(error_lines(call.result or "", limit=1)), "")) for call in failed), None)
+    asked = match.asked
+    found = next(
+        (call for call in failed if asked and asked in (call.result or "") and match.line(call) == asked), None
+    )
+    if found is not None:
+        return found, asked
+    return next(((call, line) for call in failed if (line := match.line(call)) is not None), None)
 
 
 def what_followed(
@@ -456,9 +455,9 @@ def _failures_of(
     return match, list(failures.values())
 
 
-#: How many failed calls ``asked_failure`` reads the error lines of: each is an output's lines to sort (~1 ms for a
-#: 16 KiB one), and the failure hook's cost must not grow with the chat.
-CALLS_READ = 30
+#: How many of a session's messages ``asked_failure`` decodes at most: each costs a decoding and its failed calls'
+#: lines read, and the failure hook's cost must not grow with the chat.
+MESSAGES_READ = 12
 
 
 def asked_failure(segment: Segment, docs: list[int], match: ErrorMatch) -> int:
@@ -469,10 +468,10 @@ def asked_failure(segment: Segment, docs: list[int], match: ErrorMatch) -> int:
     The key ignores numbers, and the digits of a test's id are its name: asked about ``test_tenant_t013``'s failure,
     ``deja fix`` showed the session's newest of that shape, ``test_tenant_t143``'s, and the answer to it (trial58 T5).
     The session's records are inflated once, and searched as bytes: the messages whose records hold the very line
-    asked are decoded first, then those holding one of those words; each decoded is scored on its failed
-    calls' own error lines, not on its bytes (a timestamp's byte read as an ``8``, the line quoted in the agent's
-    prose: review58e F2, F3). Once ``CALLS_READ`` failed calls are read, no more is: a chat of 200 failed 16 KiB runs
-    took the failure hook 10-14 s when a record was scanned for each of its calls (review58e F1).
+    asked are decoded first, then those holding one of those words; each decoded is scored on its failed call's own
+    error line (``failed_call``), not on its bytes (a timestamp's byte read as an ``8``, the line quoted in the
+    agent's prose: review58e F2, F3). At most ``MESSAGES_READ`` are decoded: a chat of 200 failed 16 KiB runs took
+    the failure hook 10-14 s when a record was scanned for each of its calls (review58e F1).
     """
     if len(docs) == 1 or not match.asked:
         return docs[0]
@@ -481,12 +480,9 @@ def asked_failure(segment: Segment, docs: list[int], match: ErrorMatch) -> int:
     words = [word.encode("utf-8", "surrogatepass") for word in told_apart_by(match.asked)]
     exact = [doc for doc in docs if whole in segment.record(doc, records)]
     rest = (doc for doc in docs if doc not in exact and _holding_any(segment.record(doc, records), words))
-    best, closest, read = docs[0], (False, 0), 0
-    for doc in chain(exact, rest):
-        if read >= CALLS_READ:
-            break
+    best, closest = docs[0], (False, 0)
+    for doc in islice(chain(exact, rest), MESSAGES_READ):
         (message,) = segment.messages_at([doc], records)
-        read += sum(1 for call in message.tool_calls if call.exit_code)
         found = failed_call(message, match)
         if found is None:
             continue
