@@ -9,11 +9,11 @@ which the hook does not import.
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, islice
 
 from .destructive import is_destructive
 from .ending import RESUMED_AFTER, apart, resumes, seconds
-from .errors import LINE_CHARS, error_lines, is_word, shorter_forms
+from .errors import LINE_CHARS, error_lines, error_signature, is_word, shorter_forms
 from .fields import KIND_USER
 from .index import Index, Segment, edited_paths, in_project
 from .keys import (
@@ -107,6 +107,9 @@ class ErrorMatch(Record, frozen=True):
     key: str = ""
     names: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
+    #: The error line as asked (for a shorter form's match, the whole line it was cut from): of several failures of
+    #: the key, the one to show is the one whose line is this, else the closest (``closeness``).
+    asked: str = ""
 
     def line(self, call: ToolCall) -> str | None:
         """The error line of ``call`` that is this error, or None when the call did not fail with it."""
@@ -124,9 +127,18 @@ class ErrorMatch(Record, frozen=True):
         if not self.key or not all(name in output for name in self.names):
             return None
         command = call.args.get("command")
-        return next(
-            (ln for ln in lines if error_key(ln, command if isinstance(command, str) else "") == self.key), None
-        )
+        command = command if isinstance(command, str) else ""
+        of_key = [ln for ln in lines if error_key(ln, command) == self.key]
+        # (one output can print several lines of the key, a pytest run's FAILED line for two tests: the one asked)
+        return max(of_key, key=self.closeness) if len(of_key) > 1 and self.asked else next(iter(of_key), None)
+
+    def closeness(self, line: str) -> tuple[bool, int]:
+        """How close ``line``, a line of this error's key, is to the line ``asked``: the very line first, then the
+        most of the words the key leaves out (``told_apart_by``) that both hold as whole words (``t13`` is not in
+        ``test_tenant_t013``, nor ``300`` in ``step 3000``)."""
+        if not self.asked:
+            return False, 0
+        return line == self.asked, len(told_apart_by(line) & told_apart_by(self.asked))
 
     def holding(self, lines: list[str]) -> str:
         """The line of ``lines`` holding the most of ``words`` (the first of those); of a line longer than an error
@@ -142,6 +154,20 @@ class ErrorMatch(Record, frozen=True):
         return stretch(flat, hits, LINE_CHARS - 2)  # (with its two "…")
 
 
+def told_apart_by(line: str) -> set[str]:
+    """The words of ``line`` (runs of ``\\w``) its signature leaves out (``errors.error_signature``: numbers, paths,
+    quoted names): what tells apart failures of one key. A test's id is one word, its digits part of its name
+    (``test_tenant_t013``), not a count to ignore (trial58 T5). (Read with ``str``'s methods: the failure hook loads
+    no ``re``, ``tests/test_hook_imports.py``.)"""
+    kept = set(_word_runs(error_signature(line)))
+    return {word for word in _word_runs(line) if word.lower() not in kept}
+
+
+def _word_runs(text: str) -> list[str]:
+    """The runs of word characters (``errors.is_word``) of ``text``."""
+    return "".join(char if char.isalnum() or char == "_" else " " for char in text).split()
+
+
 def _starts(text: str, word: str) -> list[int]:
     """Where ``word`` starts in ``text``, each time."""
     found = [text.find(word)]
@@ -151,16 +177,20 @@ def _starts(text: str, word: str) -> list[int]:
 
 
 def failed_call(message: Message, match: ErrorMatch | None) -> tuple[ToolCall, str] | None:
-    """The first failed call of ``message`` with the error ``match`` (any error without one), and its error line."""
-    for call in message.tool_calls:
-        if not call.exit_code:
-            continue
-        if match is None:
-            return call, next(iter(error_lines(call.result or "", limit=1)), "")
-        line = match.line(call)
-        if line is not None:
-            return call, line
-    return None
+    """The first failed call of ``message`` with the error ``match`` (any error without one), and its error line; of
+    several (cursor-agent merges a turn's calls into one message), the one whose line is the one asked first. Only
+    the outputs holding that line are read for it (one search each): reading each call's lines costs ~1 ms for a
+    16 KiB output, and a message can hold 20 of them (review58e F1)."""
+    failed = [call for call in message.tool_calls if call.exit_code]
+    if match is None:
+        return next(((call, next(iter(error_lines(call.result or "", limit=1)), "")) for call in failed), None)
+    asked = match.asked
+    found = next(
+        (call for call in failed if asked and asked in (call.result or "") and match.line(call) == asked), None
+    )
+    if found is not None:
+        return found, asked
+    return next(((call, line) for call in failed if (line := match.line(call)) is not None), None)
 
 
 def what_followed(
@@ -199,16 +229,20 @@ def what_followed(
         seconds=seconds(failure),
         command=normalise_command(command) if isinstance(command, str) else "",
     )
+    asked_since = False  # (a question asked since the failure: a new task may have begun)
     for d, message in zip(range(doc, end), chain([failure], messages), strict=False):
         calls = message.tool_calls
         if d == doc and failed is not None:
             calls = calls[calls.index(failed) + 1 :]
+        asked_since = asked_since or d > doc and message.role == "user" and bool(message.text.strip())
         for call in calls:
             if call.name in EDIT_TOOLS:
                 fix.edited += [p for p in edited_paths(call.args, "")[:1] if p not in fix.edited]
             command = call.args.get("command")
             if call.name not in SHELL_TOOLS or not isinstance(command, str):
                 continue
+            if asked_since and _another_occurrence(call, match, error):
+                return fix
             command = normalise_command(command)
             fix.steps.append(Step(command, call.exit_code, is_destructive(command)))
             if call.exit_code == 0 and (not head or head in _heads(command)):
@@ -217,6 +251,17 @@ def what_followed(
         if d > doc and not fix.answer and message.role == "assistant" and message.text.strip():
             fix.answer, fix.answer_doc = one_line(message.text, 200), d
     return fix
+
+
+def _another_occurrence(call: ToolCall, match: ErrorMatch | None, error: str) -> bool:
+    """Whether ``call`` failed with another line of the error ``match`` than ``error``, the one shown: asked about
+    after a question, it is the next occurrence (the next tenant's test), not a step taken about this one; its own
+    failing command was listed as what ran after ``test_tenant_t013``'s (trial58b B4). The same line again is a retry
+    of this one, and a retry with other numbers before any question the agent's work on it."""
+    if match is None or not call.exit_code:
+        return False
+    line = match.line(call)
+    return line is not None and line != error
 
 
 def episode_end(segment: Segment, doc: int, end: int) -> int:
@@ -359,47 +404,101 @@ SESSIONS_COUNTED = 20
 
 def past_failures(
     index: Index, window: str, limit: int, exclude: Collection[str] = (), command: str = ""
-) -> Iterator[tuple[ErrorMatch, list[tuple[Segment, int]]]]:
+) -> Iterator[tuple[ErrorMatch, list[tuple[Segment, list[int]]]]]:
     """Per error line of ``window`` (printed by ``command``, where known): which failed calls are that error, and the
-    newest failure of each of the ``limit`` newest past sessions it came up in (segment, doc).
+    failures of each of the ``limit`` newest past sessions it came up in (segment, its messages' docs, newest first).
 
     A past failure is the same error when it has the same identity (``errors.error_identity``: the message,
     whoever printed it) and printed the names the line quotes (``quoted_names``): ``deja fix`` and the failure hook
     both ask here, so they agree on what came up before. After every line's own identity come its shorter forms
     (``errors.shorter_forms``): a line that says more than the stored one (Node's ``…, watch '/x/src'``) is that error.
     A session that failed with it many times (an agent's retries, each call a posting) is one session, found by its
-    newest. Sessions in ``exclude`` (the asking conversation) are left out. No session is decoded here but to check
-    the quoted names: a caller decodes those it shows (the failure hook, one).
+    newest, which alone is checked here for the quoted names; its older messages of the key among the postings read
+    follow it, each once, for a caller to show the one asked (``asked_failure``). Sessions in ``exclude`` (the asking
+    conversation) are left out. No session is decoded here but to check the quoted names: a caller decodes those it
+    shows (the failure hook, one).
     """
     excluded = _places(index, exclude)
     lines = error_lines(window)
     for line in lines:
-        yield _failures_of(index, line, limit, excluded, command)
+        yield _failures_of(index, line, line, limit, excluded, command)
     for line in lines:  # (after every line's own identity: an exact match comes first)
         for shorter in shorter_forms(line):
-            yield _failures_of(index, shorter, limit, excluded, command)
+            yield _failures_of(index, shorter, line, limit, excluded, command)
 
 
 def _failures_of(
-    index: Index, line: str, limit: int, excluded: set[tuple[str, int]], command: str
-) -> tuple[ErrorMatch, list[tuple[Segment, int]]]:
-    """Which failed calls are the error of ``line``, and the newest failure of each of the ``limit`` newest past
-    sessions not ``excluded`` it came up in (``past_failures``); none for a line of no identity."""
-    match = ErrorMatch(key=error_key(line, command), names=tuple(quoted_names(line)))
-    failures: dict[tuple[str, int], tuple[Segment, int]] = {}
+    index: Index, line: str, asked: str, limit: int, excluded: set[tuple[str, int]], command: str
+) -> tuple[ErrorMatch, list[tuple[Segment, list[int]]]]:
+    """Which failed calls are the error of ``line`` (a form of the line ``asked``), and the failures of each of the
+    ``limit`` newest past sessions not ``excluded`` it came up in (``past_failures``); none for a line of no
+    identity."""
+    match = ErrorMatch(key=error_key(line, command), names=tuple(quoted_names(line)), asked=asked)
+    failures: dict[tuple[str, int], tuple[Segment, list[int]]] = {}
     if not match.key:
         return match, []
     # (a name's UTF-8 bytes: a lone surrogate's, which no decoded text holds, match no record)
     needles = [name.encode("utf-8", "surrogatepass") for name in match.names]
     for _, segment, doc in index.newest(match.key, limit=POSTINGS_READ):
         where = session_place(segment, doc)
-        if where in excluded or where in failures:
-            continue
-        if not match.names or _quotes(segment.message_holding(doc, needles), match):
-            failures[where] = (segment, doc)
-            if len(failures) >= limit:
-                break
+        if where in failures:
+            # (a message of 20 failed calls is 20 postings: each message once, review58e F1)
+            docs = failures[where][1]
+            if doc not in docs:
+                docs.append(doc)
+        elif (
+            where not in excluded
+            and len(failures) < limit  # (read on past it only for the older failures of the sessions kept)
+            and (not match.names or _quotes(segment.message_holding(doc, needles), match))
+        ):
+            failures[where] = (segment, [doc])
     return match, list(failures.values())
+
+
+#: How many of a session's messages ``asked_failure`` decodes at most: each costs a decoding and its failed calls'
+#: lines read, and the failure hook's cost must not grow with the chat.
+MESSAGES_READ = 12
+
+
+def asked_failure(segment: Segment, docs: list[int], match: ErrorMatch) -> int:
+    """Which of one session's messages failing with ``match``'s key (``docs``, newest first) to show: the newest whose
+    failed call's error line is the line asked, else the one whose line is closest to it (``ErrorMatch.closeness``:
+    the most words its key leaves out, whole words), the newest of those, else the newest.
+
+    The key ignores numbers, and the digits of a test's id are its name: asked about ``test_tenant_t013``'s failure,
+    ``deja fix`` showed the session's newest of that shape, ``test_tenant_t143``'s, and the answer to it (trial58 T5).
+    The session's records are inflated once, and searched as bytes: the messages whose records hold the very line
+    asked are decoded first, then those holding one of those words; each decoded is scored on its failed call's own
+    error line (``failed_call``), not on its bytes (a timestamp's byte read as an ``8``, the line quoted in the
+    agent's prose: review58e F2, F3). At most ``MESSAGES_READ`` are decoded: a chat of 200 failed 16 KiB runs took
+    the failure hook 10-14 s when a record was scanned for each of its calls (review58e F1).
+    """
+    if len(docs) == 1 or not match.asked:
+        return docs[0]
+    records = segment.inflating(segment.doc(docs[0]).ordinal)
+    whole = match.asked.encode("utf-8", "surrogatepass")
+    words = [word.encode("utf-8", "surrogatepass") for word in told_apart_by(match.asked)]
+    exact = [doc for doc in docs if whole in segment.record(doc, records)]
+    rest = (doc for doc in docs if doc not in exact and _holding_any(segment.record(doc, records), words))
+    best, closest = docs[0], (False, 0)
+    for doc in islice(chain(exact, rest), MESSAGES_READ):
+        (message,) = segment.messages_at([doc], records)
+        found = failed_call(message, match)
+        if found is None:
+            continue
+        if found[1] == match.asked:
+            return doc  # (those holding the line come first, newest first)
+        close = match.closeness(found[1])
+        if close > closest or close == closest and doc > best:  # (the newest of the closest: docs run on in time)
+            best, closest = doc, close
+    return best
+
+
+def _holding_any(record: bytes, words: list[bytes]) -> bool:
+    """Whether ``record`` holds one of ``words`` anywhere (one C search each): a message that may be closer to the
+    line asked, worth decoding (``asked_failure``). Not as whole words: that check stepped through each place a
+    short word occurs in Python, 9.5 s for a chat of 16 KiB outputs of digits (review58e F1); decoding checks it."""
+    return any(word in record for word in words)
 
 
 def _quotes(message: Message | None, match: ErrorMatch) -> bool:

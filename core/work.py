@@ -23,6 +23,7 @@ from .failures import (
     ErrorMatch,
     Fix,
     Step,
+    asked_failure,
     failed_call,
     past_failures,
     scan_window,
@@ -398,8 +399,9 @@ class ErrorHistory(Record):
 def error_history(
     index: Index, output: str, head: str = "", limit: int = 10, exclude: frozenset[str] = frozenset()
 ) -> ErrorHistory:
-    """Past sessions where the error in ``output`` came up, newest first, one entry a session, with what followed;
-    at most ``limit`` of them.
+    """Past sessions where the error in ``output`` came up, newest first, one entry a session (its failure whose line
+    is the one asked, else the closest, else its newest: ``failures.asked_failure``), with what followed; at most
+    ``limit`` of them.
 
     The same error identity (what the failure hook computes) is looked up
     first; a person's partial or reworded error falls back to the failed calls
@@ -409,7 +411,10 @@ def error_history(
     """
     for match, failures in past_failures(index, scan_window(output), SESSIONS_COUNTED, exclude):
         if failures:
-            fixes = [what_followed(segment, doc, head, match) for segment, doc in failures[:limit]]
+            fixes = [
+                what_followed(segment, asked_failure(segment, docs, match), head, match)
+                for segment, docs in failures[:limit]
+            ]
             return ErrorHistory(fixes, len(failures))
     words = _error_words(output)
     fixes = _searched_failures(index, words, SESSIONS_COUNTED, exclude) or _mentions(

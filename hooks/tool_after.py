@@ -77,16 +77,18 @@ def after_tool(call: HookCall) -> str:
 
 
 def _recall_error(index: Index, call: HookCall, output: str, command: str) -> str:
-    from ..core.failures import SESSIONS_COUNTED, past_failures, what_followed
+    from ..core.failures import SESSIONS_COUNTED, asked_failure, past_failures, what_followed
 
     head = command_head(command)
     for match, rows in past_failures(index, output, SESSIONS_COUNTED, call.conversation_ids, command):
         if not rows:
             continue
-        (segment, doc), ours = _in_project(index, call, rows)
+        (segment, docs), ours = _in_project(index, call, rows)
+        doc = asked_failure(segment, docs, match)
         meta = segment.session(segment.doc(doc).ordinal)
-        # Keyed by the session shown too: a failure that only shares the wording (another quoted name) is news.
-        shown = block_key("e", match.key, meta.id)
+        # Keyed by the session shown too: a failure that only shares the wording (another quoted name) is news; and
+        # by the failure shown when it is not the session's newest: another test's id, asked after, is news too.
+        shown = block_key("e", match.key, meta.id, *([] if doc == docs[0] else [str(doc - meta.first_doc)]))
         if shown in call.seen():
             return call.silent("this error's history was shown in this conversation already")
         sessions = len(rows)  # one row a session
@@ -161,10 +163,12 @@ def _latest(ours: str, call: HookCall) -> str:
     return "the latest, in another project" if call.project_dir else "the latest"
 
 
-def _in_project(index: Index, call: HookCall, rows: list[tuple[Segment, int]]) -> tuple[tuple[Segment, int], str]:
-    """The newest of ``rows`` (newest first) in the folder the command ran in (``Scope``), else the newest in the
-    hook's project (its folder or a folder below it), else in the repository the project lies in, with where it was
-    found ("project" or "repository"); the newest of all and "" when none of them has one or no folder is known.
+def _in_project(
+    index: Index, call: HookCall, rows: list[tuple[Segment, list[int]]]
+) -> tuple[tuple[Segment, list[int]], str]:
+    """The newest of ``rows`` (newest first, each a session's failures, newest first) in the folder the command ran
+    in (``Scope``), else the newest in the hook's project (its folder or a folder below it), else in the repository
+    the project lies in, with where it was found ("project" or "repository"); the newest of all and "" when none of them has one or no folder is known.
 
     Postgres, Docker and auth errors are shared words: the newest session anywhere told an agent in ``api`` to move
     its database to another project's port (trialI F1), while its own project's fix was one session older; and a
@@ -183,7 +187,7 @@ def _in_project(index: Index, call: HookCall, rows: list[tuple[Segment, int]]) -
     if repository:
         scopes.append((Scope(index, repository, repository), "repository"))
     for scope, where in scopes:
-        found = next((row for row in rows if scope.holds(row[0], row[0].doc(row[1]).ordinal)), None)
+        found = next((row for row in rows if scope.holds(row[0], row[0].doc(row[1][0]).ordinal)), None)
         if found is not None:
             return found, where
     return rows[0], ""

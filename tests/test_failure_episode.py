@@ -261,7 +261,7 @@ def test_the_episode_scan_decodes_as_many_messages_in_a_long_chat_as_in_a_short_
         write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "f48b-long"), cwd=str(project), name="l", messages=messages)  # fmt: skip
         assert run_deja("index").returncode == 0
         index = Index.open(deja_home(), Codec(LIGHT.manifest, LIGHT.session, message, LIGHT.damage))
-        [(_, [(segment, doc)])] = past_failures(index, TIMEOUT, 5)
+        [(_, [(segment, [doc])])] = past_failures(index, TIMEOUT, 5)
         meta = segment.session(segment.doc(doc).ordinal)
         decoded.clear()
         ended = episode_end(segment, doc, meta.first_doc + meta.messages)

@@ -133,7 +133,7 @@ def test_a_past_failure_is_decoded_only_when_its_record_holds_the_quoted_names(p
 
     index = Index.open(Path(os.environ["DEJA_HOME"]), Codec(LIGHT.manifest, LIGHT.session, message, LIGHT.damage))
     [(_, failures)] = past_failures(index, "Error: Cannot find module 'lodash'", 5)
-    [(segment, doc)] = failures
+    [(segment, [doc])] = failures
     assert segment.session(session_place(segment, doc)[1]).origin.endswith(f"{LODASH_CHAT}.jsonl")
     assert len(decoded) == 1 and b"lodash" in decoded[0]
     decoded.clear()
@@ -151,7 +151,7 @@ def test_what_followed_reads_a_session_once_and_finds_what_each_message_read_alo
         docs = range(meta.first_doc, meta.first_doc + meta.n_docs)
         assert list(segment.messages_along(docs)) == [segment.message(doc) for doc in docs]
         assert list(segment.messages_along(reversed(docs))) == [segment.message(doc) for doc in reversed(docs)]
-    [(match, [(segment, doc)])] = past_failures(index, "Error: Cannot find module 'lodash'", 5)
+    [(match, [(segment, [doc])])] = past_failures(index, "Error: Cannot find module 'lodash'", 5)
     dated, undated = (
         what_followed(segment, doc, "node server.js", match),
         what_followed(segment, doc, "node server.js", match, dated=False),

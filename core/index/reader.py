@@ -537,15 +537,24 @@ class Segment:
         that wants only messages quoting given names (``failures.past_failures``, up to 200 candidates a failed
         command) decodes just those that may. ``folded``: the needles are ASCII and lowercase, looked for as in
         ``text.lower()`` (``_folded``)."""
+        record = self.record(doc)
+        held = _folded(record) if folded and needles else record
+        return self._decoded(record, 0, len(record)) if all(needle in held for needle in needles) else None
+
+    def record(self, doc: int, records: Inflating | None = None) -> bytes:
+        """One doc's record, undecoded; ``records``: its session's (``inflating``), when a caller looks into several
+        of them (``failures.asked_failure``) and would inflate them once."""
         rows = self._doc_rows
         try:
             ordinal, start, end = rows[3 * doc] & ORDINAL_MASK, rows[3 * doc + 1], rows[3 * doc + 2]
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
-        raw, _ = self._records(ordinal, end)
-        record = raw[start:end]
-        held = _folded(record) if folded and needles else record
-        return self._decoded(record, 0, len(record)) if all(needle in held for needle in needles) else None
+        if records is None:
+            return self._records(ordinal, end)[0][start:end]
+        try:
+            return records.upto(end)[start:end]
+        except _DAMAGE as exc:
+            raise self._damaged("records.bin", exc) from None
 
     def messages_at(self, docs: list[int], records: Inflating | None = None) -> list[Message]:
         """The messages of ``docs``, all of one session, in that order: its records are inflated once, as far as
