@@ -1343,7 +1343,9 @@ def _is_literal(value: str) -> bool:
     return bool(value) and not _REFERENCE.search(value) and not _FILLER.fullmatch(value)
 
 
-_REFERENCE = Lazy(globals(), "_REFERENCE", r"\A[$%<]|\{[^}]*\}|\$\(|\A\*+\Z")
+#: (``\{[^{}]*\}``: a ``{…}`` holds an innermost one, and read from each ``{`` to the next ``}`` a value of many
+#: ``{`` and no ``}`` took time quadratic in its length.)
+_REFERENCE = Lazy(globals(), "_REFERENCE", r"\A[$%<]|\{[^{}]*\}|\$\(|\A\*+\Z")
 #: Made-up values: ``xxxx``, ``****``, ``...``, ``your-api-key``, ``<token>``, ``changeme``, ``[redacted:…]``.
 _FILLER = Lazy(
     globals(),
@@ -2945,7 +2947,7 @@ _ASSIGNMENT = Lazy(
 _NOUN_SEP = Lazy(
     globals(),
     "_NOUN_SEP",
-    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base|_?id)?)(?:_?\d{1,3})?(?:\\\\)?\\?[\"']?\]?"
+    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base|_?id)?)(?:_?\d{1,3})?(?P<kq>(?:\\\\)?\\?[\"']?)\]?"
     r"(?:\*{1,2}|_{1,2}|`)?[ \t\u00a0]*[:=]",
 )
 #: A flag named a secret (``--api-key=…``, ``--password …``): a ``--`` that starts a word, not one inside a word
@@ -3294,9 +3296,7 @@ def _assignment(match: re.Match[str]) -> str:
     import re  # (loaded already: ``match`` is one of its)
 
     text, whole = match.string, match.group(0)
-    prefix, begin = _key_before(text, match.start())
-    named = prefix + text[match.start() : match.start("kq")]
-    key, begin = _spaced_key(text, named, begin)
+    key, named, begin = _assignment_key(text, match.start(), match.start("kq"))
     quote, value, sep = match.group("kq")[-1:], match.group("value"), match.group("sep")
     opening, contents, closing = _unquote(value)
     if key != named and not _a_made_key(contents.strip("*")):  # a label in prose: "API key: OPENAI_API_KEY"
@@ -3331,6 +3331,16 @@ def _assignment(match: re.Match[str]) -> str:
     if not secret:
         return whole
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
+
+
+def _assignment_key(text: str, start: int, noun_end: int) -> tuple[str, str, int]:
+    """The key of an assignment whose noun runs from ``start`` to ``noun_end`` (the words glued before it too:
+    ``DB_PASSWORD``; a spaced label's word: ``API key``), the key as written before the noun, and where it begins.
+    It depends on the key alone, so ``_assignments`` asks it before it reads the value."""
+    prefix, begin = _key_before(text, start)
+    named = prefix + text[start:noun_end]
+    key, begin = _spaced_key(text, named, begin)
+    return key, named, begin
 
 
 #: How far back on its line the text before a key is read: a label's Markdown and a configuration line's prefix sit
@@ -3624,16 +3634,27 @@ def _assignments(text: str) -> str:
     """``text`` with the literal values of secret-named keys redacted.
 
     Candidates are found in the lowercased text by a case-sensitive regex the engine can scan fast;
-    the full rule is matched only there.
+    the full rule is matched only there. A value is read to its end, so a key inside another's value (a line of
+    ``?key=?key=…``, one of WeCom's ``send?key=`` URLs after another) read the rest of the line again: its time grew
+    with the line's square (red58: 100 KB, 38 s). So a candidate is matched only when its key names a secret and its
+    value may be one (``_may_give_a_secret``), and a line whose keys keep starting inside the value read before them
+    is read again ``_REREADS`` times at most (``_Rereads``).
     """
     lowered = text.lower()
     if len(lowered) != len(text):  # a character whose lowercase is longer: positions would not line up
         return _ASSIGNMENT.sub(_assignment, text)
     parts: list[str] = []
     last = 0
-    run_start = run_clear = run_end = 0  # a run of keys no value ends (``_keys_run``)
+    run_start = run_end = 0  # a run of keys no value ends (``_in_a_keys_run``)
+    rereads = _Rereads()
     for candidate in _NOUN_SEP.finditer(lowered):
-        if candidate.start() < last or (run_start <= candidate.start() and run_clear <= candidate.end() < run_end):
+        if candidate.start() < last or _in_a_keys_run(text, candidate, run_start, run_end):
+            continue
+        if not _may_give_a_secret(text, candidate):
+            continue
+        if rereads.spent(candidate.start(), candidate.end()):  # (a hostile line: the rest is redacted unread)
+            parts += (text[last : candidate.end()], "[redacted:secret]")
+            last = rereads.end
             continue
         match = _ASSIGNMENT.match(text, candidate.start())
         if match is None:
@@ -3641,21 +3662,69 @@ def _assignments(text: str) -> str:
         if (replaced := _assignment(match)) != match.group(0):
             parts += (text[last : match.start()], replaced)
             last = match.end()
-        elif match.group("value").endswith(":"):
-            run_start, run_clear, run_end = _keys_run(match)
+            continue
+        rereads.read(match.start(), match.end())
+        if match.group("value").endswith(":"):
+            run_start, run_end = match.span("value")
     return "".join(parts) + text[last:] if parts else text
 
 
-def _keys_run(match: re.Match[str]) -> tuple[int, int, int]:
-    """Where a bare value that ends in a colon (and so is no secret: ``_bare_literal``) starts, where the last quote
-    or star in it is passed, and where it ends: a key found inside it whose separator ends after that quote or star
-    and before the value's end has a bare value too, the end of this one, and is skipped. A run of keys without blanks
-    (``password:password:…``) read each key's value to the run's end: its time grew with its square (18 KB, 1.8 s).
-    A key whose separator ends the run has its value after it (``token:password:`` then ``- Xk9m…``), and one after a
-    quote or a star may have a quoted or emphasised one (``token:password:**Xk9m…**:``): both are still read."""
-    start, end = match.span("value")
-    text = match.string
-    return start, max(start, text.rfind("'", start, end) + 1, text.rfind("*", start, end) + 1), end
+def _may_give_a_secret(text: str, candidate: re.Match[str]) -> bool:
+    """Whether an ``_ASSIGNMENT`` at a ``_NOUN_SEP`` candidate may redact: its key names a secret (``_assignment``
+    asks so first; the key is read back from the noun, not from the value), and its value does not start with a sign
+    no bare secret starts with (``?token=?token=…``: ``_bare_literal``; no separator, blank, quote or emphasis can
+    come between the ``=`` and such a sign)."""
+    if text[candidate.end() : candidate.end() + 1] in _NO_SECRET_STARTS:
+        return False
+    return secret_key(_assignment_key(text, candidate.start(), candidate.start("kq"))[0])
+
+
+#: What no value ``_assignment`` redacts starts with right after its ``:`` or ``=`` (a bare value's first signs
+#: ``_bare_literal`` refuses; a ``*`` may open emphasis, a ``&`` no value at all).
+_NO_SECRET_STARTS = frozenset("([{<@!#?")
+#: How many keys inside one value read before them are read: each reads the rest of it again.
+_REREADS = 16
+
+
+class _Rereads:
+    """The span of the last assignment read and kept, and how many keys after it started inside it: a key that
+    starts inside another's value has its own value read to the same end, so past ``_REREADS`` of them the rest
+    of that span is redacted without reading it (only a hostile line gets there: more than ``_REREADS``
+    secret-named keys one inside the other's value, none of them a secret)."""
+
+    def __init__(self) -> None:
+        self.start = self.end = self.count = 0
+
+    def spent(self, start: int, end: int) -> bool:
+        """Whether a key from ``start`` to its separator's ``end`` lies inside the span after ``_REREADS`` others
+        did."""
+        return self.start <= start and end < self.end and self.count >= _REREADS
+
+    def read(self, start: int, end: int) -> None:
+        """An assignment from ``start`` to ``end`` was read and kept."""
+        if self.start <= start < self.end:
+            self.count += 1
+            self.end = max(self.end, end)
+        else:
+            self.start, self.end, self.count = start, end, 0
+
+
+def _in_a_keys_run(text: str, candidate: re.Match[str], run_start: int, run_end: int) -> bool:
+    """Whether a key lies inside a bare value that ends in a colon (and so is no secret: ``_bare_literal``), from
+    ``run_start`` to ``run_end``, its value then bare too, the end of that one, and no quote or star after its
+    separator (within an annotation's reach: ``password:str='…'``) opens a quoted or an emphasised one
+    (``token:password:'Xk9m…':``, ``token:password:**Xk9m…**:``): such a key is skipped. A run of keys without
+    blanks (``password:password:…``) read each key's value to the run's end: its time grew with its square (18 KB,
+    1.8 s). A key whose separator ends the run has its value after it (``token:password:`` then ``- Xk9m…``)."""
+    start, end = candidate.span()
+    if not run_start <= start or not end < run_end:
+        return False
+    ahead = text[end : min(run_end, end + _QUOTE_REACH)]
+    return "'" not in ahead and "*" not in ahead
+
+
+#: How far after a key's colon a quote or a star may open its value: a type annotation's reach (``_ASSIGNMENT``).
+_QUOTE_REACH = 72
 
 
 _KEY_RULES: tuple[Rule, ...] = (
