@@ -478,7 +478,7 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # mkdir's flag.
     (
         ("sshpass",),
-        rf"sshpass(?:\.exe)?{_CLOSING_QUOTE}(?![\w-])(?:{_BLANKS}{_SSHPASS_OPTION}){{0,{_SSHPASS_OPTIONS}}}+{_BLANKS}-[hvV]*p(?:=|[ \t]*)",
+        rf"sshpass(?:\.exe)?{_CLOSING_QUOTE}(?![\w-])(?>(?:{_BLANKS}{_SSHPASS_OPTION}){{0,{_SSHPASS_OPTIONS}}}){_BLANKS}-[hvV]*p(?:=|[ \t]*)",
     ),
     # redis-cli's ``-a``/``--pass`` (``-a "two words"``).
     (("redis-",), _option_of("redis-(?:cli|benchmark)", "-a|--pass") + r"[ \t]+"),
@@ -553,7 +553,7 @@ _LISTED_BLANKS = r"[ \t\r\n]*"
 _LISTED_ARGUMENTS = rf"""(?:{_LISTED_BLANKS},{_LISTED_BLANKS}(?:\\?["'][Aa]rgs\\?["'][ \t]*:[ \t]*)?\[{_LISTED_BLANKS}{_LISTED_STRING})?"""
 _LISTED_PROGRAM = (
     rf"""\\?["'](?:[\w.~/\\-]*[/\\])?(?i:(?:{_LISTED_TOOLS})(?:\.exe)?)\\?["']{_LISTED_ARGUMENTS}"""
-    rf"(?:{_LISTED_BLANKS}[,+]{_LISTED_BLANKS}(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*+"
+    rf"(?>(?:{_LISTED_BLANKS}[,+]{_LISTED_BLANKS}(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*)"
 )
 #: Up to three strings before the program in its list.
 _LISTED_BEFORE = rf"{_LISTED_BLANKS}(?:{_LISTED_STRING}{_LISTED_BLANKS},{_LISTED_BLANKS}){{0,3}}"
@@ -674,7 +674,7 @@ _HEREDOC_PAIRS = (
 )
 #: chpasswd's options before the heredoc it is fed (``-c SHA512``, ``-e``), up to 4, each read once: a line of many
 #: ``chpasswd`` before one ``<<`` starts few matches.
-_CHPASSWD_OPTIONS = r"(?:[ \t]+-[^\s|;&<>]*+(?:[ \t]+[^\s|;&<>-][^\s|;&<>]*+)?){0,4}+[ \t]*"
+_CHPASSWD_OPTIONS = r"(?>(?:[ \t]+-[^\s|;&<>]*+(?:[ \t]+[^\s|;&<>-][^\s|;&<>]*+)?){0,4})[ \t]*"
 
 
 def _heredoc_fed(command: str) -> str:
@@ -1475,8 +1475,8 @@ _PGPASS = Rule(
     # are checked (``_pgpass_password``). Possessive (``*+``): a field that fails is not tried again shorter, which
     # halves its cost on a log's times (``09:00:01``).
     "secret",
-    r":(?P<port>\d{1,5}|\*):[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:"
-    r"(?P<value>[^:\\\s]*+(?:\\.[^:\\\s]*+)*+)(?P<rest>[^\r\n]*)",
+    r":(?P<port>\d{1,5}|\*):[^:\s\\]*+(?>(?:\\.[^:\s\\]*+)*):[^:\s\\]*+(?>(?:\\.[^:\s\\]*+)*):"
+    r"(?P<value>[^:\\\s]*+(?>(?:\\.[^:\\\s]*+)*))(?P<rest>[^\r\n]*)",
     (),
     replace=lambda m: _pgpass_password(m),
 )
@@ -2013,7 +2013,7 @@ _AWS_GLOBAL_OPTIONS = rf"(?:{_AWS_BLANKS}--[\w-]+(?:=[^\s|;&]*|{_AWS_BLANKS}[^\s
 _SECRET_OBJECT = (
     _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}secretsmanager", "--secret-string")
     + r"""(?:=|[ \t]+)(?:(?P<open>')\{(?P<object>[^\n}']{0,4000}+)|(?P<escaped>(?:\\){0,3}")\{"""
-    + r"""(?P<inside>(?:[^\n}"\\]|\\+"?){0,4000}+))\}"""
+    + r"""(?P<inside>(?>(?:[^\n}"\\]|\\+"?){0,4000})))\}"""
 )
 
 
@@ -2110,8 +2110,8 @@ def _a_secrets_name(given: re.Match[str]) -> bool:
 #: those that take a value with one (``--context``, ``--scope``, ``--filter``, ``--site``, ``--auth``: review57e F7),
 #: any other alone.
 _NETLIFY_OPTIONS = (
-    r"(?:[ \t]+(?>(?:-c|--context|-s|--scope|--filter|--site|--auth)(?:=[^\s|;&<>]*|[ \t]+[^\s|;&<>-][^\s|;&<>]*)"
-    r"|--?[\w-]+(?:=[^\s|;&<>]*)?))*+"
+    r"(?>(?:[ \t]+(?>(?:-c|--context|-s|--scope|--filter|--site|--auth)(?:=[^\s|;&<>]*|[ \t]+[^\s|;&<>-][^\s|;&<>]*)"
+    r"|--?[\w-]+(?:=[^\s|;&<>]*)?))*)"
 )
 #: rclone's options, each read once: its global options that take a value with it (``--config x.conf``: its file no
 #: remote, review57e F8), any other alone (``-vv``, ``--non-interactive``). Eight at most, as aws's: a value may be the
@@ -2176,7 +2176,7 @@ _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], 
 )
 #: A command's rest, to its end: its line, and the lines a ``\\`` at their end continues (``fly secrets set \\``
 #: then ``  DB=…``: review55e F2.3). Possessive: read once.
-_COMMAND_REST = r"(?P<rest>(?:[^\n|;&<>\\]++|\\\r?\n|\\)*+)"
+_COMMAND_REST = r"(?P<rest>(?>(?:[^\n|;&<>\\]++|\\\r?\n|\\)*))"
 #: A vault password ``echo`` gives ansible through a process substitution (``--vault-password-file <(echo PW)``,
 #: ``--vault-id dev@<(echo PW)``: red56; ``--vault-id <(echo PW)``, a source without its label: review56c F8), a word
 #: or quoted, before its ``)``.
@@ -3034,7 +3034,7 @@ _SHORTHAND = (
 #: its end: each ``Value=`` of a long line of them reads nine of them on at most, so the line is read in linear time.)
 _SHORTHAND_VALUE_FIRST = (
     r"(?:ParameterValue|Value)=(?P<q>['\"])?"
-    r"(?P<value>(?(q)[^'\"\n]+|[^\s,'\"=]++(?:=++[^\s,'\"=]++){0,8}+=*+))(?(q)(?P=q)),"
+    r"(?P<value>(?(q)[^'\"\n]+|[^\s,'\"=]++(?>(?:=++[^\s,'\"=]++){0,8})=*+))(?(q)(?P=q)),"
     rf"(?:[A-Za-z]+=[^\s,=]*,){{0,2}}?(?:ParameterKey|Name|Key)={_SETTING_NAME}(?![\w.:-])"
 )
 #: The pair with its name unquoted and its value quoted, side by side (YAML's flow ``{name: DB_PASSWORD, value:
