@@ -248,6 +248,17 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
     return lambda m: m.string.endswith(words, 0, m.start())
 
 
+def _a_sas_signature(match: re.Match[str]) -> bool:
+    """Whether an ``azure-sas`` match's ``sig=`` starts a query's or a connection string's field (after ``?``, ``&``
+    or ``;``) and its value is no name of small letters joined by ``_``: a call's
+    (``h=hmac.new(k,m,sha256);sig=compute_message_signature_for(payload)``, review58f F5), which a signature's random
+    base64 never spells."""
+    return match.string.endswith(("?", "&", ";"), 0, match.start()) and not _SNAKE_CASE.fullmatch(match.group(1))
+
+
+_SNAKE_CASE = Lazy(globals(), "_SNAKE_CASE", r"[a-z]+(?:_[a-z]+)+")
+
+
 #: A quote opening or closing an option's value, in a JSON string escaped once or more (``\\"``).
 _QUOTE = r"""(?:\\\\){0,3}\\?['"]"""
 
@@ -1296,8 +1307,9 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         check=_after("Account", "SharedAccess", "Primary", "Secondary"),
     ),
     # A storage SAS's ``sig=`` is base64 (``%2B``, ``%2F`` as a URL holds it), a Logic Apps or Power Automate
-    # trigger's base64url: its ``-`` and ``_`` stopped the value, and kept its tail or all of it (trial58 T1).
-    Rule("azure-sas", r"sig=([A-Za-z0-9%+/=_-]{20,})", ("sig=",), group=1, check=_after("?", "&", ";")),
+    # trigger's base64url: its ``-`` and ``_`` stopped the value, and kept its tail or all of it (trial58 T1); a
+    # name in snake_case is code's (``_a_sas_signature``).
+    Rule("azure-sas", r"sig=([A-Za-z0-9%+/=_-]{20,})", ("sig=",), group=1, check=lambda m: _a_sas_signature(m)),
     # A secret access key given without its name, in a text that names its access key id ("key AKIA… secret …"):
     # forty characters of base64 holding capitals, small letters and digits (a git hash has no capitals).
     Rule(
@@ -1964,9 +1976,10 @@ def _secure_parameter(match: re.Match[str]) -> str:
     """``_stored_secret`` of ``aws ssm put-parameter --value …``, but where its line says the parameter is plain
     (``--type String``, ``StringList``): a setting's value, no secret (``SecureString``'s, or no type given: redacted).
     Its line with the lines its ``\\`` ends continue (``_continued_line``): the match starts at ``aws``, and AWS's
-    documentation gives each option a line of its own (review57e F5). Its own command's alone: up to a ``;``, ``|``
-    or ``&&``, or a JSON string's escaped line end no ``\\`` continues, where the next command may put a plain
-    parameter (review58b F3: a tool call's script kept the secure one's value)."""
+    documentation gives each option a line of its own (review57e F5). Its own command's alone: up to a ``;``, ``|``,
+    ``&``, a comment, a JSON string's escaped line end no ``\\`` continues or its end (``_COMMAND_END``), where the
+    next command may put a plain parameter (review58b F3, review58f F2: a tool call's script kept the secure one's
+    value)."""
     command = _COMMAND_END.split(_continued_line(match.string, match.start()), maxsplit=1)[0]
     if _PLAIN_PARAMETER.search(command) is not None:
         return match.group(0)
@@ -1974,9 +1987,11 @@ def _secure_parameter(match: re.Match[str]) -> str:
 
 
 _PLAIN_PARAMETER = Lazy(globals(), "_PLAIN_PARAMETER", r"""--type(?:=|[ \t]+)['"]?String(?:List)?(?![\w-])""")
-#: Where a command ends on its line: a ``;``, a ``|``, ``&&``, or a JSON string's ``\\n`` (not one a ``\\`` before
-#: it continues, ``\\\\\\n``, nor an escaped ``\\`` before an ``n``).
-_COMMAND_END = Lazy(globals(), "_COMMAND_END", r"[;|]|&&|(?<!\\)\\n")
+#: Where a command ends on its line: a ``;``, a ``|``, ``&&``, or after a blank a ``&`` (one sending it to the
+#: background; a URL's query holds one without) or a comment's ``#``, a JSON string's ``\\n`` (not one a ``\\`` before it continues, ``\\\\\\n``, nor an
+#: escaped ``\\`` before an ``n``), or a JSON string's end, a ``"`` no ``\\`` escapes before a ``,``, ``}`` or ``]``
+#: (the next field, or the next tool call's command: review58f F2).
+_COMMAND_END = Lazy(globals(), "_COMMAND_END", r"""[;|]|&&|[ \t][&#]|(?<!\\)\\n|(?<!\\)"[ \t]*[,}\]]""")
 
 
 def _plain_secure_string(match: re.Match[str]) -> str:
@@ -2209,6 +2224,26 @@ def _expect_sent(match: re.Match[str]) -> str:
     return _marked(match, "value", "[redacted:cli-credentials]")
 
 
+#: pexpect's answer to a password's prompt, the Python an agent writes for expect's job (review58b F9):
+#: ``child.expect("Password:")`` (a list of patterns, ``expect_exact`` too), then on its line or the next
+#: ``child.sendline("PW")`` or ``.send("PW\\n")``, a literal in either quote, as a JSON string escapes them too. Each
+#: prompt reads a bounded reach on, as ``_EXPECT_SENT``'s.
+_PEXPECT_SENT = (
+    r"\.expect(?:_exact)?\([^\n)]{0,80}?(?i:assword|passphrase)"
+    r"(?:[^\n]{0,100}?|[^\n]{0,100}\r?\n[ \t]*[\w.]{0,40}?|[^\n]{0,100}?\\n[ \t]*[\w.]{0,40}?)"
+    r"""\.send(?:line)?\([ \t]*[bru]?\\?(?P<q>['"])(?P<value>[^'"\s\\]+)(?:\\{1,4}[rn])?\\?(?P=q)[ \t]*\)"""
+)
+
+
+def _pexpect_sent(match: re.Match[str]) -> str:
+    """A ``_PEXPECT_SENT`` match with its literal value redacted, when its ``send`` is the first after the prompt
+    (one between them answered it: ``sendline(pw)``, a variable's)."""
+    before = match.string[match.start() : match.start("value")]
+    if not _is_literal(match.group("value")) or ".send" in before[: before.rindex(".send")]:
+        return match.group(0)
+    return _marked(match, "value", "[redacted:cli-credentials]")
+
+
 #: A ``send`` command, as ``_EXPECT_SENT`` reads one: a word, then blanks before what it sends.
 _EXPECT_SEND = Lazy(globals(), "_EXPECT_SEND", r"(?:(?<![\w-])|(?<=\\[nt]))(?:exp_)?send[ \t]")
 
@@ -2265,6 +2300,7 @@ _FED_AND_STORED_RULES = (
         replace=lambda m: _option_value(m, "cli-credentials"),
     ),
     Rule("cli-credentials", _EXPECT_SENT, ("send",), replace=_expect_sent),
+    Rule("cli-credentials", _PEXPECT_SENT, ("send",), replace=_pexpect_sent),
     *(
         Rule(
             "secret",

@@ -1396,12 +1396,14 @@ def _an_mc_alias(text: str, lowered: str) -> bool:
 
 def _an_expect_send(text: str, lowered: str) -> bool:
     """expect's ``send "…"`` after a password's prompt: "assword" or "passphrase", and a ``send``, blanks, ``"``
-    (``--`` between them too; the quote escaped as a JSON string escapes it too, ``\\"``: review56c F4). "sending",
-    "Send" alone load nothing."""
+    (``--`` between them too; the quote escaped as a JSON string escapes it too, ``\\"``: review56c F4), or pexpect's
+    ``.sendline(``/``.send(`` (review58b F9). "sending", "Send" alone load nothing."""
     if "assword" not in lowered and "passphrase" not in lowered:
         return False
     at = text.find("send")
     while at != -1:
+        if text[at - 1 : at] == "." and text.startswith(("(", "line("), at + 4):  # (pexpect's ``.sendline(``)
+            return True
         after = _after(text, at + 4, " \t")
         if text.startswith("--", after):
             after = _after(text, after + 2, " \t")

@@ -443,6 +443,10 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         # red57c: aws's words across a JSON string's escaped \ line end (review57e F1)
         "aws --a b \\\\\\n ",
         "aws \\\\\\n \\\\\\n ",
+        # red59: pexpect's prompt and its answer (review58b F9), a command's ends (review58f F2)
+        'x.expect("password:") x.sendline(',
+        ".expect(password\\n a.send(",
+        "aws ssm put-parameter --type SecureString --value a & ",
     ],
 )
 def test_a_long_text_of_commands_fed_a_password_or_given_a_stored_secret_is_redacted_in_time_linear_in_its_size(
