@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
 #: (36: a URL whose slashes a JSON encoder escaped (``https:\\/\\/hooks.slack.com\\/…``, ``postgres:\\/\\/u:PW@…``),
 #: the rest of a hostile line's value past 16 secret-named keys one inside the other's (red58's quadratic
-#: ``?key=`` line): red59;
+#: ``?key=`` line), an ssm SecureString beside a plain parameter after ``&``, ``#`` or in the next JSON string
+#: (review58f F2), pexpect's ``sendline("…")`` after its password's prompt (review58b F9): red59;
 #: 35: the secret part of Microsoft Teams', Mattermost's, Rocket.Chat's, WeCom's, Feishu's and Lark's, Zapier's,
 #: IFTTT's, Webex's and Make's webhook URLs, a Logic Apps or Power Automate ``sig=`` holding ``-`` or ``_`` (trial58
 #: T1); rclone's secrets on CPython before 3.11.5, expect's ``send`` on its own line of a JSON string, an ssm
