@@ -248,6 +248,17 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
     return lambda m: m.string.endswith(words, 0, m.start())
 
 
+def _a_sas_signature(match: re.Match[str]) -> bool:
+    """Whether an ``azure-sas`` match's ``sig=`` starts a query's or a connection string's field (after ``?``, ``&``
+    or ``;``) and its value is no name of small letters joined by ``_``: a call's
+    (``h=hmac.new(k,m,sha256);sig=compute_message_signature_for(payload)``, review58f F5), which a signature's random
+    base64 never spells."""
+    return match.string.endswith(("?", "&", ";"), 0, match.start()) and not _SNAKE_CASE.fullmatch(match.group(1))
+
+
+_SNAKE_CASE = Lazy(globals(), "_SNAKE_CASE", r"[a-z]+(?:_[a-z]+)+")
+
+
 #: A quote opening or closing an option's value, in a JSON string escaped once or more (``\\"``).
 _QUOTE = r"""(?:\\\\){0,3}\\?['"]"""
 
@@ -478,7 +489,7 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # mkdir's flag.
     (
         ("sshpass",),
-        rf"sshpass(?:\.exe)?{_CLOSING_QUOTE}(?![\w-])(?:{_BLANKS}{_SSHPASS_OPTION}){{0,{_SSHPASS_OPTIONS}}}+{_BLANKS}-[hvV]*p(?:=|[ \t]*)",
+        rf"sshpass(?:\.exe)?{_CLOSING_QUOTE}(?![\w-])(?>(?:{_BLANKS}{_SSHPASS_OPTION}){{0,{_SSHPASS_OPTIONS}}}){_BLANKS}-[hvV]*p(?:=|[ \t]*)",
     ),
     # redis-cli's ``-a``/``--pass`` (``-a "two words"``).
     (("redis-",), _option_of("redis-(?:cli|benchmark)", "-a|--pass") + r"[ \t]+"),
@@ -553,7 +564,7 @@ _LISTED_BLANKS = r"[ \t\r\n]*"
 _LISTED_ARGUMENTS = rf"""(?:{_LISTED_BLANKS},{_LISTED_BLANKS}(?:\\?["'][Aa]rgs\\?["'][ \t]*:[ \t]*)?\[{_LISTED_BLANKS}{_LISTED_STRING})?"""
 _LISTED_PROGRAM = (
     rf"""\\?["'](?:[\w.~/\\-]*[/\\])?(?i:(?:{_LISTED_TOOLS})(?:\.exe)?)\\?["']{_LISTED_ARGUMENTS}"""
-    rf"(?:{_LISTED_BLANKS}[,+]{_LISTED_BLANKS}(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*+"
+    rf"(?>(?:{_LISTED_BLANKS}[,+]{_LISTED_BLANKS}(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*)"
 )
 #: Up to three strings before the program in its list.
 _LISTED_BEFORE = rf"{_LISTED_BLANKS}(?:{_LISTED_STRING}{_LISTED_BLANKS},{_LISTED_BLANKS}){{0,3}}"
@@ -674,7 +685,7 @@ _HEREDOC_PAIRS = (
 )
 #: chpasswd's options before the heredoc it is fed (``-c SHA512``, ``-e``), up to 4, each read once: a line of many
 #: ``chpasswd`` before one ``<<`` starts few matches.
-_CHPASSWD_OPTIONS = r"(?:[ \t]+-[^\s|;&<>]*+(?:[ \t]+[^\s|;&<>-][^\s|;&<>]*+)?){0,4}+[ \t]*"
+_CHPASSWD_OPTIONS = r"(?>(?:[ \t]+-[^\s|;&<>]*+(?:[ \t]+[^\s|;&<>-][^\s|;&<>]*+)?){0,4})[ \t]*"
 
 
 def _heredoc_fed(command: str) -> str:
@@ -1296,8 +1307,9 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         check=_after("Account", "SharedAccess", "Primary", "Secondary"),
     ),
     # A storage SAS's ``sig=`` is base64 (``%2B``, ``%2F`` as a URL holds it), a Logic Apps or Power Automate
-    # trigger's base64url: its ``-`` and ``_`` stopped the value, and kept its tail or all of it (trial58 T1).
-    Rule("azure-sas", r"sig=([A-Za-z0-9%+/=_-]{20,})", ("sig=",), group=1, check=_after("?", "&", ";")),
+    # trigger's base64url: its ``-`` and ``_`` stopped the value, and kept its tail or all of it (trial58 T1); a
+    # name in snake_case is code's (``_a_sas_signature``).
+    Rule("azure-sas", r"sig=([A-Za-z0-9%+/=_-]{20,})", ("sig=",), group=1, check=lambda m: _a_sas_signature(m)),
     # A secret access key given without its name, in a text that names its access key id ("key AKIA… secret …"):
     # forty characters of base64 holding capitals, small letters and digits (a git hash has no capitals).
     Rule(
@@ -1343,7 +1355,9 @@ def _is_literal(value: str) -> bool:
     return bool(value) and not _REFERENCE.search(value) and not _FILLER.fullmatch(value)
 
 
-_REFERENCE = Lazy(globals(), "_REFERENCE", r"\A[$%<]|\{[^}]*\}|\$\(|\A\*+\Z")
+#: (``\{[^{}]*\}``: a ``{…}`` holds an innermost one, and read from each ``{`` to the next ``}`` a value of many
+#: ``{`` and no ``}`` took time quadratic in its length.)
+_REFERENCE = Lazy(globals(), "_REFERENCE", r"\A[$%<]|\{[^{}]*\}|\$\(|\A\*+\Z")
 #: Made-up values: ``xxxx``, ``****``, ``...``, ``your-api-key``, ``<token>``, ``changeme``, ``[redacted:…]``.
 _FILLER = Lazy(
     globals(),
@@ -1473,8 +1487,8 @@ _PGPASS = Rule(
     # are checked (``_pgpass_password``). Possessive (``*+``): a field that fails is not tried again shorter, which
     # halves its cost on a log's times (``09:00:01``).
     "secret",
-    r":(?P<port>\d{1,5}|\*):[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:"
-    r"(?P<value>[^:\\\s]*+(?:\\.[^:\\\s]*+)*+)(?P<rest>[^\r\n]*)",
+    r":(?P<port>\d{1,5}|\*):[^:\s\\]*+(?>(?:\\.[^:\s\\]*+)*):[^:\s\\]*+(?>(?:\\.[^:\s\\]*+)*):"
+    r"(?P<value>[^:\\\s]*+(?>(?:\\.[^:\\\s]*+)*))(?P<rest>[^\r\n]*)",
     (),
     replace=lambda m: _pgpass_password(m),
 )
@@ -1962,9 +1976,10 @@ def _secure_parameter(match: re.Match[str]) -> str:
     """``_stored_secret`` of ``aws ssm put-parameter --value …``, but where its line says the parameter is plain
     (``--type String``, ``StringList``): a setting's value, no secret (``SecureString``'s, or no type given: redacted).
     Its line with the lines its ``\\`` ends continue (``_continued_line``): the match starts at ``aws``, and AWS's
-    documentation gives each option a line of its own (review57e F5). Its own command's alone: up to a ``;``, ``|``
-    or ``&&``, or a JSON string's escaped line end no ``\\`` continues, where the next command may put a plain
-    parameter (review58b F3: a tool call's script kept the secure one's value)."""
+    documentation gives each option a line of its own (review57e F5). Its own command's alone: up to a ``;``, ``|``,
+    ``&``, a comment, a JSON string's escaped line end no ``\\`` continues or its end (``_COMMAND_END``), where the
+    next command may put a plain parameter (review58b F3, review58f F2: a tool call's script kept the secure one's
+    value)."""
     command = _COMMAND_END.split(_continued_line(match.string, match.start()), maxsplit=1)[0]
     if _PLAIN_PARAMETER.search(command) is not None:
         return match.group(0)
@@ -1972,9 +1987,11 @@ def _secure_parameter(match: re.Match[str]) -> str:
 
 
 _PLAIN_PARAMETER = Lazy(globals(), "_PLAIN_PARAMETER", r"""--type(?:=|[ \t]+)['"]?String(?:List)?(?![\w-])""")
-#: Where a command ends on its line: a ``;``, a ``|``, ``&&``, or a JSON string's ``\\n`` (not one a ``\\`` before
-#: it continues, ``\\\\\\n``, nor an escaped ``\\`` before an ``n``).
-_COMMAND_END = Lazy(globals(), "_COMMAND_END", r"[;|]|&&|(?<!\\)\\n")
+#: Where a command ends on its line: a ``;``, a ``|``, ``&&``, or after a blank a ``&`` (one sending it to the
+#: background; a URL's query holds one without) or a comment's ``#``, a JSON string's ``\\n`` (not one a ``\\`` before it continues, ``\\\\\\n``, nor an
+#: escaped ``\\`` before an ``n``), or a JSON string's end, a ``"`` no ``\\`` escapes before a ``,``, ``}`` or ``]``
+#: (the next field, or the next tool call's command: review58f F2).
+_COMMAND_END = Lazy(globals(), "_COMMAND_END", r"""[;|]|&&|[ \t][&#]|(?<!\\)\\n|(?<!\\)"[ \t]*[,}\]]""")
 
 
 def _plain_secure_string(match: re.Match[str]) -> str:
@@ -2011,7 +2028,7 @@ _AWS_GLOBAL_OPTIONS = rf"(?:{_AWS_BLANKS}--[\w-]+(?:=[^\s|;&]*|{_AWS_BLANKS}[^\s
 _SECRET_OBJECT = (
     _option_of(rf"aws(?:\.exe)?{_AWS_GLOBAL_OPTIONS}secretsmanager", "--secret-string")
     + r"""(?:=|[ \t]+)(?:(?P<open>')\{(?P<object>[^\n}']{0,4000}+)|(?P<escaped>(?:\\){0,3}")\{"""
-    + r"""(?P<inside>(?:[^\n}"\\]|\\+"?){0,4000}+))\}"""
+    + r"""(?P<inside>(?>(?:[^\n}"\\]|\\+"?){0,4000})))\}"""
 )
 
 
@@ -2108,8 +2125,8 @@ def _a_secrets_name(given: re.Match[str]) -> bool:
 #: those that take a value with one (``--context``, ``--scope``, ``--filter``, ``--site``, ``--auth``: review57e F7),
 #: any other alone.
 _NETLIFY_OPTIONS = (
-    r"(?:[ \t]+(?>(?:-c|--context|-s|--scope|--filter|--site|--auth)(?:=[^\s|;&<>]*|[ \t]+[^\s|;&<>-][^\s|;&<>]*)"
-    r"|--?[\w-]+(?:=[^\s|;&<>]*)?))*+"
+    r"(?>(?:[ \t]+(?>(?:-c|--context|-s|--scope|--filter|--site|--auth)(?:=[^\s|;&<>]*|[ \t]+[^\s|;&<>-][^\s|;&<>]*)"
+    r"|--?[\w-]+(?:=[^\s|;&<>]*)?))*)"
 )
 #: rclone's options, each read once: its global options that take a value with it (``--config x.conf``: its file no
 #: remote, review57e F8), any other alone (``-vv``, ``--non-interactive``). Eight at most, as aws's: a value may be the
@@ -2174,7 +2191,7 @@ _STORED_PAIRS: tuple[tuple[tuple[str, ...], str, str, Callable[[re.Match[str]], 
 )
 #: A command's rest, to its end: its line, and the lines a ``\\`` at their end continues (``fly secrets set \\``
 #: then ``  DB=…``: review55e F2.3). Possessive: read once.
-_COMMAND_REST = r"(?P<rest>(?:[^\n|;&<>\\]++|\\\r?\n|\\)*+)"
+_COMMAND_REST = r"(?P<rest>(?>(?:[^\n|;&<>\\]++|\\\r?\n|\\)*))"
 #: A vault password ``echo`` gives ansible through a process substitution (``--vault-password-file <(echo PW)``,
 #: ``--vault-id dev@<(echo PW)``: red56; ``--vault-id <(echo PW)``, a source without its label: review56c F8), a word
 #: or quoted, before its ``)``.
@@ -2203,6 +2220,26 @@ def _expect_sent(match: re.Match[str]) -> str:
     before = match.string[match.start() : match.start("value")]
     answered = before[: before.rindex("send")]
     if not _is_literal(match.group("value")) or _EXPECT_SEND.search(answered) is not None:
+        return match.group(0)
+    return _marked(match, "value", "[redacted:cli-credentials]")
+
+
+#: pexpect's answer to a password's prompt, the Python an agent writes for expect's job (review58b F9):
+#: ``child.expect("Password:")`` (a list of patterns, ``expect_exact`` too), then on its line or the next
+#: ``child.sendline("PW")`` or ``.send("PW\\n")``, a literal in either quote, as a JSON string escapes them too. Each
+#: prompt reads a bounded reach on, as ``_EXPECT_SENT``'s.
+_PEXPECT_SENT = (
+    r"\.expect(?:_exact)?\([^\n)]{0,80}?(?i:assword|passphrase)"
+    r"(?:[^\n]{0,100}?|[^\n]{0,100}\r?\n[ \t]*[\w.]{0,40}?|[^\n]{0,100}?\\n[ \t]*[\w.]{0,40}?)"
+    r"""\.send(?:line)?\([ \t]*[bru]?\\?(?P<q>['"])(?P<value>[^'"\s\\]+)(?:\\{1,4}[rn])?\\?(?P=q)[ \t]*\)"""
+)
+
+
+def _pexpect_sent(match: re.Match[str]) -> str:
+    """A ``_PEXPECT_SENT`` match with its literal value redacted, when its ``send`` is the first after the prompt
+    (one between them answered it: ``sendline(pw)``, a variable's)."""
+    before = match.string[match.start() : match.start("value")]
+    if not _is_literal(match.group("value")) or ".send" in before[: before.rindex(".send")]:
         return match.group(0)
     return _marked(match, "value", "[redacted:cli-credentials]")
 
@@ -2263,6 +2300,7 @@ _FED_AND_STORED_RULES = (
         replace=lambda m: _option_value(m, "cli-credentials"),
     ),
     Rule("cli-credentials", _EXPECT_SENT, ("send",), replace=_expect_sent),
+    Rule("cli-credentials", _PEXPECT_SENT, ("send",), replace=_pexpect_sent),
     *(
         Rule(
             "secret",
@@ -2945,7 +2983,7 @@ _ASSIGNMENT = Lazy(
 _NOUN_SEP = Lazy(
     globals(),
     "_NOUN_SEP",
-    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base|_?id)?)(?:_?\d{1,3})?(?:\\\\)?\\?[\"']?\]?"
+    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base|_?id)?)(?:_?\d{1,3})?(?P<kq>(?:\\\\)?\\?[\"']?)\]?"
     r"(?:\*{1,2}|_{1,2}|`)?[ \t\u00a0]*[:=]",
 )
 #: A flag named a secret (``--api-key=…``, ``--password …``): a ``--`` that starts a word, not one inside a word
@@ -3032,7 +3070,7 @@ _SHORTHAND = (
 #: its end: each ``Value=`` of a long line of them reads nine of them on at most, so the line is read in linear time.)
 _SHORTHAND_VALUE_FIRST = (
     r"(?:ParameterValue|Value)=(?P<q>['\"])?"
-    r"(?P<value>(?(q)[^'\"\n]+|[^\s,'\"=]++(?:=++[^\s,'\"=]++){0,8}+=*+))(?(q)(?P=q)),"
+    r"(?P<value>(?(q)[^'\"\n]+|[^\s,'\"=]++(?>(?:=++[^\s,'\"=]++){0,8})=*+))(?(q)(?P=q)),"
     rf"(?:[A-Za-z]+=[^\s,=]*,){{0,2}}?(?:ParameterKey|Name|Key)={_SETTING_NAME}(?![\w.:-])"
 )
 #: The pair with its name unquoted and its value quoted, side by side (YAML's flow ``{name: DB_PASSWORD, value:
@@ -3294,9 +3332,7 @@ def _assignment(match: re.Match[str]) -> str:
     import re  # (loaded already: ``match`` is one of its)
 
     text, whole = match.string, match.group(0)
-    prefix, begin = _key_before(text, match.start())
-    named = prefix + text[match.start() : match.start("kq")]
-    key, begin = _spaced_key(text, named, begin)
+    key, named, begin = _assignment_key(text, match.start(), match.start("kq"))
     quote, value, sep = match.group("kq")[-1:], match.group("value"), match.group("sep")
     opening, contents, closing = _unquote(value)
     if key != named and not _a_made_key(contents.strip("*")):  # a label in prose: "API key: OPENAI_API_KEY"
@@ -3331,6 +3367,16 @@ def _assignment(match: re.Match[str]) -> str:
     if not secret:
         return whole
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
+
+
+def _assignment_key(text: str, start: int, noun_end: int) -> tuple[str, str, int]:
+    """The key of an assignment whose noun runs from ``start`` to ``noun_end`` (the words glued before it too:
+    ``DB_PASSWORD``; a spaced label's word: ``API key``), the key as written before the noun, and where it begins.
+    It depends on the key alone, so ``_assignments`` asks it before it reads the value."""
+    prefix, begin = _key_before(text, start)
+    named = prefix + text[start:noun_end]
+    key, begin = _spaced_key(text, named, begin)
+    return key, named, begin
 
 
 #: How far back on its line the text before a key is read: a label's Markdown and a configuration line's prefix sit
@@ -3624,16 +3670,27 @@ def _assignments(text: str) -> str:
     """``text`` with the literal values of secret-named keys redacted.
 
     Candidates are found in the lowercased text by a case-sensitive regex the engine can scan fast;
-    the full rule is matched only there.
+    the full rule is matched only there. A value is read to its end, so a key inside another's value (a line of
+    ``?key=?key=…``, one of WeCom's ``send?key=`` URLs after another) read the rest of the line again: its time grew
+    with the line's square (red58: 100 KB, 38 s). So a candidate is matched only when its key names a secret and its
+    value may be one (``_may_give_a_secret``), and a line whose keys keep starting inside the value read before them
+    is read again ``_REREADS`` times at most (``_Rereads``).
     """
     lowered = text.lower()
     if len(lowered) != len(text):  # a character whose lowercase is longer: positions would not line up
         return _ASSIGNMENT.sub(_assignment, text)
     parts: list[str] = []
     last = 0
-    run_start = run_clear = run_end = 0  # a run of keys no value ends (``_keys_run``)
+    run_start = run_end = 0  # a run of keys no value ends (``_in_a_keys_run``)
+    rereads = _Rereads()
     for candidate in _NOUN_SEP.finditer(lowered):
-        if candidate.start() < last or (run_start <= candidate.start() and run_clear <= candidate.end() < run_end):
+        if candidate.start() < last or _in_a_keys_run(text, candidate, run_start, run_end):
+            continue
+        if not _may_give_a_secret(text, candidate):
+            continue
+        if rereads.spent(candidate.start(), candidate.end()):  # (a hostile line: the rest is redacted unread)
+            parts += (text[last : candidate.end()], "[redacted:secret]")
+            last = rereads.end
             continue
         match = _ASSIGNMENT.match(text, candidate.start())
         if match is None:
@@ -3641,21 +3698,69 @@ def _assignments(text: str) -> str:
         if (replaced := _assignment(match)) != match.group(0):
             parts += (text[last : match.start()], replaced)
             last = match.end()
-        elif match.group("value").endswith(":"):
-            run_start, run_clear, run_end = _keys_run(match)
+            continue
+        rereads.read(match.start(), match.end())
+        if match.group("value").endswith(":"):
+            run_start, run_end = match.span("value")
     return "".join(parts) + text[last:] if parts else text
 
 
-def _keys_run(match: re.Match[str]) -> tuple[int, int, int]:
-    """Where a bare value that ends in a colon (and so is no secret: ``_bare_literal``) starts, where the last quote
-    or star in it is passed, and where it ends: a key found inside it whose separator ends after that quote or star
-    and before the value's end has a bare value too, the end of this one, and is skipped. A run of keys without blanks
-    (``password:password:…``) read each key's value to the run's end: its time grew with its square (18 KB, 1.8 s).
-    A key whose separator ends the run has its value after it (``token:password:`` then ``- Xk9m…``), and one after a
-    quote or a star may have a quoted or emphasised one (``token:password:**Xk9m…**:``): both are still read."""
-    start, end = match.span("value")
-    text = match.string
-    return start, max(start, text.rfind("'", start, end) + 1, text.rfind("*", start, end) + 1), end
+def _may_give_a_secret(text: str, candidate: re.Match[str]) -> bool:
+    """Whether an ``_ASSIGNMENT`` at a ``_NOUN_SEP`` candidate may redact: its key names a secret (``_assignment``
+    asks so first; the key is read back from the noun, not from the value), and its value does not start with a sign
+    no bare secret starts with (``?token=?token=…``: ``_bare_literal``; no separator, blank, quote or emphasis can
+    come between the ``=`` and such a sign)."""
+    if text[candidate.end() : candidate.end() + 1] in _NO_SECRET_STARTS:
+        return False
+    return secret_key(_assignment_key(text, candidate.start(), candidate.start("kq"))[0])
+
+
+#: What no value ``_assignment`` redacts starts with right after its ``:`` or ``=`` (a bare value's first signs
+#: ``_bare_literal`` refuses; a ``*`` may open emphasis, a ``&`` no value at all).
+_NO_SECRET_STARTS = frozenset("([{<@!#?")
+#: How many keys inside one value read before them are read: each reads the rest of it again.
+_REREADS = 16
+
+
+class _Rereads:
+    """The span of the last assignment read and kept, and how many keys after it started inside it: a key that
+    starts inside another's value has its own value read to the same end, so past ``_REREADS`` of them the rest
+    of that span is redacted without reading it (only a hostile line gets there: more than ``_REREADS``
+    secret-named keys one inside the other's value, none of them a secret)."""
+
+    def __init__(self) -> None:
+        self.start = self.end = self.count = 0
+
+    def spent(self, start: int, end: int) -> bool:
+        """Whether a key from ``start`` to its separator's ``end`` lies inside the span after ``_REREADS`` others
+        did."""
+        return self.start <= start and end < self.end and self.count >= _REREADS
+
+    def read(self, start: int, end: int) -> None:
+        """An assignment from ``start`` to ``end`` was read and kept."""
+        if self.start <= start < self.end:
+            self.count += 1
+            self.end = max(self.end, end)
+        else:
+            self.start, self.end, self.count = start, end, 0
+
+
+def _in_a_keys_run(text: str, candidate: re.Match[str], run_start: int, run_end: int) -> bool:
+    """Whether a key lies inside a bare value that ends in a colon (and so is no secret: ``_bare_literal``), from
+    ``run_start`` to ``run_end``, its value then bare too, the end of that one, and no quote or star after its
+    separator (within an annotation's reach: ``password:str='…'``) opens a quoted or an emphasised one
+    (``token:password:'Xk9m…':``, ``token:password:**Xk9m…**:``): such a key is skipped. A run of keys without
+    blanks (``password:password:…``) read each key's value to the run's end: its time grew with its square (18 KB,
+    1.8 s). A key whose separator ends the run has its value after it (``token:password:`` then ``- Xk9m…``)."""
+    start, end = candidate.span()
+    if not run_start <= start or not end < run_end:
+        return False
+    ahead = text[end : min(run_end, end + _QUOTE_REACH)]
+    return "'" not in ahead and "*" not in ahead
+
+
+#: How far after a key's colon a quote or a star may open its value: a type annotation's reach (``_ASSIGNMENT``).
+_QUOTE_REACH = 72
 
 
 _KEY_RULES: tuple[Rule, ...] = (

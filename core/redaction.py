@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (35: the secret part of Microsoft Teams', Mattermost's, Rocket.Chat's, WeCom's, Feishu's and Lark's, Zapier's,
+#: (36: a URL whose slashes a JSON encoder escaped (``https:\\/\\/hooks.slack.com\\/…``, ``postgres:\\/\\/u:PW@…``),
+#: the rest of a hostile line's value past 16 secret-named keys one inside the other's (red58's quadratic
+#: ``?key=`` line), an ssm SecureString beside a plain parameter after ``&``, ``#`` or in the next JSON string
+#: (review58f F2), pexpect's ``sendline("…")`` after its password's prompt (review58b F9): red59;
+#: 35: the secret part of Microsoft Teams', Mattermost's, Rocket.Chat's, WeCom's, Feishu's and Lark's, Zapier's,
 #: IFTTT's, Webex's and Make's webhook URLs, a Logic Apps or Power Automate ``sig=`` holding ``-`` or ``_`` (trial58
 #: T1); rclone's secrets on CPython before 3.11.5, expect's ``send`` on its own line of a JSON string, an ssm
 #: SecureString beside a plain parameter's command, ``HttpNtlmAuth``/``auth.HTTPBasicAuth``, ``dbpass``-like setting
@@ -75,7 +79,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 35
+RULES_VERSION = 36
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
@@ -1393,12 +1397,14 @@ def _an_mc_alias(text: str, lowered: str) -> bool:
 
 def _an_expect_send(text: str, lowered: str) -> bool:
     """expect's ``send "…"`` after a password's prompt: "assword" or "passphrase", and a ``send``, blanks, ``"``
-    (``--`` between them too; the quote escaped as a JSON string escapes it too, ``\\"``: review56c F4). "sending",
-    "Send" alone load nothing."""
+    (``--`` between them too; the quote escaped as a JSON string escapes it too, ``\\"``: review56c F4), or pexpect's
+    ``.sendline(``/``.send(`` (review58b F9). "sending", "Send" alone load nothing."""
     if "assword" not in lowered and "passphrase" not in lowered:
         return False
     at = text.find("send")
     while at != -1:
+        if text[at - 1 : at] == "." and text.startswith(("(", "line("), at + 4):  # (pexpect's ``.sendline(``)
+            return True
         after = _after(text, at + 4, " \t")
         if text.startswith("--", after):
             after = _after(text, after + 2, " \t")
@@ -1695,6 +1701,8 @@ def unescaped(text: str) -> tuple[str, list[int]]:
     the common few: ``password&#61;…`` was kept (escape44); an element's brackets too, where one closes
     (``_BRACKETS``). ``("", [])`` for a text without one."""
     found = list(escapes(text, _READ.__contains__))
+    if slashes := _json_slashes(text):
+        found = sorted([*found, *slashes])
     if any(escape[2] in _BRACKETS for escape in found) and not _closes_an_element(text, found):
         found = [escape for escape in found if escape[2] not in _BRACKETS]
     parts: list[str] = []
@@ -1708,6 +1716,45 @@ def unescaped(text: str) -> tuple[str, list[int]]:
         return "", []
     parts.append(text[done:])
     return "".join(parts), [*where, *range(done, len(text) + 1)]
+
+
+def _json_slashes(text: str) -> list[tuple[int, int, str]]:
+    """Each slash a JSON encoder escaped (``\\/``: PHP's ``json_encode``, some loggers), as ``escapes`` gives one, in
+    a text holding a URL so escaped (``https:\\/\\/``; in a JSON string again, ``https:\\\\/\\\\/`` or
+    ``https:\\\\\\/\\\\\\/``): its webhook's secret or its password was read by no URL rule (red58). The run of
+    backslashes before a slash is read as the slash, whatever its length (the escape of an escape); a text without
+    such a URL, where ``\\/`` is a path's or a regular expression's, is read as written. Each run is read back once:
+    the runs before two slashes do not overlap."""
+    if not _an_escaped_scheme(text):
+        return []
+    slashes = []
+    at = text.find("\\/")
+    while at >= 0:
+        start = at
+        while start > 0 and text[start - 1] == "\\":
+            start -= 1
+        slashes.append((start, at + 2, "/"))
+        at = text.find("\\/", at + 2)
+    return slashes
+
+
+def _an_escaped_scheme(text: str) -> bool:
+    """Whether ``text`` holds a URL's ``://`` whose slashes are escaped (``:\\/\\/``, ``:\\\\/\\\\/``): a colon, then twice
+    a run of backslashes and a slash. (Each colon's runs are read once: the next colon is past them.)"""
+    at = text.find(":\\")
+    while at >= 0:
+        end = at + 1
+        for _ in range(2):
+            run = end
+            while end < len(text) and text[end] == "\\":
+                end += 1
+            if end == run or text[end : end + 1] != "/":
+                break
+            end += 1
+        else:
+            return True
+        at = text.find(":\\", max(end, at + 1))
+    return False
 
 
 def _closes_an_element(text: str, found: list[tuple[int, int, str]]) -> bool:

@@ -171,6 +171,7 @@ def test_a_failed_store_or_tool_and_a_sudo_hint_load_no_rules(line: str) -> None
         "rclone config create s3r s3 secret_access_key Xk9mPq2Lw7",
         "rclone config update s3r pass Xk9mPq2Lw7",
         'expect "Password:" { send "Xk9mPq2Lw7\\r" }',
+        'child.expect("Password:")\nchild.sendline("Xk9mPq2Lw7")',
     ],
 )
 def test_a_secret_given_to_those_tools_beside_their_failures_still_loads_the_rules(secret: str) -> None:
@@ -251,7 +252,7 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "gcloud": [piped, heredoc, *["keyed:gcloud(?![\\w.-])[ \\t"] * 2],
         "ngrok": ["keyed:ngrok(?:\\.exe)?[ \\t]"],
         "rclone": ["keyed:rclone(?:\\.exe)?(?!["],
-        "send": ["keyed:(?i:assword|passphra"],
+        "send": ["keyed:(?i:assword|passphra", "keyed:\\.expect(?:_exact)?\\"],
         "config:set": ["keyed:heroku(?:\\.cmd|\\.exe"],
         "env:set": ["keyed:netlify(?:\\.cmd|\\.ex"],
         **dict.fromkeys(("net use", "net.exe use"), ["keyed:(?i:net(?:\\.exe)?[ \\"]),

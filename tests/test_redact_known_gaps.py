@@ -1,15 +1,11 @@
-"""Redaction's known gaps after review57e and review58b (RULES_VERSION 35): a secret a near variant of a redacted
-command keeps, or a line of a shape that takes redaction too long. Each is a strict xfail naming its finding; when
-one is fixed its case moves, as a plain test, to the file where its neighbours live (``test_redact_stdin_passwords.py``,
-``test_redaction_time.py``)."""
+"""Redaction's known gaps after review57e, review58b and review58f (RULES_VERSION 36): a secret a near variant of a
+redacted command keeps, or a value a rule reads wider than it is. Each is a strict xfail naming its finding; when one
+is fixed its case moves, as a plain test, to the file where its neighbours live (``test_redact_stdin_passwords.py``,
+``test_redaction_time.py``, ``test_redaction.py``)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
-from test_redaction_time import _cpu_seconds
 
 from deja.core.redact import redact
 
@@ -52,78 +48,7 @@ def test_a_secret_given_to_rclone_after_another_option_or_to_obscure_is_redacted
     assert PW not in redact(written)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review58b F9: _EXPECT_SENT reads Tcl's send (and exp_send) only: pexpect's sendline/send after "
-    "expect('Password:'), the Python an agent writes for the same job, keeps the password",
-)
-@pytest.mark.parametrize(
-    "written",
-    [
-        'child.expect("Password:")\nchild.sendline("Hx7Sud0Pw42")',
-        "child.expect('password: '); child.sendline('Hx7Sud0Pw42')",
-    ],
-)
-def test_a_password_sent_after_its_prompt_in_another_spelling_is_redacted(written: str) -> None:
-    assert PW not in redact(written)
-
-
-# --------------------------------------------------------------------------- red58's, found beside trial58 T1
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="red58: a URL whose slashes a JSON encoder escaped (PHP's json_encode, some loggers: https:\\/\\/…) "
-    "is read by no URL rule, and unescaped() does not read \\/: Slack's, Discord's, Teams' webhooks and a URL's "
-    "password are kept",
-)
-@pytest.mark.parametrize(
-    "url",
-    [
-        "https://hooks.slack.com/services/T0123ABCD/B0123ABCD/aBcDeFgHiJkLmNoPqRsTuVwX",
-        "https://mattermost.corp.example/hooks/xi7c8qk4wpbz3fmj9r5tn6yd1a",
-        "postgres://app:Sup3rS3cr3tPw@db.internal/app",
-    ],
-)
-def test_a_url_whose_slashes_a_json_encoder_escaped_is_redacted(url: str) -> None:
-    escaped = '{"url": "' + url.replace("/", "\\/") + '"}'
-    secret = url.rpartition("/")[2] if "hooks" in url else "Sup3rS3cr3tPw"
-    assert secret not in redact(escaped)
-
-
-@pytest.mark.hostile
-@pytest.mark.xfail(
-    strict=True,
-    reason="red58: _assignments reads back over the line for each '?key=' of a long line of them (a query string's "
-    "key, WeCom's webhook: ...send?key=): 25 KB 2.2 s, 100 KB 38 s, quadratic (main at 03515fa0 the same)",
-)
-@pytest.mark.parametrize("unit", ["?key=", "a/send?key="])
-def test_a_long_line_of_query_keys_is_redacted_in_time_linear_in_its_size(tmp_path: Path, unit: str) -> None:
-    assert _cpu_seconds(40_000, tmp_path, unit) / _cpu_seconds(10_000, tmp_path, unit) < 8
-
-
-_SECURE = "aws ssm put-parameter --name /db/pw --type SecureString --value Zq7-Vm2pX9wL"
-_PLAIN = "aws ssm put-parameter --name /app/url --type String --value https://x.example"
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="review58f F2: a plain parameter's --type String after a background &, a # comment, or in the next JSON "
-    "string of the same line (two fields, an array of tool calls) still keeps the SecureString's value (review58b "
-    "F3's remainder: the secure command is cut at ; | && and a JSON \\n only)",
-)
-@pytest.mark.parametrize(
-    "text",
-    [
-        f"{_SECURE} & {_PLAIN}",
-        f"{_SECURE}  # then: {_PLAIN}",
-        json.dumps({"a": _SECURE, "b": _PLAIN}),
-        json.dumps([{"command": _SECURE}, {"command": _PLAIN}]),
-    ],
-    ids=["background", "comment", "two-fields", "tool-calls"],
-)
-def test_a_securestring_beside_a_plain_parameter_is_redacted(text: str) -> None:
-    assert "Zq7-Vm2pX9wL" not in redact(text)
+# --------------------------------------------------------------------------- review58f's, not fixed by red58b
 
 
 @pytest.mark.xfail(
@@ -133,14 +58,4 @@ def test_a_securestring_beside_a_plain_parameter_is_redacted(text: str) -> None:
 )
 def test_a_docs_page_under_hooks_is_kept() -> None:
     text = "See https://docs.example.com/hooks/preinstallationrequirement.html first"
-    assert redact(text) == text
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="review58f F5: azure-sas's value takes _ (and -) for base64url sigs: after a ; a snake_case name of 20 "
-    "characters or more is read as a signature",
-)
-def test_a_snake_case_call_after_sig_is_kept() -> None:
-    text = "h=hmac.new(k,m,sha256);sig=compute_message_signature_for(payload)"
     assert redact(text) == text

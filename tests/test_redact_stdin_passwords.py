@@ -70,6 +70,11 @@ PW = "Hx7Sud0Pw42"
         # send on its own line of a JSON string, after its escaped line end (review58b F4)
         '{"command": "spawn ssh u@h\\nexpect \\"password:\\"\\nsend \\"Hx7Sud0Pw42\\\\r\\"\\ninteract"}',
         '{"contents": "expect <<\'EOF\'\\nspawn ssh u@h\\nexpect \\"password:\\"\\nsend \\"Hx7Sud0Pw42\\\\r\\"\\nEOF"}',
+        # pexpect's, the Python an agent writes for the same job (review58b F9)
+        'child.expect("Password:")\nchild.sendline("Hx7Sud0Pw42")',
+        "child.expect('password: '); child.sendline('Hx7Sud0Pw42')",
+        "p.expect(['Password:', pexpect.EOF], timeout=10)\n    p.send('Hx7Sud0Pw42\\n')",
+        '{"contents": "child.expect(\\"Enter passphrase\\")\\nchild.sendline(\\"Hx7Sud0Pw42\\")"}',
         # after aws's global options (review55e F2.1)
         "aws --region eu-west-1 secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42",
         "aws --profile prod ssm put-parameter --name x --type SecureString --value Hx7Sud0Pw42",
@@ -84,6 +89,15 @@ PW = "Hx7Sud0Pw42"
         '&& aws ssm put-parameter --name /app/url --type String --value https://example.com"}',
         '{"command": "aws ssm put-parameter --name /db/pw --value Hx7Sud0Pw42 --overwrite\\n'
         'aws ssm put-parameter --name /app/url --type String --value https://example.com"}',
+        # after a background &, a comment, or in the next JSON string of the line (review58f F2)
+        "aws ssm put-parameter --name /db/pw --type SecureString --value Hx7Sud0Pw42 "
+        "& aws ssm put-parameter --name /app/url --type String --value https://example.com",
+        "aws ssm put-parameter --name /db/pw --type SecureString --value Hx7Sud0Pw42  "
+        "# then: aws ssm put-parameter --name /app/url --type String --value https://example.com",
+        '{"a": "aws ssm put-parameter --name /db/pw --type SecureString --value Hx7Sud0Pw42", '
+        '"b": "aws ssm put-parameter --name /app/url --type String --value https://example.com"}',
+        '[{"command": "aws ssm put-parameter --name /db/pw --type SecureString --value Hx7Sud0Pw42"}, '
+        '{"command": "aws ssm put-parameter --name /app/url --type String --value https://example.com"}]',
         # and in a JSON string, its \ line end escaped (review57e F1)
         '{"command": "aws --region x \\\\\\n  secretsmanager create-secret --name x --secret-string Hx7Sud0Pw42"}',
         '{"command": "aws --profile prod \\\\\\n  ssm \\\\\\n  put-parameter --type SecureString --value Hx7Sud0Pw42"}',
@@ -339,6 +353,9 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         "aws ssm put-parameter \\\n  --name x \\\n  --type String \\\n  --value hello",
         "aws ssm put-parameter \\\n  --name x \\\n  --value hello \\\n  --type String",
         '{"command": "aws ssm put-parameter \\\\\\n  --name x \\\\\\n  --value hello \\\\\\n  --type String"}',
+        # a & inside its value, a JSON string's quote inside it escaped (review58f F2's ends are a command's only)
+        'aws ssm put-parameter --name /app/url --value "https://x.example/?a=1&b=2" --type String',
+        '{"command": "aws ssm put-parameter --name /app/motd --value \\"hi, all\\" --type String"}',
         "az keyvault secret set --vault-name v --name db --file secret.txt",
         'az keyvault secret set --vault-name v --name db --value "$DB_PW"',
         "kubectl set env deploy/web --value x",
@@ -400,6 +417,10 @@ def test_every_from_literal_of_a_long_kubectl_create_secret_is_redacted() -> Non
         '{"command": "expect -c \'spawn ssh h; expect \\"assword:\\" { send \\"$env(PW)\\\\r\\" }; expect \\"$ \\"; send \\"exit\\\\r\\"\'"}',
         '{"command": "expect -c \'expect { \\"password:\\" { send \\"$pw\\\\r\\" } \\"yes/no\\" { send \\"yes\\\\r\\"; exp_continue } }\'"}',
         '{"command": "expect \\"password:\\"\\nsend \\"$pw\\\\r\\"\\nexpect \\"$ \\"\\nsend \\"exit\\\\r\\""}',
+        # pexpect's prompt answered by a variable; a later sendline answers another
+        'child.expect("Password:")\nchild.sendline(password)',
+        "child.expect('password:'); child.sendline(os.environ['PW']); child.expect('$ '); child.sendline('exit')",
+        'child.expect("login:")\nchild.sendline("deploy")',
         "fly secrets set A=$A B=${B} C=$(cat c)",
         "fly secrets set --app web; echo DB=x",  # (the command ends at its ;)
     ],

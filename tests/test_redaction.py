@@ -187,6 +187,48 @@ def test_escapes_that_separate_no_secret_are_kept() -> None:
         assert redact(written) == written
 
 
+#: Webhooks and a URL's password, with the secret each gives: a JSON encoder escapes their slashes.
+SLASHED_URLS = [
+    ("https://hooks.slack.com/services/T0123ABCD/B0123ABCD/aBcDeFgHiJkLmNoPqRsTuVwX", "aBcDeFgHiJkLmNoPqRsTuVwX"),
+    ("https://mattermost.corp.example/hooks/xi7c8qk4wpbz3fmj9r5tn6yd1a", "xi7c8qk4wpbz3fmj9r5tn6yd1a"),
+    ("postgres://app:Sup3rS3cr3tPw@db.internal/app", "Sup3rS3cr3tPw"),
+    (
+        "https://discord.com/api/webhooks/123456789012345678/aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789aBcDeFgHiJkLmNoPqRs",
+        "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+    ),
+    (
+        "https://contoso.webhook.office.com/webhookb2/0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d@1a2b3c4d-5e6f-7a8b-9c0d-"
+        "1e2f3a4b5c6d/IncomingWebhook/0123456789abcdef0123456789abcdef/2a3b4c5d-6e7f-8a9b-0c1d-2e3f4a5b6c7d",
+        "0123456789abcdef0123456789abcdef",
+    ),
+]
+
+
+@pytest.mark.parametrize(("url", "secret"), SLASHED_URLS)
+@pytest.mark.parametrize("escaped", ["\\/", "\\\\/", "\\\\\\/"], ids=["json", "json-in-json", "php-twice"])
+def test_a_url_whose_slashes_a_json_encoder_escaped_is_redacted(url: str, secret: str, escaped: str) -> None:
+    """PHP's ``json_encode`` and some loggers write ``https:\\/\\/hooks.slack.com\\/…`` (tool output stored as JSON
+    text): no URL rule read it, and the webhook or the password was kept (red58). Read as the URL it escapes, in a
+    JSON string again too, and redacted where it was written; through the hooks' gates too (``as_indexed``)."""
+    written = '{"url": "' + url.replace("/", escaped) + '"}'
+    for out in (redact(written), as_indexed(written)):
+        assert secret not in out and "[redacted:" in out, out
+        assert out.startswith('{"url": "') and out.endswith('"}'), out
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        '{"path": "C:\\/Users\\/me", "home": "https:\\/\\/github.com\\/owner\\/repo\\/blob\\/main\\/key.py"}',
+        "var url = /https?:\\/\\/[^\\/]+\\/token\\/[a-z0-9]{26}/;",
+        '{"u": "https:\\/\\/docs.example.com\\/api\\/webhooks\\/setup", "p": "\\\\/srv\\/data"}',
+    ],
+)
+def test_escaped_slashes_of_ordinary_paths_and_urls_are_kept(written: str) -> None:
+    assert redact(written) == written
+    assert as_indexed(written) == written
+
+
 @pytest.mark.parametrize("name", ["flyio", "flyio-macaroon"])
 def test_a_fly_token_given_to_any_name_is_redacted(name: str) -> None:
     """A Fly token after ``=`` read as inside base64: ``DEPLOY=FlyV1 fm2_…,fm2_…`` kept its second macaroon."""
@@ -262,10 +304,12 @@ def test_a_webhook_url_keeps_its_host_and_path_and_loses_its_secret(secret: Secr
         "https://maker.ifttt.com/trigger/{event}/with/key/{your_key}; https://ifttt.com/maker_webhooks",
         "https://webexapis.com/v1/webhooks/incoming/{id} and https://developer.webex.com/docs/api/v1/webhooks",
         "https://hook.eu1.make.com/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; https://www.make.com/en/help/tools/webhooks",
+        "h=hmac.new(k,m,sha256);sig=compute_message_signature_for(payload)",
     ],
 )
 def test_a_webhook_service_named_without_its_secret_is_kept(text: str) -> None:
-    """Its docs, a placeholder for its secret part, a git hook and a forge's numbered hook: none is a credential."""
+    """Its docs, a placeholder for its secret part, a git hook and a forge's numbered hook: none is a credential; nor
+    a call in snake_case after a ``sig=`` (a Logic Apps signature's characters, review58f F5)."""
     assert redact(text) == text
 
 

@@ -111,6 +111,43 @@ def test_a_long_run_of_keys_without_blanks_is_redacted_in_time_linear_in_its_siz
 
 
 @pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit", ["?key=", "a/send?key=", "?token=", "x?key=1", "token=a(", "token=your-", "{password:e.p,", "password=a{"]
+)
+def test_a_long_line_of_keys_each_inside_the_value_before_it_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str
+) -> None:
+    """Each key's value ran to the line's end and the next key, inside it, read it again: a query string's ``key``
+    (WeCom's webhook: ``…send?key=``), a value no secret starts so or one holding code (red58: ``?key=`` 25 KB 2.2 s,
+    100 KB 38 s); a value of many ``{`` was read from each of them to the end (``_is_literal``)."""
+    assert _cpu_seconds(100_000, tmp_path, unit) / _cpu_seconds(25_000, tmp_path, unit) < 8
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("?key=?password=Xk9mPq2LwRt8", "?key=?password=[redacted:secret]"),
+        ("?token=?password=Xk9mPq2LwRt8", "?token=?password=[redacted:secret]"),
+        ("send?key=a&token=Xk9mPq2LwRt8", "send?key=a&token=[redacted:secret]"),
+        ("token=a(" * 3 + " x", "token=a(" * 3 + " x"),
+    ],
+)
+def test_a_key_inside_the_value_of_a_key_kept_before_it_is_still_read(written: str, shown: str) -> None:
+    """The keys above are read once, not dropped: a secret's key after a kept one still has its value redacted,
+    and a few keys of code stay as written."""
+    assert redact(written) == shown
+
+
+def test_a_line_of_more_secret_named_keys_inside_each_others_value_than_are_read_again_loses_its_tail() -> None:
+    """Past 16 keys one inside the other's value, none of them given a secret, the rest of that value is redacted
+    unread (a hostile line: reading each again took time quadratic in its length), never kept."""
+    written = "token=a(" * 40 + "password=Xk9mPq2LwRt8 next"
+    shown = redact(written)
+    assert "Xk9mPq2LwRt8" not in shown
+    assert shown.startswith("token=a(" * 16) and shown.endswith("[redacted:secret] next")
+
+
+@pytest.mark.hostile
 @pytest.mark.parametrize("unit", ["-", "--a", "--password"])
 def test_a_long_run_of_flags_or_dashes_is_redacted_in_time_linear_in_its_size(tmp_path: Path, unit: str) -> None:
     """A flag named a secret is read from the ``--`` that starts its word: read from each ``--`` of a run to its end,
@@ -406,6 +443,10 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
         # red57c: aws's words across a JSON string's escaped \ line end (review57e F1)
         "aws --a b \\\\\\n ",
         "aws \\\\\\n \\\\\\n ",
+        # red59: pexpect's prompt and its answer (review58b F9), a command's ends (review58f F2)
+        'x.expect("password:") x.sendline(',
+        ".expect(password\\n a.send(",
+        "aws ssm put-parameter --type SecureString --value a & ",
     ],
 )
 def test_a_long_text_of_commands_fed_a_password_or_given_a_stored_secret_is_redacted_in_time_linear_in_its_size(

@@ -3,8 +3,9 @@
 lookahead (gh-106052, gh-100061). ``as_seen``'s run of unseen characters had ``(?<=\\x1b)`` in a ``*+``, and ``deja
 index`` hung at the first chat holding a zero-width space beside a quote (HTML pasted from a browser's console), its
 memory growing by gigabytes (trial52 F1); ``NETRC_GATE``, which the tests hold ``a_netrc_entry`` to, missed entries
-there. An atomic group
-(``(?>…*)``) is the same repeat and is read right by every 3.11.
+there. Nor does one repeat possessively a body that may backtrack (``(?:ab?c)*+``, a group of options): those
+versions do not give back an iteration that failed part-way, and rclone's secrets were kept (review58b F1). An atomic
+group (``(?>…*)``) is the same repeat and is read right by every 3.11.
 
 The test reads each pattern's parse tree, so it fails on any Python, not only on the one that hangs."""
 
@@ -22,6 +23,7 @@ import pytest
 from test_layers import package_modules
 
 from deja.core import redact
+from deja.core.patterns import Lazy
 from deja.core.text import as_seen
 
 pytestmark = pytest.mark.unit
@@ -50,12 +52,15 @@ def _lookaround_in_possessive(items: object, inside: bool = False) -> bool:
 
 
 def _module_patterns() -> dict[str, str]:
-    """Every pattern a deja module keeps at its top level, compiled or as the string it compiles, by its name."""
+    """Every pattern a deja module keeps at its top level, compiled, as the string it compiles or as a ``Lazy`` one
+    (read whether or not a test before this one compiled it: review58f F3), by its name."""
     patterns = {}
     for module_name in package_modules():
         module = importlib.import_module(module_name)
         for name, value in vars(module).items():
             pattern = value.pattern if isinstance(value, re.Pattern) else value
+            if isinstance(value, Lazy):
+                pattern = object.__getattribute__(value, "_regex")
             if isinstance(pattern, str) and any(mark in pattern for mark in ("*+", "++", "?+", "}+", "(?<")):
                 patterns[f"{module_name}.{name}"] = pattern
     return patterns
@@ -84,58 +89,93 @@ def test_a_zero_width_space_from_a_browser_console_is_read_as_seen() -> None:
     assert as_seen(pasted)[0] == 'the icon: <ion-icon slot="icon-only" class="md">…</ion-icon>slot\nred'
 
 
-def _possessive_repeats_of_a_group(items: object) -> list[str]:
-    """The possessive repeats in the parsed ``items`` whose body holds a group, an alternation or a lookaround:
-    CPython before 3.11.5 does not give back an iteration that failed part-way in such a repeat (gh-106052: any
-    subpattern that backtracks, not only a lookaround), so what follows the repeat is tried at the wrong place."""
+#: A body of one character: a possessive repeat of it gives back nothing part-way, on any 3.11.
+_ONE_CHARACTER = (sre.LITERAL, sre.NOT_LITERAL, sre.IN, sre.ANY, sre.CATEGORY)
+
+
+def _possessive_repeats_that_backtrack(items: object) -> list[str]:
+    """The possessive repeats in the parsed ``items`` whose body is more than one character and may backtrack
+    (``_backtracks``): CPython before 3.11.5 does not give back an iteration that failed part-way in such a repeat
+    (gh-106052: any subpattern that backtracks, its own example ``(?:ab?c)*+``, not only a lookaround or a group), so
+    what follows the repeat is tried at the wrong place."""
     found: list[str] = []
     for op, av in items:  # type: ignore[attr-defined]
         if op is sre.POSSESSIVE_REPEAT:
-            inners = (sre.ATOMIC_GROUP, sre.BRANCH, sre.SUBPATTERN, sre.ASSERT, sre.ASSERT_NOT)
-            if any(inner in inners for inner, _ in av[2]):
-                found.append(str(av[2])[:80])
-            found += _possessive_repeats_of_a_group(av[2])
+            body = av[2]
+            if not (len(body) == 1 and body[0][0] in _ONE_CHARACTER) and _backtracks(body):
+                found.append(str(body)[:80])
+            found += _possessive_repeats_that_backtrack(body)
         elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
-            found += _possessive_repeats_of_a_group(av[2])
+            found += _possessive_repeats_that_backtrack(av[2])
         elif op is sre.SUBPATTERN:
-            found += _possessive_repeats_of_a_group(av[3])
+            found += _possessive_repeats_that_backtrack(av[3])
         elif op is sre.ATOMIC_GROUP:
-            found += _possessive_repeats_of_a_group(av)
+            found += _possessive_repeats_that_backtrack(av)
+        elif op in (sre.ASSERT, sre.ASSERT_NOT):
+            found += _possessive_repeats_that_backtrack(av[1])
         elif op is sre.BRANCH:
             for branch in av[1]:
-                found += _possessive_repeats_of_a_group(branch)
+                found += _possessive_repeats_that_backtrack(branch)
+        elif op is sre.GROUPREF_EXISTS:
+            found += [*_possessive_repeats_that_backtrack(av[1]), *_possessive_repeats_that_backtrack(av[2] or [])]
     return found
 
 
-def test_the_check_finds_a_possessive_repeat_of_a_group() -> None:
-    assert _possessive_repeats_of_a_group(sre_parse.parse("a(?:[ ]+(?>b|c))*+[ ]+d"))
-    assert not _possessive_repeats_of_a_group(sre_parse.parse("a(?>(?:[ ]+(?>b|c))*)[ ]+d"))
-    assert not _possessive_repeats_of_a_group(sre_parse.parse("a[^ ]*+b"))
+def _backtracks(items: object) -> bool:
+    """Whether the parsed ``items`` may match in more than one way: a repeat of a varying count (``b?``, ``[ ]+``,
+    ``{0,4}``), an alternation, a lookaround or a conditional, however deep."""
+    for op, av in items:  # type: ignore[attr-defined]
+        if op in (sre.BRANCH, sre.ASSERT, sre.ASSERT_NOT, sre.GROUPREF_EXISTS):
+            return True
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+            varies = av[0] != av[1] or _backtracks(av[2])
+        else:
+            varies = op is sre.SUBPATTERN and _backtracks(av[3]) or op is sre.ATOMIC_GROUP and _backtracks(av)
+        if varies:
+            return True
+    return False
 
 
-def test_rclones_options_are_no_possessive_repeat_of_a_group() -> None:
-    """red57c's ``(?:[ \\t]+(?>…|…))*+`` never matched on 3.11.2: every rclone secret was kept (review58b F1)."""
-    assert _possessive_repeats_of_a_group(sre_parse.parse(redact._RCLONE_OPTIONS)) == []
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="review58b F1: about 16 more patterns (_NETLIFY_OPTIONS, _COMMAND_REST, _LISTED_PROGRAM, _SECRET_OBJECT, "
-    "the pgpass line's, several secret and cli-credentials rules) repeat a group possessively; those exercised agree "
-    "on 3.11.2, but each is the shape gh-106052 walks wrongly: an atomic group of a greedy repeat is the same and safe",
+@pytest.mark.parametrize(
+    "pattern", ["a(?:[ ]+(?>b|c))*+[ ]+d", "(?:ab?c)*+", "x(?:[ ]+[a-z]+=)*+[ ]+d", "(x)?(?:a|b(?(1)c|d)e)++"]
 )
-def test_no_pattern_repeats_a_group_possessively() -> None:
+def test_the_check_finds_a_possessive_repeat_that_backtracks(pattern: str) -> None:
+    assert _possessive_repeats_that_backtrack(sre_parse.parse(pattern))
+
+
+@pytest.mark.parametrize("pattern", ["a(?>(?:[ ]+(?>b|c))*)[ ]+d", "a[^ ]*+b", "(?:abc)*+", "(?:a[bc]{2})++"])
+def test_the_check_lets_an_atomic_group_or_a_repeat_that_cannot_backtrack_be(pattern: str) -> None:
+    assert not _possessive_repeats_that_backtrack(sre_parse.parse(pattern))
+
+
+def _all_patterns() -> dict[str, str]:
+    """``_module_patterns`` and every redaction rule's, those in a module's tuple of rules too."""
     patterns = dict(_module_patterns())
-    patterns.update(
-        {f"rule {i} {rule.kind}": rule.regex for i, rule in enumerate((*redact._TOKEN_RULES, *redact._KEYED_RULES))}
-    )
+    for name, value in vars(redact).items():
+        rules = [value] if isinstance(value, redact.Rule) else value if isinstance(value, tuple) else ()
+        for i, rule in enumerate(rules):
+            if isinstance(rule, redact.Rule):
+                patterns[f"redact.{name}[{i}] {rule.kind}"] = rule.regex
+    return patterns
+
+
+def test_the_scan_reads_lazy_patterns_and_every_rule() -> None:
+    patterns = _all_patterns()
+    assert {"deja.core.redact._ASSIGNMENT", "deja.core.redact._CHPASSWD_OPTIONS"} <= set(patterns)
+    assert any(name.startswith("redact._PGPASS") for name in patterns)
+
+
+def test_no_pattern_repeats_possessively_what_may_backtrack() -> None:
+    """review58b F1's and review58f F3's: rclone's, chpasswd's, netlify's, sshpass's options, a listed program's
+    arguments, a command's rest, a ``.pgpass`` field, ``--secret-string``'s object, the AWS shorthand's value:
+    each now an atomic group of a greedy repeat, the same match, read right by every 3.11."""
     found = {}
-    for name, pattern in patterns.items():
+    for name, pattern in _all_patterns().items():
         try:
             tree = sre_parse.parse(pattern)
         except re.error:
             continue  # (a text that only looks like a pattern)
-        if _possessive_repeats_of_a_group(tree):
+        if _possessive_repeats_that_backtrack(tree):
             found[name] = pattern
     assert found == {}
 
