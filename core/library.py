@@ -285,8 +285,14 @@ def no_wip(index: Index, folder: str, why: str, pointers: tuple[str, str, str] =
     if why == HOME_FOLDER:
         from .text import shell_word
 
-        # (a folder gone, the newest session's too, is no folder to ask of: trial58b B5)
-        here = [meta.project_dir for meta in newest_sessions(index, limit=20) if os.path.isdir(meta.project_dir)][:1]
+        # (below the folder asked, and there: a folder gone is none to ask of, trial58b B5; nor one outside it,
+        # ``/srv/app`` for ``~``, review59b F9)
+        below = project_spelling(folder).rstrip("/") + "/"
+        here = [
+            meta.project_dir
+            for meta in newest_sessions(index, limit=20)
+            if project_spelling(meta.project_dir).startswith(below) and os.path.isdir(meta.project_dir)
+        ][:1]
         named = f" (the newest project here: {asks.format(shell_word(here[0]))})" if here else ""
         return f"no session ran in {shown} itself, and every project is below it: give a project's folder{named}"
     said = f"no session ran in {shown}, below it or in a folder above it"

@@ -762,3 +762,17 @@ def test_stats_says_how_many_projects_it_did_not_list(tmp_path: Path, cli_root: 
     assert len(json.loads(run_deja("stats", "--json").stdout)["projects"]) == 23
     missing = run_deja("search", "caching", "--project", "nosuch")
     assert "`deja stats` lists the projects there are" in missing.stdout + missing.stderr
+
+
+def test_wip_in_the_home_folder_names_a_project_below_it(tmp_path: Path, cli_root: Path) -> None:
+    """review59b F9: the newest project whose folder is here was taken wherever it was: ``/srv/app`` was "the newest
+    project here" for ``deja wip ~``, under "every project is below it"."""
+    home = tmp_path / "home"
+    _chat(cli_root, home / "code" / "billing", "c-billing", "invoice totals round wrong", "pytest -q billing")
+    _chat(cli_root, tmp_path / "srv" / "app", "c-app", "the app server will not start", "make run")  # (newer)
+    assert run_deja("index").returncode == 0
+
+    ran = run_deja("wip", cwd=home)
+
+    assert ran.returncode == 1
+    assert f"(the newest project here: `deja wip {home / 'code' / 'billing'}`)" in ran.stderr, ran.stderr
