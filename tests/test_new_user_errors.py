@@ -169,7 +169,11 @@ def test_config_takes_an_empty_folder_or_a_deja_home_as_home(fake_home: Path, tm
     kept = tmp_path / "repo" / "cache"  # (a repository's folder: `git add -A` would take the index in, review59a F6)
     kept.mkdir(parents=True)
     (kept / ".gitkeep").write_text("")
-    assert run_deja("config", "set", "home", str(kept)).returncode == 2
+    refused = run_deja("config", "set", "home", str(kept))
+    assert refused.returncode == 2  # (and no folder inside it suggested, review59b F8)
+    assert refused.stderr.rstrip().endswith(
+        "(an empty one outside this repository: `git add -A` would take in the index)"
+    )
 
 
 def test_doctor_warns_of_a_setting_the_shell_gives_a_value_deja_ignores(sample: Sample) -> None:
