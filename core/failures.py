@@ -241,9 +241,9 @@ def what_followed(
             command = call.args.get("command")
             if call.name not in SHELL_TOOLS or not isinstance(command, str):
                 continue
-            if asked_since and _another_occurrence(call, match, error):
-                return fix
             command = normalise_command(command)
+            if asked_since and _another_occurrence(call, match, error, command, fix.command, head):
+                return fix
             fix.steps.append(Step(command, call.exit_code, is_destructive(command)))
             if call.exit_code == 0 and (not head or head in _heads(command)):
                 fix.resolved_by = command
@@ -253,15 +253,30 @@ def what_followed(
     return fix
 
 
-def _another_occurrence(call: ToolCall, match: ErrorMatch | None, error: str) -> bool:
-    """Whether ``call`` failed with another line of the error ``match`` than ``error``, the one shown: asked about
-    after a question, it is the next occurrence (the next tenant's test), not a step taken about this one; its own
-    failing command was listed as what ran after ``test_tenant_t013``'s (trial58b B4). The same line again is a retry
-    of this one, and a retry with other numbers before any question the agent's work on it."""
-    if match is None or not call.exit_code:
+def _another_occurrence(
+    call: ToolCall, match: ErrorMatch | None, error: str, command: str, failed: str, head: str
+) -> bool:
+    """Whether ``call`` (its ``command``, normalised) failed with another occurrence of the error ``match`` than
+    ``error``, the one shown (``failed``: its command): asked about after a question, it is the next one (the next
+    tenant's test), not a step taken about this one; its own failing command was listed as what ran after
+    ``test_tenant_t013``'s (trial58b B4). Another occurrence is a run of the same tool (``head``) whose line of the
+    error differs in a word the key leaves out that is not a number (``t143``, not step ``412``), or is a run of
+    another command: the same command printing other numbers after "still failing" is a retry of this one, whose
+    fix was then left out (review59d F1). Only such runs' outputs are read (a build's 180 failed runs of 64 KiB
+    after the question took the failure hook from 0.25 to 1.2 s, review59d F4), and one holding the line shown is
+    a retry at the cost of one search."""
+    if match is None or not call.exit_code or (head and head not in _heads(command)) or error in (call.result or ""):
         return False
     line = match.line(call)
-    return line is not None and line != error
+    if line is None or line == error:
+        return False
+    return command != failed or _named_words(line) != _named_words(error)
+
+
+def _named_words(line: str) -> set[str]:
+    """The words of ``line`` the error's key leaves out that are no number (``told_apart_by``): a test's id, a
+    tenant, not a step or a count."""
+    return {word for word in told_apart_by(line) if not word.isdigit()}
 
 
 def episode_end(segment: Segment, doc: int, end: int) -> int:

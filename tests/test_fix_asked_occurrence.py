@@ -17,6 +17,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from harness import run_deja
 
 from deja.core.writers.cursor_agent import (
@@ -234,3 +235,62 @@ def test_the_failure_hook_stays_flat_on_a_session_of_many_long_failed_runs(fake_
         took = time.perf_counter() - began
         assert f"the next answer: {said}: changed it." in told, told
         assert took < 2.5, took
+
+
+def test_a_rerun_with_other_numbers_after_the_user_says_still_failing_is_still_what_followed(fake_home: Path) -> None:
+    """review59d F1: the key ignores numbers because a retry prints others. The user says it still fails, the agent
+    reruns (a nan at step 412 where it was 300), edits the config and reruns: it passes. The rerun with other numbers
+    was read as the next occurrence, and ``deja fix`` listed no step and no fix."""
+    messages = [
+        *_turn(0, "train it", [("python train.py", NAN.format(300), 1)], "Lowered the learning rate."),
+        *_turn(
+            1,
+            "still failing",
+            [
+                ("python train.py", NAN.format(412), 1),
+                ("sed -i s/fp16/bf16/ config.yaml", "", 0),
+                ("python train.py", "done: loss 0.31", 0),
+            ],
+            "Switched to bf16: it trains now.",
+        ),
+    ]
+    _chat(fake_home, "c-nan", messages)
+    found = _fix(NAN.format(300))
+    assert found["resolved_by"] == "python train.py", found
+    assert "sed -i s/fp16/bf16/ config.yaml" in [step["command"] for step in found["steps"]], found
+
+
+def test_what_followed_reads_no_output_of_another_tool_after_a_question(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review59d F4: after t013's failure and a question, 9 turns of 20 failed ``npm run build`` runs of 64 KiB each:
+    looking for the next occurrence read every one of their outputs' error lines (the failure hook 0.25 -> 1.2 s).
+    A run of another tool is a step, never the next occurrence: none of their outputs is read for it."""
+    from deja.core import failures
+    from deja.interfaces.fastpath import open_index
+
+    line = "FAILED tests/test_p.py::test_tenant_t{:03d} - AssertionError: {} != 1300"
+    noise = "".join(f"collecting item {i} ok\n" for i in range(3000))[: 64 * 1024 - 60]
+    messages = _turn(0, "run it", [("pytest tests/test_p.py", line.format(13, 1299), 1)], "Tenant 13 fixed.")
+    for n in range(1, 10):
+        builds = [("npm run build", f"{noise}\nError: Cannot find module 'x{k}'", 1) for k in range(20)]
+        messages += _turn(n, f"now the build ({n})", builds, f"Build {n}.")
+    _chat(fake_home, "c-builds", messages)
+    index = open_index()
+    read: list[int] = []
+    real = failures.error_lines
+
+    def counted(output: str, *args: int) -> list[str]:
+        read.append(len(output))
+        return real(output, *args)
+
+    for match, rows in failures.past_failures(index, line.format(13, 1299), 20, (), "pytest tests/test_p.py"):
+        if rows:
+            ((segment, docs),) = rows
+            doc = failures.asked_failure(segment, docs, match)
+            monkeypatch.setattr(failures, "error_lines", counted)
+            fix = failures.what_followed(segment, doc, "pytest", match)
+            assert len(read) == 1, f"{len(read)} outputs read: {read[:5]}"  # (the failure's own)
+            assert len(fix.steps) >= 20, fix.steps
+            return
+    raise AssertionError("no failure found")
