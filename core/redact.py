@@ -2914,8 +2914,11 @@ _VALUE_CHAR = r"""(?:[^\s"'`,;&)\]}\\]|\\(?!\\*[nrt]))"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
 #: ``…$w&q^r7t``): such a sign ends it only before a blank, the line's end, another sign or the next ``key=`` of a
 #: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).
+#: A ``)`` goes on too before a letter, a digit or a sign a Django key draws (``Zq8$Wx7!Vc6)Bn5(Ll3``, ``w6(y5)b0+n``:
+#: trial59 F1), not before what follows a call's close in code (``.``, ``,``, ``:``, ``)``, ``->``, ``==``, a blank:
+#: ``f(password=pw).x``).
 #: Over-redacting a few characters of a shell line beats leaking a password's tail.
-_BARE = rf"""{_VALUE_CHAR}+(?:[,;&'](?![\w.-]*[=(]){_VALUE_CHAR}+)*"""
+_BARE = rf"""{_VALUE_CHAR}+(?:(?:[,;&'](?![\w.-]*[=(])|\)+(?=[\w!@#$%^*(+~])){_VALUE_CHAR}+)*"""
 #: Markdown around a label (``**Password:**``, ``**Password**:``, ``__password__:``, `` `password`: ``): what closes the
 #: emphasis or the code span before the separator, and bold's close after it. Agents write credentials so.
 _LABEL_CLOSE = r"(?:\*{1,2}|_{1,2}|`)?"
@@ -3169,10 +3172,10 @@ _BEFORE_A_COMMAND_WORD = frozenset(" \t\n;&|(=")
 
 def _bare_literal(value: str, key: str, config_line: bool) -> bool:
     """An unquoted value that is a literal secret, not code (a call, a type, a variable, an env lookup)."""
-    if not _plain_value(value, key) or value[0] in "([{<@&*!#?:" or value[-1] == ":":
+    if not _plain_value(value, key) or value[-1] == ":" or "::" in value or "->" in value:
         return False
-    if any(c in value for c in "()[]{}<>") or "::" in value or "->" in value:
-        return False
+    if value[0] in "([{<@&*!#?:" or any(c in value for c in "()[]{}<>"):
+        return _BRACKETED_CODE.fullmatch(value) is None and _A_CALL_CUT_SHORT.fullmatch(value) is None
     if _DOTTED_NAME.fullmatch(value):
         # An attribute (``token = self.token``, ``password=settings.DB_PASSWORD``), unless a part of it is generated
         # (``abc.defGHI123456789xyz``) or a configuration line gives it and it names no object or secret
@@ -3187,6 +3190,25 @@ def _bare_literal(value: str, key: str, config_line: bool) -> bool:
         # after the key (``token: Token``) or a known one (``SecretStr``) is no value (``_plain_value``).
         return config_line or any(c.isdigit() for c in value)
     return True
+
+
+#: A bare value with a bracket or a leading sign that is code (``_bare_literal``), what else such a value holds being a
+#: password's or a Django key's signs (``Xy7#kq(9)Lm``, ``w6(y5)b0+n``, ``(Lrv8Kq2)x``, ``*w6(y5)b0+n``: trial59
+#: F1): a name and a bracketed part that ends the value (a call, a subscript, a generic: ``getpass()``,
+#: ``config[db]``, ``Vec<String>``), or one cut at its close or a blank (``get_pw(x`` of ``get_pw(x).strip()``,
+#: ``env(NAME,`` of ``env(NAME, default=x)``), or a name its closing brackets end (help text's ``PASSWORD]`` of
+#: ``[--password PASSWORD]``), after signs (``*args``, ``&pw``, ``@Value``, ``!secret``); or a bracket opening a name
+#: (``(yield``, ``[a`` of ``[a, b]``).
+_BRACKETED_CODE = Lazy(
+    globals(),
+    "_BRACKETED_CODE",
+    r"[@&*!#?:]*+(?:[\w.$]++(?:\(.*\)|\[.*\]|\{.*\}|<[\w ,.:]*>|[(\[][\w.$,:=-]*+)?|[\w.$]*+[)\]}>]++"
+    r"|[(\[{<][\w.$]*+[)\]}>]?)",
+)
+#: A call or a subscript an assignment's value stops inside, at a quote or a close the value cannot hold
+#: (``hash_password(data[`` of ``hash_password(data["password"])``): code, where no secret variable's word is read
+#: (``_SECRET_VARIABLE``, which runs to a blank).
+_A_CALL_CUT_SHORT = Lazy(globals(), "_A_CALL_CUT_SHORT", r"[\w.$]++[(\[{][^)\]}]*+")
 
 
 #: What a dotted name in code starts with: an object holding settings or the environment (``settings.DB_PASSWORD``).
@@ -3658,6 +3680,57 @@ def _keys_run(match: re.Match[str]) -> tuple[int, int, int]:
     return start, max(start, text.rfind("'", start, end) + 1, text.rfind("*", start, end) + 1), end
 
 
+#: A variable named a secret in capitals given a word as its value, as ``env``, ``printenv``, a ``.env``, ``export``,
+#: ``docker run -e`` and YAML print it (``SECRET_KEY=…``, ``SECRET_KEY: …``, ``SECRET_KEY = …``): the key starts a
+#: word after a line's start, a blank, a quote or a shell sign, and the value runs to the next blank or quote, or is
+#: quoted. Such a value is read as one word whatever signs it holds (``_secret_word``). (The key's noun ends it, so a word is read from its
+#: start only: ``(?<![\w.-])``.)
+_SECRET_VARIABLE = (
+    r"(?<![^\s;&|(=+\"'\[,])(?P<key>[A-Z][A-Z0-9_]*?(?:KEY|SECRET|TOKEN|PASS|PASSWORD|PASSWD|PASSPHRASE|PWD|PW|BASE)"
+    r"(?:_?[0-9]{1,3})?)(?P<sep>=|:[ \t]+|[ \t]+=[ \t]+)"
+    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|[^\s\"'`]++(?=[\s\"'`]|\Z))"
+)
+#: What in a secret variable's word makes the assignment rule read only part of it or none (``_BARE``, ``_REFERENCE``,
+#: ``_bare_literal``): brackets, ``$``, ``%``, ``&`` and ``=`` (a Django key's ``…$k2!pq7&t1*w6(y5)b0+n``), or a
+#: marker that rule put in for its first part, its tail still written after it.
+_SPLIT_BY_THE_RULES = Lazy(globals(), "_SPLIT_BY_THE_RULES", r"[()$%&=]|\A[@*!#?:^+]|\[redacted:")
+#: A word that is a substitution, not a value: ``$VAR``, ``$VAR/path``, ``${VAR}``, ``$(cat /run/secrets/key)`` (its
+#: first word, the blank ending the value), ``%VAR%``, ``%(name)s``, a format's ``%s``.
+_SUBSTITUTION = Lazy(
+    globals(),
+    "_SUBSTITUTION",
+    r"\$\{[^${}\s]*+\}|\A\$\([ \t]*[A-Za-z_./~]|\$\([a-z][\w.-]*+\)|\A\$[A-Za-z_]\w*+(?:/|\Z)|\A%\w+%(?:\Z|[\\/])|\A%\(\w+\)"
+    r"|\A%[-+ #0-9.]*[A-Za-z]\Z",
+)
+
+
+def _secret_word(match: re.Match[str]) -> str:
+    """A secret variable's value (``_SECRET_VARIABLE``) redacted as one word when what it holds split it for the
+    assignment rule (``_SPLIT_BY_THE_RULES``) and it is no code or substitution (``_BRACKETED_CODE``,
+    ``_SUBSTITUTION``): a Django key draws ``(-_=+)`` and ``!@#$%^&*``, and most of them kept a tail or stayed whole
+    (trial59 F1: 173 of 200 leaked 12 characters or more)."""
+    key, value = match.group("key"), match.group("value")
+    quote = value[0] if value[0] in "\"'" else ""
+    contents = value[len(quote) : len(value) - len(quote)]
+    if not secret_key(key) or not contents or _A_MARKER.fullmatch(contents):
+        return match.group(0)
+    if "[redacted:" not in contents and not _a_signed_literal(contents):
+        return match.group(0)
+    return _marked(match, "value", f"{quote}[redacted:secret]{quote}")
+
+
+#: A marker alone: a value redacted whole already.
+_A_MARKER = Lazy(globals(), "_A_MARKER", r"\[redacted:[\w-]+\]")
+
+
+def _a_signed_literal(value: str) -> bool:
+    """Whether a secret variable's word holding signs (``_SPLIT_BY_THE_RULES``) is a literal: no code, substitution,
+    filler or keyword."""
+    if not _SPLIT_BY_THE_RULES.search(value) or _BRACKETED_CODE.fullmatch(value) or _SUBSTITUTION.search(value):
+        return False
+    return not _FILLER.fullmatch(value) and value.lower() not in _NOT_VALUES
+
+
 _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLAG, ("--",), replace=_flag),
     Rule("secret", _XML, ("</",), replace=_tagged),
@@ -3674,6 +3747,7 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
 _ASSIGNMENT_NEEDLES = ("pass", "pw", "secret", "token", "key")
+_SECRET_WORD = Rule("secret", _SECRET_VARIABLE, (), replace=_secret_word)
 
 
 # --------------------------------------------------------------------------- secrets named in sentences
@@ -4343,6 +4417,7 @@ def _by_the_rules(text: str) -> str:
             text = _apply(rule, text)
         if _holds(original, lowered, _ASSIGNMENT_NEEDLES):
             text = _assignments(text)
+            text = _apply(_SECRET_WORD, text)
         text = _pgpass(text)
     if may_name_a_secret_in_english(lowered):
         text = _sentences(text)

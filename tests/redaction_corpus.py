@@ -997,6 +997,10 @@ SECRETS: list[Secret] = [
     Secret(
         "env-ampersand-then-command", "secret", _join("Tr0ub4dor", "&3xyzzyVxy"), "DB_PASSWORD={secret} && npm start"
     ),
+    # A Django key holding brackets, ``$`` and ``&=`` as ``env`` prints it (trial59 F1: most such keys leaked).
+    Secret(
+        "django-key-brackets", "secret", _join("dj4ng0-x9$k2!pq7@zv#m3", "^r8&=t1*w6(y5)b0+n"), "SECRET_KEY={secret}"
+    ),
     Secret("env-then-call", "secret", _join("Xk29", "fLq8", "ZpW7"), "var token={secret};init()"),
     # Google's OAuth access token, and a dotted value under a secret's name.
     Secret(
