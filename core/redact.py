@@ -1192,6 +1192,9 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("huggingface-token", r"hf_[A-Za-z0-9]{30,}", "hf_"),
     _token("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", "_v1_"),
     _token("npm-token", r"npm_[A-Za-z0-9]{36}", "npm_"),
+    # Heroku's API token since 2024 (``heroku auth:token``; gitleaks' heroku-api-key-v2 gives 58 after its prefix,
+    # a few more taken: trial59 F3).
+    _token("heroku-token", r"HRKU-AA[0-9A-Za-z_-]{50,}+", "HRKU-AA"),
     _token("pypi-token", r"pypi-[A-Za-z0-9_-]{50,}", "pypi-"),
     _token("mailgun-key", r"key-[0-9a-f]{32}", "key-"),
     _token("telegram-bot-token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", inside=r"\d"),
@@ -1294,6 +1297,15 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         ("Key",),
         group=1,
         check=_after("Account", "SharedAccess", "Primary", "Secondary"),
+    ),
+    # ``az storage account keys list``'s JSON: each key's ``"value"`` after its ``"keyName": "key1"`` (``key2``,
+    # ``kerb1``), a few fields between them (``"permissions": "FULL"``) (trial59 F3).
+    Rule(
+        "azure-key",
+        r'"keyName"[ \t]*:[ \t]*"(?:key|kerb)[12]"(?:\s*,\s*"(?!value")\w+"[ \t]*:[ \t]*(?:"[^"\n]{0,200}"|[\w.-]{1,40})){0,4}'
+        r'\s*,\s*"value"[ \t]*:[ \t]*"([A-Za-z0-9+/]{20,}+={0,2})"',
+        ('"keyName"',),
+        group=1,
     ),
     # A storage SAS's ``sig=`` is base64 (``%2B``, ``%2F`` as a URL holds it), a Logic Apps or Power Automate
     # trigger's base64url: its ``-`` and ``_`` stopped the value, and kept its tail or all of it (trial58 T1).
@@ -2497,6 +2509,15 @@ _LOGIN_RULES = (
     # ``netlify deploy --auth TOKEN``.
     _argument_rule(("git config",), _GIT_CONFIG, _git_config_secret, again=False),
     _argument_rule(("snyk",), r"snyk(?:\.cmd|\.exe)?[ \t]+auth[ \t]+(?P<prose>)", _argument, again=False),
+    # ``wandb login KEY`` (its documented login; a 40-hex key, told apart by the command, not its shape: trial59 F3),
+    # after its flags (``--relogin``, ``--host URL``).
+    _argument_rule(
+        ("wandb",),
+        r"wandb(?:\.exe)?[ \t]+login(?:[ \t]+--(?:relogin|verify|cloud|host(?:=|[ \t]+)[^\s-]\S*)(?![\w-])){0,4}"
+        r"[ \t]+(?P<prose>)",
+        _argument,
+        again=False,
+    ),
     _argument_rule(
         ("codecov",), _option_of(r"codecov(?:cli)?(?:\.exe)?", "-t|--token") + r"(?:=|[ \t]+)", _argument, again=False
     ),

@@ -761,6 +761,19 @@ SECRETS: list[Secret] = [
         _join("Eby8vdM02xNOcqFl", "qUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq", "/K1SZFPTOtr/KBHBeksoGMGw=="),
         "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={secret};EndpointSuffix=core.windows.net",
     ),
+    # ``az storage account keys list``'s JSON, and Heroku's ``HRKU-AA`` token (trial59 F3).
+    Secret(
+        "azure-storage-keys-list",
+        "azure-key",
+        _join("Eby8vdM02xNOcqFl", "qUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq", "/K1SZFPTOtr/KBHBeksoGMGw=="),
+        '[{{"keyName": "key1", "permissions": "FULL", "value": "{secret}"}}]',
+    ),
+    Secret(
+        "heroku-token-v2",
+        "heroku-token",
+        _join("HRKU-AA", "Kq8Lp3Xv7Tn2Wb9Rc4Yd6Fg1Hj5Kl0Zx8", "Cv3Bn7Mq2We4Rt6Yu9_Io1Pa5Sd3"),
+        "$ heroku auth:token\n{secret}",
+    ),
     Secret("jwt", "jwt", _JWT, "Cookie: session={secret}; Path=/"),
     Secret(
         "bearer-header",
