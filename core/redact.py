@@ -1203,6 +1203,9 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("huggingface-token", r"hf_[A-Za-z0-9]{30,}", "hf_"),
     _token("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", "_v1_"),
     _token("npm-token", r"npm_[A-Za-z0-9]{36}", "npm_"),
+    # Heroku's API token since 2024 (``heroku auth:token``; gitleaks' heroku-api-key-v2 gives 58 after its prefix,
+    # a few more taken: trial59 F3).
+    _token("heroku-token", r"HRKU-AA[0-9A-Za-z_-]{50,}+", "HRKU-AA"),
     _token("pypi-token", r"pypi-[A-Za-z0-9_-]{50,}", "pypi-"),
     _token("mailgun-key", r"key-[0-9a-f]{32}", "key-"),
     _token("telegram-bot-token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", inside=r"\d"),
@@ -1305,6 +1308,15 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         ("Key",),
         group=1,
         check=_after("Account", "SharedAccess", "Primary", "Secondary"),
+    ),
+    # ``az storage account keys list``'s JSON: each key's ``"value"`` after its ``"keyName": "key1"`` (``key2``,
+    # ``kerb1``), a few fields between them (``"permissions": "FULL"``) (trial59 F3).
+    Rule(
+        "azure-key",
+        r'"keyName"[ \t]*:[ \t]*"(?:key|kerb)[12]"(?:\s*,\s*"(?!value")\w+"[ \t]*:[ \t]*(?:"[^"\n]{0,200}"|[\w.-]{1,40})){0,4}'
+        r'\s*,\s*"value"[ \t]*:[ \t]*"([A-Za-z0-9+/]{20,}+={0,2})"',
+        ('"keyName"',),
+        group=1,
     ),
     # A storage SAS's ``sig=`` is base64 (``%2B``, ``%2F`` as a URL holds it), a Logic Apps or Power Automate
     # trigger's base64url: its ``-`` and ``_`` stopped the value, and kept its tail or all of it (trial58 T1); a
@@ -2535,6 +2547,15 @@ _LOGIN_RULES = (
     # ``netlify deploy --auth TOKEN``.
     _argument_rule(("git config",), _GIT_CONFIG, _git_config_secret, again=False),
     _argument_rule(("snyk",), r"snyk(?:\.cmd|\.exe)?[ \t]+auth[ \t]+(?P<prose>)", _argument, again=False),
+    # ``wandb login KEY`` (its documented login; a 40-hex key, told apart by the command, not its shape: trial59 F3),
+    # after its flags (``--relogin``, ``--host URL``).
+    _argument_rule(
+        ("wandb",),
+        r"wandb(?:\.exe)?[ \t]+login(?:[ \t]+--(?:relogin|verify|cloud|host(?:=|[ \t]+)[^\s-]\S*)(?![\w-])){0,4}"
+        r"[ \t]+(?P<prose>)",
+        _argument,
+        again=False,
+    ),
     _argument_rule(
         ("codecov",), _option_of(r"codecov(?:cli)?(?:\.exe)?", "-t|--token") + r"(?:=|[ \t]+)", _argument, again=False
     ),
@@ -2952,8 +2973,11 @@ _VALUE_CHAR = r"""(?:[^\s"'`,;&)\]}\\]|\\(?!\\*[nrt]))"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
 #: ``…$w&q^r7t``): such a sign ends it only before a blank, the line's end, another sign or the next ``key=`` of a
 #: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).
+#: A ``)`` goes on too before a letter, a digit or a sign a Django key draws (``Zq8$Wx7!Vc6)Bn5(Ll3``, ``w6(y5)b0+n``:
+#: trial59 F1), not before what follows a call's close in code (``.``, ``,``, ``:``, ``)``, ``->``, ``==``, a blank:
+#: ``f(password=pw).x``).
 #: Over-redacting a few characters of a shell line beats leaking a password's tail.
-_BARE = rf"""{_VALUE_CHAR}+(?:[,;&'](?![\w.-]*[=(]){_VALUE_CHAR}+)*"""
+_BARE = rf"""{_VALUE_CHAR}+(?:(?:[,;&'](?![\w.-]*[=(])|\)+(?=[\w!@#$%^*(+~])){_VALUE_CHAR}+)*"""
 #: Markdown around a label (``**Password:**``, ``**Password**:``, ``__password__:``, `` `password`: ``): what closes the
 #: emphasis or the code span before the separator, and bold's close after it. Agents write credentials so.
 _LABEL_CLOSE = r"(?:\*{1,2}|_{1,2}|`)?"
@@ -3207,10 +3231,10 @@ _BEFORE_A_COMMAND_WORD = frozenset(" \t\n;&|(=")
 
 def _bare_literal(value: str, key: str, config_line: bool) -> bool:
     """An unquoted value that is a literal secret, not code (a call, a type, a variable, an env lookup)."""
-    if not _plain_value(value, key) or value[0] in "([{<@&*!#?:" or value[-1] == ":":
+    if not _plain_value(value, key) or value[-1] == ":" or "::" in value or "->" in value:
         return False
-    if any(c in value for c in "()[]{}<>") or "::" in value or "->" in value:
-        return False
+    if value[0] in "([{<@&*!#?:" or any(c in value for c in "()[]{}<>"):
+        return _BRACKETED_CODE.fullmatch(value) is None and _A_CALL_CUT_SHORT.fullmatch(value) is None
     if _DOTTED_NAME.fullmatch(value):
         # An attribute (``token = self.token``, ``password=settings.DB_PASSWORD``), unless a part of it is generated
         # (``abc.defGHI123456789xyz``) or a configuration line gives it and it names no object or secret
@@ -3225,6 +3249,25 @@ def _bare_literal(value: str, key: str, config_line: bool) -> bool:
         # after the key (``token: Token``) or a known one (``SecretStr``) is no value (``_plain_value``).
         return config_line or any(c.isdigit() for c in value)
     return True
+
+
+#: A bare value with a bracket or a leading sign that is code (``_bare_literal``), what else such a value holds being a
+#: password's or a Django key's signs (``Xy7#kq(9)Lm``, ``w6(y5)b0+n``, ``(Lrv8Kq2)x``, ``*w6(y5)b0+n``: trial59
+#: F1): a name and a bracketed part that ends the value (a call, a subscript, a generic: ``getpass()``,
+#: ``config[db]``, ``Vec<String>``), or one cut at its close or a blank (``get_pw(x`` of ``get_pw(x).strip()``,
+#: ``env(NAME,`` of ``env(NAME, default=x)``), or a name its closing brackets end (help text's ``PASSWORD]`` of
+#: ``[--password PASSWORD]``), after signs (``*args``, ``&pw``, ``@Value``, ``!secret``); or a bracket opening a name
+#: (``(yield``, ``[a`` of ``[a, b]``).
+_BRACKETED_CODE = Lazy(
+    globals(),
+    "_BRACKETED_CODE",
+    r"[@&*!#?:]*+(?:[\w.$]++(?:\(.*\)|\[.*\]|\{.*\}|<[\w ,.:]*>|[(\[][\w.$,:=-]*+)?|[\w.$]*+[)\]}>]++"
+    r"|[(\[{<][\w.$]*+[)\]}>]?)",
+)
+#: A call or a subscript an assignment's value stops inside, at a quote or a close the value cannot hold
+#: (``hash_password(data[`` of ``hash_password(data["password"])``): code, where no secret variable's word is read
+#: (``_SECRET_VARIABLE``, which runs to a blank).
+_A_CALL_CUT_SHORT = Lazy(globals(), "_A_CALL_CUT_SHORT", r"[\w.$]++[(\[{][^)\]}]*+")
 
 
 #: What a dotted name in code starts with: an object holding settings or the environment (``settings.DB_PASSWORD``).
@@ -3763,6 +3806,57 @@ def _in_a_keys_run(text: str, candidate: re.Match[str], run_start: int, run_end:
 _QUOTE_REACH = 72
 
 
+#: A variable named a secret in capitals given a word as its value, as ``env``, ``printenv``, a ``.env``, ``export``,
+#: ``docker run -e`` and YAML print it (``SECRET_KEY=…``, ``SECRET_KEY: …``, ``SECRET_KEY = …``): the key starts a
+#: word after a line's start, a blank, a quote or a shell sign, and the value runs to the next blank or quote, or is
+#: quoted. Such a value is read as one word whatever signs it holds (``_secret_word``). (The key's noun ends it, so a word is read from its
+#: start only: ``(?<![\w.-])``.)
+_SECRET_VARIABLE = (
+    r"(?<![^\s;&|(=+\"'\[,])(?P<key>[A-Z][A-Z0-9_]*?(?:KEY|SECRET|TOKEN|PASS|PASSWORD|PASSWD|PASSPHRASE|PWD|PW|BASE)"
+    r"(?:_?[0-9]{1,3})?)(?P<sep>=|:[ \t]+|[ \t]+=[ \t]+)"
+    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|[^\s\"'`]++(?=[\s\"'`]|\Z))"
+)
+#: What in a secret variable's word makes the assignment rule read only part of it or none (``_BARE``, ``_REFERENCE``,
+#: ``_bare_literal``): brackets, ``$``, ``%``, ``&`` and ``=`` (a Django key's ``…$k2!pq7&t1*w6(y5)b0+n``), or a
+#: marker that rule put in for its first part, its tail still written after it.
+_SPLIT_BY_THE_RULES = Lazy(globals(), "_SPLIT_BY_THE_RULES", r"[()$%&=]|\A[@*!#?:^+]|\[redacted:")
+#: A word that is a substitution, not a value: ``$VAR``, ``$VAR/path``, ``${VAR}``, ``$(cat /run/secrets/key)`` (its
+#: first word, the blank ending the value), ``%VAR%``, ``%(name)s``, a format's ``%s``.
+_SUBSTITUTION = Lazy(
+    globals(),
+    "_SUBSTITUTION",
+    r"\$\{[^${}\s]*+\}|\A\$\([ \t]*[A-Za-z_./~]|\$\([a-z][\w.-]*+\)|\A\$[A-Za-z_]\w*+(?:/|\Z)|\A%\w+%(?:\Z|[\\/])|\A%\(\w+\)"
+    r"|\A%[-+ #0-9.]*[A-Za-z]\Z",
+)
+
+
+def _secret_word(match: re.Match[str]) -> str:
+    """A secret variable's value (``_SECRET_VARIABLE``) redacted as one word when what it holds split it for the
+    assignment rule (``_SPLIT_BY_THE_RULES``) and it is no code or substitution (``_BRACKETED_CODE``,
+    ``_SUBSTITUTION``): a Django key draws ``(-_=+)`` and ``!@#$%^&*``, and most of them kept a tail or stayed whole
+    (trial59 F1: 173 of 200 leaked 12 characters or more)."""
+    key, value = match.group("key"), match.group("value")
+    quote = value[0] if value[0] in "\"'" else ""
+    contents = value[len(quote) : len(value) - len(quote)]
+    if not secret_key(key) or not contents or _A_MARKER.fullmatch(contents):
+        return match.group(0)
+    if "[redacted:" not in contents and not _a_signed_literal(contents):
+        return match.group(0)
+    return _marked(match, "value", f"{quote}[redacted:secret]{quote}")
+
+
+#: A marker alone: a value redacted whole already.
+_A_MARKER = Lazy(globals(), "_A_MARKER", r"\[redacted:[\w-]+\]")
+
+
+def _a_signed_literal(value: str) -> bool:
+    """Whether a secret variable's word holding signs (``_SPLIT_BY_THE_RULES``) is a literal: no code, substitution,
+    filler or keyword."""
+    if not _SPLIT_BY_THE_RULES.search(value) or _BRACKETED_CODE.fullmatch(value) or _SUBSTITUTION.search(value):
+        return False
+    return not _FILLER.fullmatch(value) and value.lower() not in _NOT_VALUES
+
+
 _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLAG, ("--",), replace=_flag),
     Rule("secret", _XML, ("</",), replace=_tagged),
@@ -3779,6 +3873,7 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
 _ASSIGNMENT_NEEDLES = ("pass", "pw", "secret", "token", "key")
+_SECRET_WORD = Rule("secret", _SECRET_VARIABLE, (), replace=_secret_word)
 
 
 # --------------------------------------------------------------------------- secrets named in sentences
@@ -4448,6 +4543,7 @@ def _by_the_rules(text: str) -> str:
             text = _apply(rule, text)
         if _holds(original, lowered, _ASSIGNMENT_NEEDLES):
             text = _assignments(text)
+            text = _apply(_SECRET_WORD, text)
         text = _pgpass(text)
     if may_name_a_secret_in_english(lowered):
         text = _sentences(text)

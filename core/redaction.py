@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 #: the rest of a hostile line's value past 16 secret-named keys one inside the other's (red58's quadratic
 #: ``?key=`` line), an ssm SecureString beside a plain parameter after ``&``, ``#`` or in the next JSON string
 #: (review58f F2), pexpect's ``sendline("…")`` after its password's prompt (review58b F9): red59;
+#: a value under a secret name holding brackets, ``$``, ``%`` or ``&`` (a Django key), whole, unless a call or a
+#: substitution; ``wandb login KEY``, Heroku's ``HRKU-AA…``, ``az storage account keys list``'s ``"value"``: red59b
+#: (trial59 F1, F3);
 #: 35: the secret part of Microsoft Teams', Mattermost's, Rocket.Chat's, WeCom's, Feishu's and Lark's, Zapier's,
 #: IFTTT's, Webex's and Make's webhook URLs, a Logic Apps or Power Automate ``sig=`` holding ``-`` or ``_`` (trial58
 #: T1); rclone's secrets on CPython before 3.11.5, expect's ``send`` on its own line of a JSON string, an ssm
@@ -133,7 +136,7 @@ ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", 
                   "net ads", "net -u", "rpcclient", "secret set", "-a bearer",
                   # (a password given to a login: ``redact._LOGIN_RULES``; Python's ``smtp.login("me", "PW")``)
                   "kinit", "sqlplus", "sqlcl", "expdp", "impdp", "sqlldr", "dgmgrl", "rman", "login(", "auth(",
-                  "git config", "snyk", "codecov",
+                  "git config", "snyk", "codecov", "wandb",
                   # (a password piped to ``sudo -S``, a secret to a store's CLI: ``redact._FED_AND_STORED_RULES``)
                   "sudo", "doppler", "wrangler", "vercel", "secret create", "http-basic", "pypi-token", "nuget",
                   "convertto-securestring", "net use", "net.exe use", "ngrok", "passwd", "rclone",
@@ -661,7 +664,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  # (``redact._LOGIN_RULES``)
                  "kinit", "psexec", "vault", ":_auth", ":_password", "login(", "auth(", "sqlplus", "sqlcl", "expdp",
                  "impdp", "sqlldr", "dgmgrl", "userid=", "rman", "influx", "set password", "git config", "snyk",
-                 "codecov", "--auth", "functions:config:set",
+                 "codecov", "--auth", "functions:config:set", "wandb",
                  # (``redact._FED_AND_STORED_RULES``)
                  "sudo", "passwd", "chpasswd", "wrangler", "vercel", "gcloud", "doppler", "secret create",
                  "secretsmanager", "put-parameter", "keyvault", "twine", "poetry", "nuget", "convertto-securestring",
@@ -678,11 +681,11 @@ TOKEN_NEEDLES = ("PRIVATE KEY", "-----END", "LS0tLS1CRUdJTi", "Private-Lines:", 
                  ".com/api/webhooks/", ".webhook.office.com/webhookb2/", "outlook.office.com/webhook/",
                  "outlook.office365.com/webhook/", "/hooks/", "qyapi.weixin.qq.com/cgi-bin/webhook/",
                  "/open-apis/bot/v2/hook/", "hooks.zapier.com/hooks/", "maker.ifttt.com/", "/v1/webhooks/incoming/",
-                 "make.com/", "integromat.com/", "SG.", "hf_", "_v1_", "npm_", "pypi-", "key-", ":aa", "shp", "hv",
+                 "make.com/", "integromat.com/", "SG.", "hf_", "_v1_", "npm_", "HRKU-AA", "pypi-", "key-", ":aa", "shp", "hv",
                  "AGE-SECRET-KEY-1", "dapi", "lin_api_", "PMAK-", "NRAK-", "dp.", "sq0", "gsk_", "r8_", "xai-", "pplx-",
                  "sbp_", "dckr_pat_", "figd_", "secret_", "ntn_", "ATATT3", "ATCTT3", "pul-", "tskey-", "sntry",
                  "pscale_", ".atlasv1.", "ops_eyJ", "FlyV1 ", "fm1", "fm2_", "fo1_", "sk.eyJ", "re_", "SK", "AC", ".",
-                 ".eyJ", "EAA", "Key", "sig=", "secret", "aws_secret_access_key", "aws_access_key_id", "aws_session_token",
+                 ".eyJ", "EAA", "Key", "\"keyName\"", "sig=", "secret", "aws_secret_access_key", "aws_access_key_id", "aws_session_token",
                  "aws secret access key", "aws access key id", "aws session token", "vault token", "bearer", "basic",
                  "authorization")  # fmt: skip
 #: The shortest run a needle's rules need (``Rule.run``), where one needs more than the gate's 16: a text holding the discord bot
@@ -1577,6 +1580,11 @@ def _a_snyk_auth(text: str, lowered: str) -> bool:
     return _blanks_between(lowered, "snyk", "auth")
 
 
+def _a_wandb_login(text: str, lowered: str) -> bool:
+    """``wandb login`` (blanks between)."""
+    return _blanks_between(lowered, "wandb", "login")
+
+
 def _a_git_config_secret(text: str, lowered: str) -> bool:
     """``git config`` and, on its line, a word holding a secret's noun (``github.token``, as every key
     ``redact._a_secret_setting`` says yes to holds one): "hint: git config pull.rebase false" loads nothing. Each reads on to the next at most: linear."""
@@ -1637,6 +1645,7 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "influx": _an_influx_password,
     "codecov": _a_codecov_token,
     "snyk": _a_snyk_auth,
+    "wandb": _a_wandb_login,
     "git config": _a_git_config_secret,
 }
 #: ``NEEDED_AROUND`` for the token rules' needles (``TOKEN_NEEDLES``): ``Key`` is in every ``KeyError`` and the

@@ -761,6 +761,19 @@ SECRETS: list[Secret] = [
         _join("Eby8vdM02xNOcqFl", "qUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq", "/K1SZFPTOtr/KBHBeksoGMGw=="),
         "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={secret};EndpointSuffix=core.windows.net",
     ),
+    # ``az storage account keys list``'s JSON, and Heroku's ``HRKU-AA`` token (trial59 F3).
+    Secret(
+        "azure-storage-keys-list",
+        "azure-key",
+        _join("Eby8vdM02xNOcqFl", "qUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq", "/K1SZFPTOtr/KBHBeksoGMGw=="),
+        '[{{"keyName": "key1", "permissions": "FULL", "value": "{secret}"}}]',
+    ),
+    Secret(
+        "heroku-token-v2",
+        "heroku-token",
+        _join("HRKU-AA", "Kq8Lp3Xv7Tn2Wb9Rc4Yd6Fg1Hj5Kl0Zx8", "Cv3Bn7Mq2We4Rt6Yu9_Io1Pa5Sd3"),
+        "$ heroku auth:token\n{secret}",
+    ),
     Secret("jwt", "jwt", _JWT, "Cookie: session={secret}; Path=/"),
     Secret(
         "bearer-header",
@@ -996,6 +1009,10 @@ SECRETS: list[Secret] = [
     ),
     Secret(
         "env-ampersand-then-command", "secret", _join("Tr0ub4dor", "&3xyzzyVxy"), "DB_PASSWORD={secret} && npm start"
+    ),
+    # A Django key holding brackets, ``$`` and ``&=`` as ``env`` prints it (trial59 F1: most such keys leaked).
+    Secret(
+        "django-key-brackets", "secret", _join("dj4ng0-x9$k2!pq7@zv#m3", "^r8&=t1*w6(y5)b0+n"), "SECRET_KEY={secret}"
     ),
     Secret("env-then-call", "secret", _join("Xk29", "fLq8", "ZpW7"), "var token={secret};init()"),
     # Google's OAuth access token, and a dotted value under a secret's name.

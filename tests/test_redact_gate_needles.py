@@ -308,6 +308,7 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "influx": ["keyed:(?:influx(?:\\.exe)?)"],
         "codecov": ["keyed:(?:codecov(?:cli)?(?"],
         "snyk": ["keyed:snyk(?:\\.cmd|\\.exe)?"],
+        "wandb": ["keyed:wandb(?:\\.exe)?[ \\t]"],
         "git config": ["keyed:git(?:\\.exe)?[ \\t]+c"],
         "Key": ["token:Key\\s*=\\s*([A-Za-z0-"],
         ".": ["token:[MNO][A-Za-z\\d_-]{23"],

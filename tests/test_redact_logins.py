@@ -72,6 +72,12 @@ from deja.core.redaction import as_indexed
         ),
         ("git config --global github.token Hx7Sud0Pw42", "git config --global github.token [redacted:cli-credentials]"),
         ("snyk auth IxNKu8iS2G8NPRVdD53X83RZJzzzzgEOzdmenCkh", "snyk auth [redacted:cli-credentials]"),
+        # W&B's documented login: a 40-hex key, told apart by the command (trial59 F3).
+        ("wandb login 9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c", "wandb login [redacted:cli-credentials]"),
+        (
+            "wandb login --relogin --host https://wandb.corp.io 9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c",
+            "wandb login --relogin --host https://wandb.corp.io [redacted:cli-credentials]",
+        ),
         ("codecov -t IxNKu8iS2G8NPRVdD53X83RZJzzzzgEOzdmenCkh", "codecov -t [redacted:cli-credentials]"),
         (
             "netlify deploy --auth IxNKu8iS2G8NPRVdD53X83RZJzzzzgEOzdmenCkh",
@@ -156,6 +162,9 @@ def test_a_password_given_to_a_login_is_redacted_and_the_command_still_reads(wri
         "vault login -",
         "vault login -method=userpass username=me",
         "snyk auth",
+        "wandb login",
+        "wandb login --relogin",
+        "run wandb login first, then train",
         # any name ending in "auth", any object's login method (review57f F4)
         "export default withAuth(Dashboard, 'admin')",
         "const ok = checkAuth(req, 'admin')",

@@ -103,6 +103,32 @@ def test_one_value_before_a_long_run_is_redacted_in_time_linear_in_its_size(
 
 
 @pytest.mark.hostile
+@pytest.mark.parametrize(
+    ("head", "unit"),
+    [
+        ("", " SECRET_KEY=${x}"),
+        ("", " SECRET_KEY=(x"),
+        ("", 'KEY="'),
+        ("", "KEY=KEY "),
+        ("", " PASSWORD = $(a "),
+        ("", "password=a)"),
+        ("", "password:a)("),
+        ("SECRET_KEY=", "${"),
+        ("SECRET_KEY=", "$(a)"),
+        ("SECRET_KEY=", "%("),
+        ("password=a", ")a"),
+        ("password=", "a("),
+    ],
+)
+def test_a_long_line_of_secret_variables_or_of_a_value_holding_brackets_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, head: str, unit: str
+) -> None:
+    """trial59 F1's rules: a secret variable's word (``_SECRET_VARIABLE``, its substitutions and code read once) and a
+    bare value going on past a ``)`` (``_BARE``), many of them on a line or one long one."""
+    assert _cpu_seconds(400_000, tmp_path, unit, head) / _cpu_seconds(100_000, tmp_path, unit, head) < 8
+
+
+@pytest.mark.hostile
 @pytest.mark.parametrize("unit", ["password:", "token:", "password:token:"])
 def test_a_long_run_of_keys_without_blanks_is_redacted_in_time_linear_in_its_size(tmp_path: Path, unit: str) -> None:
     """Each key's value ran to the run's end, ending in a colon (no secret), and the next key read it again (fix45e:
@@ -562,6 +588,9 @@ def test_one_long_listed_command_is_redacted_in_time_linear_in_its_size(tmp_path
         "git config --global a.token ",
         "git config ",
         "snyk auth ",
+        "wandb login --relogin ",
+        '"keyName": "key1", "a": "b", ',
+        "HRKU-AA",
         "codecov -t ",
         "netlify deploy --auth ",
         "firebase functions:config:set a.key=b ",
