@@ -1604,6 +1604,89 @@ def _table_rows(match: re.Match[str]) -> str:
 _TABLE_ROW = Lazy(globals(), "_TABLE_ROW", r"[ \t]*([\w.-]*)([ \t]{2,})?(.*)")
 
 
+class _SecretData:
+    """The replace of a Kubernetes Secret's ``data:``/``stringData:`` map (``kubectl get secret -o yaml|json``) for
+    one text, made afresh for each (``Rule.fresh``): every value there is a secret whatever its key (a
+    ``DATABASE_URL`` in base64, trial59 F2), but a ConfigMap's ``data:`` holds none. A map is a Secret's when its
+    document (between YAML's ``---`` lines; a JSON text is one) says ``kind: Secret``, before it or after it
+    (kubectl sorts ``data`` first). Where those are is read once per text, so many maps cost one pass."""
+
+    __slots__ = ("breaks", "kinds")
+
+    def __init__(self) -> None:
+        #: Where each ``kind: Secret`` and each ``---`` line starts (None: not read yet).
+        self.kinds: list[int] | None = None
+        self.breaks: list[int] = []
+
+    def __call__(self, match: re.Match[str]) -> str:
+        if not self.of_a_secret(match):
+            return match.group(0)
+        if match.group("rows") is not None:
+            return _marked(match, "rows", _data_rows(match.group("rows")))
+        return _marked(match, "pairs", _DATA_PAIR.sub(_data_pair, match.group("pairs")))
+
+    def of_a_secret(self, match: re.Match[str]) -> bool:
+        from bisect import bisect_left
+
+        if self.kinds is None:
+            self.kinds = [kind.start() for kind in _SECRET_KIND.finditer(match.string)]
+            self.breaks = [line.start() for line in _DOCUMENT_BREAK.finditer(match.string)]
+        at = bisect_left(self.breaks, match.start())
+        first = self.breaks[at - 1] if at else -1
+        last = self.breaks[at] if at < len(self.breaks) else len(match.string)
+        kind = bisect_left(self.kinds, first)
+        return kind < len(self.kinds) and self.kinds[kind] < last
+
+
+def _data_rows(rows: str) -> str:
+    """A YAML map's rows with each entry's value replaced (a block scalar's lines by one marker), up to the first row
+    indented less than its first: what follows is the manifest's next key."""
+    lines = rows.split("\n")
+    first = next((line for line in lines if line.strip()), "")
+    depth = len(first) - len(first.lstrip(" \t"))
+    out: list[str] = []
+    in_block = False
+    for n, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip(" \t"))
+        if line.strip() and indent < depth:
+            return "\n".join([*out, *lines[n:]])
+        if line.strip() and indent > depth:  # (an entry's block scalar: ``config.yaml: |``, then its lines)
+            if not in_block:
+                out.append(line[:indent] + "[redacted:secret]")
+            in_block = True
+            continue
+        entry = _DATA_ROW.match(line) if line.strip() else None
+        if entry is not None:
+            in_block = False
+            line = entry.group("key") + _redacted_value(entry.group("value"))
+        out.append(line)
+    return "\n".join(out)
+
+
+def _redacted_value(value: str) -> str:
+    """An entry's value replaced, but an empty one, one already replaced and a block scalar's header (``|``, ``>-``:
+    its lines, indented deeper, are replaced by ``_data_rows``)."""
+    bare = value.strip()
+    if bare in ("", '""', "''") or bare.startswith(("[redacted:", "|", ">")):
+        return value
+    return "[redacted:secret]" + value[len(value.rstrip("\r")) :]
+
+
+def _data_pair(pair: re.Match[str]) -> str:
+    value = pair.group("value")
+    if not value or value.startswith("[redacted:"):
+        return pair.group(0)
+    return _marked(pair, "value", "[redacted:secret]")
+
+
+_SECRET_KIND = Lazy(
+    globals(), "_SECRET_KIND", r"(?m)^[ \t]*(?:- )?kind:[ \t]*([\"']?)Secret\1[ \t]*\r?$|\"kind\"\s*:\s*\"Secret\""
+)
+_DOCUMENT_BREAK = Lazy(globals(), "_DOCUMENT_BREAK", r"(?m)^---")
+_DATA_ROW = Lazy(globals(), "_DATA_ROW", r"(?P<key>[ \t]*([\"']?)[\w.-]+\2:(?:[ \t]+|\Z))(?P<value>.*)")
+_DATA_PAIR = Lazy(globals(), "_DATA_PAIR", r"\"(?:[^\"\\\n]|\\.)*\"\s*:\s*\"(?P<value>(?:[^\"\\\n]|\\.)*)\"")
+
+
 def _sensitive(match: re.Match[str]) -> str:
     if match.group("value") is not None:
         return _marked(match, "value", "[redacted:secret]")
@@ -2714,6 +2797,16 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         ("auth",),
         group=1,
         check=_basic_credentials,
+    ),
+    # A Kubernetes Secret's ``data:``/``stringData:`` map, every value whatever its key (``_SecretData``), in YAML (a
+    # line's key, then the rows indented deeper or blank) and JSON (``"data": {…}``, whose values are strings).
+    Rule(
+        "secret",
+        r"(?m)^(?P<indent>[ \t]*)(?:- )?(?:stringData|data):[ \t]*\r?\n"
+        r"(?P<rows>(?:(?P=indent)[ \t]+\S[^\n]*(?:\n|\Z)|[ \t]*\r?\n)+)"
+        r"|\"(?:stringData|data)\"\s*:\s*\{(?P<pairs>[^{}]*)\}",
+        ("kind: secret", '"kind": "secret"', '"kind":"secret"'),
+        fresh=_SecretData,
     ),
     # A Kubernetes Secret's ``.dockerconfigjson``: that config, base64'd again.
     Rule(

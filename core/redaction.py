@@ -669,7 +669,9 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "sudo", "passwd", "chpasswd", "wrangler", "vercel", "gcloud", "doppler", "secret create",
                  "secretsmanager", "put-parameter", "keyvault", "twine", "poetry", "nuget", "convertto-securestring",
                  "net use", "net.exe use", "ngrok", "alias set", "host add", "functions:secrets:set", "secrets set", "setapikey", "from-literal",
-                 "config:set", "env:set", "rclone", "vault-pass", "vault-id", "send")  # fmt: skip
+                 "config:set", "env:set", "rclone", "vault-pass", "vault-id", "send",
+                 # (a Kubernetes Secret's ``data:``)
+                 "kind: secret", '"kind": "secret"', '"kind":"secret"')  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):

@@ -569,6 +569,62 @@ def test_a_label_keeps_a_name_and_redacts_a_value(before: str, after: str) -> No
     assert redact(before) == after
 
 
+_DATABASE_URL_B64 = "cG9zdGdyZXNxbDovL3BheW1lbnRzOks4c0RiUHc3eFEybUBwZy5wYXltZW50cy5zdmM6NTQzMi9wYXltZW50cw=="
+
+
+@pytest.mark.parametrize("form", ["yaml", "json"])
+def test_every_value_of_a_kubernetes_secrets_data_is_redacted(form: str) -> None:
+    """``kubectl get secret -o yaml|json``: a Secret's values are secrets whatever their key (a ``DATABASE_URL`` in
+    base64 with its password, trial59 F2); kubectl sorts ``data`` before ``kind``."""
+    value = _DATABASE_URL_B64
+    if form == "yaml":
+        text = (
+            f"apiVersion: v1\ndata:\n  DATABASE_URL: {value}\nkind: Secret\nmetadata:\n  name: payments\ntype: Opaque\n"
+        )
+    else:
+        text = json.dumps({"apiVersion": "v1", "data": {"DATABASE_URL": value}, "kind": "Secret"}, indent=4)
+    assert value not in redact(text)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # stringData's block scalar: its lines become one marker; the manifest's next key stays.
+        (
+            "kind: Secret\nstringData:\n  config.yaml: |\n    dsn: x\n\n    key: y\n  stripe: sk\ntype: Opaque\n",
+            "kind: Secret\nstringData:\n  config.yaml: |\n    [redacted:secret]\n\n  stripe: [redacted:secret]\n"
+            "type: Opaque\n",
+        ),
+        # A List of Secrets: each item's data.
+        (
+            "items:\n- data:\n    .env: QT1i\n  kind: Secret\n- data:\n    b: Yw==\n  kind: Secret\nkind: List\n",
+            "items:\n- data:\n    .env: [redacted:secret]\n  kind: Secret\n- data:\n    b: [redacted:secret]\n"
+            "  kind: Secret\nkind: List\n",
+        ),
+        (
+            '{"data": {"a": "QT1i", "b": ""}, "kind": "Secret"}',
+            '{"data": {"a": "[redacted:secret]", "b": ""}, "kind": "Secret"}',
+        ),
+    ],
+)
+def test_a_kubernetes_secrets_data_in_other_shapes_is_redacted(before: str, after: str) -> None:
+    assert redact(before) == after
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A ConfigMap's data, in its own document beside a Secret's.
+        "apiVersion: v1\ndata:\n  LOG_LEVEL: debug\n  url: http://api:8080\nkind: ConfigMap\n---\nkind: Secret\n",
+        '{"data": {"LOG_LEVEL": "debug"}, "kind": "ConfigMap"}',
+        # Ordinary YAML with a data: map and no Secret.
+        "data:\n  rows: 3\n  name: users\nmetadata:\n  kind: table\n",
+    ],
+)
+def test_a_data_map_outside_a_kubernetes_secret_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
 def test_a_json_document_stays_json() -> None:
     document = json.dumps({"SecretAccessKey": SECRETS[1].secret, "password": "pw 1", "token": "abc123", "n": 1})
     assert json.loads(redact(document))["token"] == "[redacted:secret]"

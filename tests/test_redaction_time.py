@@ -636,3 +636,24 @@ def test_a_long_text_of_webhook_urls_is_redacted_in_time_linear_in_its_size(
     """Each webhook's rule reads its URL's host and a bounded few folders from its ``http`` (trial58 T1)."""
     longer, shorter = (_cpu_seconds(size, tmp_path, unit, gate=gate) for size in (1_000_000, 250_000))
     assert longer / shorter < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "data:\n  k: dmFsdWU=\n",
+        "  data:\n",
+        "data:\n\n",
+        "- data:\n  - data:\n    a: b\n",
+        '"data": {"k": "v"}, ',
+        '"data": {',
+    ],
+)
+def test_a_long_text_of_kubernetes_secrets_data_maps_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str
+) -> None:
+    """Each ``data:`` map asks whether its document is a Secret's: where each ``kind: Secret`` and ``---`` is, read
+    once per text (trial59 F2), not the text around each map read again."""
+    head = "kind: Secret\n"
+    assert _cpu_seconds(1_000_000, tmp_path, unit, head) / _cpu_seconds(250_000, tmp_path, unit, head) < 8
