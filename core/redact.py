@@ -3062,7 +3062,7 @@ _QUOTED = (
 #: A bare value's character: a backslash too, but not a JSON string's escaped line end or tab (escaped again too, JSON
 #: in JSON), which ends the value
 #: (``{"t":"Password: Xk9mPq2Lw\\nUser: admin"}`` ran on into ``User:`` and, ending in a colon, read as code).
-_VALUE_CHAR = r"""(?:[^\s"'`,;&)\]}\\]|\\(?!\\*[nrt]))"""
+_VALUE_CHAR = r"""(?:[^\s"'`,;&)\]}\\]|\\++(?![nrt]))"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
 #: ``…$w&q^r7t``): such a sign ends it only before a blank, the line's end, another sign or the next ``key=`` of a
 #: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).

@@ -350,7 +350,9 @@ def index_page_name(fmt: str) -> tuple[str, str]:
 
 def replaceable(path: Path, head: str, fmt: str, files: set[str]) -> bool:
     """Whether deja may write its index page at ``path``, listing ``files``: nothing is there, or a page of deja's
-    (it begins with ``head``, ``index_page_name``'s) listing one of them at least: a former export of this project.
+    (it begins with ``head``, ``index_page_name``'s) listing some of them and nothing else: a former export of this
+    project (a monorepo's root lists its packages' sessions and more: a package's export took its page over,
+    review59e F8; a session deleted since leaves the page to be moved aside).
     Not its title: a project's changes as the index learns of another of its name (``api``, then ``code/api``), and
     two roots of one name had one title, so each took over the other's folder (review59b F3, F4). Anything else is
     not deja's to replace: another project's page, a folder, a FIFO (never opened: reading one would wait for a
@@ -368,7 +370,8 @@ def replaceable(path: Path, head: str, fmt: str, files: set[str]) -> bool:
             text = page.read(_PAGE_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    return text.startswith(head) and not _listed(text, fmt).isdisjoint(files)
+    listed = _listed(text, fmt)
+    return text.startswith(head) and bool(listed) and listed <= files
 
 
 def _listed(text: str, fmt: str) -> set[str]:

@@ -287,3 +287,20 @@ def test_a_project_refreshes_its_own_export_after_another_project_of_its_name_ap
 
     assert again.returncode == 0, again.stderr
     assert "deja: code/api" in (out / f"index.{fmt}").read_text()
+
+
+def test_a_subproject_does_not_take_over_its_monorepo_roots_export_folder(tmp_path: Path) -> None:
+    """review59e F8: a page was deja's for an export when it listed any one of its sessions, so a package's export
+    replaced its monorepo root's page, which lists the package's sessions and more."""
+    cli_root = tmp_path / "cli"
+    root = tmp_path / "code" / "mono"
+    _chats(cli_root, root / "api", root / "web")
+    env = index_cli_root(tmp_path, cli_root)
+    out = tmp_path / "out"
+    assert run_deja("export", "--project", str(root), "-o", str(out), env=env).returncode == 0
+    page = (out / "index.md").read_text()
+
+    second = run_deja("export", "--project", str(root / "api"), "-o", str(out), env=env)
+
+    assert second.returncode == 1 and "is not an index deja wrote for api" in second.stderr, second.stderr
+    assert (out / "index.md").read_text() == page
