@@ -294,3 +294,32 @@ def test_what_followed_reads_no_output_of_another_tool_after_a_question(
             assert len(fix.steps) >= 20, fix.steps
             return
     raise AssertionError("no failure found")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review59e F5: a rerun whose error differs by a timing (12ms), a hex address or a timestamp "
+    "after 'still failing' is read as the next occurrence: only words all of digits are taken for numbers",
+)
+@pytest.mark.parametrize(
+    "error", ["TimeoutError: health check timed out after {}ms", "Segmentation fault (core dumped) at address 0x7f{}a0"]
+)
+def test_a_rerun_with_another_timing_after_the_user_says_still_failing_is_still_what_followed(
+    fake_home: Path, error: str
+) -> None:
+    messages = [
+        *_turn(0, "run it", [("python check.py", error.format(300), 1)], "Raised the timeout."),
+        *_turn(
+            1,
+            "still failing",
+            [
+                ("python check.py", error.format(412), 1),
+                ("sed -i s/fp16/bf16/ config.yaml", "", 0),
+                ("python check.py", "done: ok", 0),
+            ],
+            "Switched to bf16: it passes now.",
+        ),
+    ]
+    _chat(fake_home, "c-timing", messages)
+    found = _fix(error.format(300))
+    assert found["resolved_by"] == "python check.py", found
