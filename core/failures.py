@@ -275,8 +275,10 @@ def _another_occurrence(
 
 def _named_words(line: str) -> set[str]:
     """The words of ``line`` the error's key leaves out that are no number (``told_apart_by``): a test's id, a
-    tenant, not a step or a count."""
-    return {word for word in told_apart_by(line) if not word.isdigit()}
+    tenant (``t013``), not a step or a count, nor a quantity a rerun prints anew: a word that begins with a digit is
+    a number with its unit (``412ms``, ``2s``), an address (``0x7f3a``) or part of a timestamp (``02Z``), review59e
+    F5."""
+    return {word for word in told_apart_by(line) if not word[0].isdigit()}
 
 
 def episode_end(segment: Segment, doc: int, end: int) -> int:
