@@ -440,10 +440,12 @@ def _check_folder_of_its_own(home: str) -> None:
 
     if others_in_home(home):
         inside = oscalls.join(home, "deja")
-        takes = not oscalls.lexists(inside) or oscalls.isdir(inside) and not others_in_home(inside)
-        such_as = f", such as {echoed(inside, PATH_CHARS)}" if takes else " (an empty one)"
         if any(oscalls.lexists(oscalls.join(home, name)) for name in (".git", ".gitkeep")):  # (review59b F8)
             such_as = " (an empty one outside this repository: `git add -A` would take in the index)"
+        elif not oscalls.lexists(inside) or oscalls.isdir(inside) and not others_in_home(inside):
+            such_as = f", such as {echoed(inside, PATH_CHARS)}"
+        else:
+            such_as = " (an empty one)"
         raise ConfigError(
             f"home: {echoed(home, PATH_CHARS)} holds files that are not deja's, and deja makes its home private (0700)"
             f" and writes its index there; give a folder of deja's own{such_as}"

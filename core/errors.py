@@ -275,10 +275,12 @@ def folded(text: str) -> str:
 
 def is_word(text: str, at: int) -> bool:
     """Whether ``text[at]`` is a word character (``\\w``); nothing outside the text is."""
-    if 0 <= at < len(text):
-        char = text[at]
-        return char.isalnum() or char == "_"
-    return False
+    return 0 <= at < len(text) and is_word_char(text[at])
+
+
+def is_word_char(char: str) -> bool:
+    """Whether ``char`` is a word character (``\\w``), read with ``str``'s methods (the hooks load no ``re``)."""
+    return char.isalnum() or char == "_"
 
 
 def found(text: str, needle: str, start: int = 0) -> list[int]:

@@ -13,7 +13,7 @@ from itertools import chain, islice
 
 from .destructive import is_destructive
 from .ending import RESUMED_AFTER, apart, resumes, seconds
-from .errors import LINE_CHARS, error_lines, error_signature, is_word, shorter_forms
+from .errors import LINE_CHARS, error_lines, error_signature, is_word, is_word_char, shorter_forms
 from .fields import KIND_USER
 from .index import Index, Segment, edited_paths, in_project
 from .keys import (
@@ -164,8 +164,8 @@ def told_apart_by(line: str) -> set[str]:
 
 
 def _word_runs(text: str) -> list[str]:
-    """The runs of word characters (``errors.is_word``) of ``text``."""
-    return "".join(char if char.isalnum() or char == "_" else " " for char in text).split()
+    """The runs of word characters of ``text``."""
+    return "".join(char if is_word_char(char) else " " for char in text).split()
 
 
 def _starts(text: str, word: str) -> list[int]:

@@ -187,9 +187,8 @@ def superseded_backups(ledger: Ledger, changes: list[Change]) -> list[Change]:
             continue
         old = Path(known.backup)
         try:
-            if _same_file(
-                old, change.backup
-            ):  # (the same bytes again: ``free_backup_path``; a record spelt through a link)
+            # (the same bytes again: ``free_backup_path``; a record spelt through a link)
+            if _same_file(old, change.backup):
                 continue
             data = old.read_bytes()
             if known.before is None or _sha(data) != known.before:  # (a copy the user put there since: review59b F2)

@@ -406,15 +406,15 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
     output = _output_folder(output)
     label = _project_label(index, project, chosen)
     page, head = index_page_name(fmt)
-    files = {file_name(meta, fmt) for meta in chosen}
-    if not replaceable(output / page, head, fmt, files):  # (before any file is written: a refusal changes nothing)
+    names = {meta.id: file_name(meta, fmt) for meta in chosen}
+    # (before any file is written: a refusal changes nothing)
+    if not replaceable(output / page, head, fmt, set(names.values())):
         fail(f"{output / page} is not an index deja wrote for {label}: move it aside, or give -o another folder")
     written = []
     for meta in chosen:
         segment, found = find_session(index, meta.id)
-        name = file_name(found, fmt)
-        write_text(output / name, render(found, segment.messages(found), fmt))
-        written.append((found, name))
+        write_text(output / names[meta.id], render(found, segment.messages(found), fmt))
+        written.append((found, names[meta.id]))
     write_text(output / page, index_page(written, fmt, f"deja: {label}")[1])
     echo(f"wrote {plural(len(written), 'session')} and {page} to {output}", err=True)  # (a note: trial23 F7.4)
 
