@@ -334,7 +334,7 @@ def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) ->
 #: The most of an index page ``replaceable`` reads (a page of 100,000 sessions is about 10 MB).
 _PAGE_BYTES = 64 << 20
 #: A listed session's file in a Markdown index page's line (``index_page``): ``… [title](FILE) (N messages)``.
-_MD_LISTED = re.compile(r"\]\(([^()\s]+)\) \(\d+ messages?\)$", re.MULTILINE)
+_MD_LISTED = re.compile(r"\]\(([^()\s]+)\) \(\d+ messages?\)\r?$", re.MULTILINE)
 #: A listed session's file in an HTML index page's row.
 _HTML_LISTED = re.compile(r'<td><a href="([^"]+)">')
 

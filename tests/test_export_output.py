@@ -161,6 +161,21 @@ def test_a_second_project_export_into_its_folder_replaces_its_own_index(
     assert other.returncode == 1 and f"{folder / f'index.{fmt}'} is not an index deja wrote for web" in other.stderr
 
 
+def test_a_project_refreshes_its_own_markdown_export_checked_out_with_crlf(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """An export folder in a repository checked out with ``core.autocrlf`` holds deja's ``index.md`` with CRLF line
+    ends: it is still deja's page of this project, refreshed, not refused (review59e F9)."""
+    folder = tmp_path / "out"
+    first = run_deja("export", "--project", "api", "-o", str(folder), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    page = folder / "index.md"
+    page.write_bytes(page.read_bytes().replace(b"\n", b"\r\n"))
+    again = run_deja("export", "--project", "api", "-o", str(folder), cwd=tmp_path)
+    assert (again.returncode, again.stderr) == (0, f"wrote 3 sessions and index.md to {folder}\n")
+    assert b"\r\n" not in page.read_bytes()
+
+
 def test_an_index_page_that_is_no_file_is_not_replaced_nor_read(indexed_sample: Sample, tmp_path: Path) -> None:
     """A FIFO named ``index.md`` is refused unread (opening it to read would wait for a writer that never comes)."""
     folder = tmp_path / "out"
