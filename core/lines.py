@@ -139,16 +139,31 @@ def failure_line(lines: list[str]) -> str:
     error after its warnings."""
     traced = next((at for at, line in enumerate(lines) if line.lstrip().startswith(TRACE_HEADS)), len(lines))
     exception = (line for line in lines[traced + 1 :] if not line[:1].isspace() and exception_line(line))
-    return next(exception, "") or next((line for line in lines if error_line(line)), "")
+    errors = [line for line in lines if error_line(line)]
+    return next(exception, "") or next((line for line in errors if not exit_status_line(line)), "") or next(iter(errors), "")  # fmt: skip
 
 
 def error_line(line: str) -> bool:
-    """Whether ``line`` says what failed: it starts as a tool's error does (``FAILURE_STARTS``), or with an exception
-    and its message (``TypeError: …``, ``System.NullReferenceException: …``,
-    ``django.core.exceptions.ImproperlyConfigured: …``), as a config's ``password: …`` and a log's line do not."""
-    name = line.partition(":")[0]
+    """Whether ``line`` says what failed: it starts as a tool's error does (``FAILURE_STARTS``, or a program's name
+    before it: ``psql: error: …``, ``gcc: fatal error: …``), or with an exception and its message (``TypeError: …``,
+    ``System.NullReferenceException: …``, ``django.core.exceptions.ImproperlyConfigured: …``), as a config's
+    ``password: …`` and a log's line do not."""
+    name, colon, rest = line.partition(":")
     exception = "Error" in name or "Exception" in name or ".exceptions." in name
-    return line.startswith(FAILURE_STARTS) or (exception and exception_line(line))
+    program = bool(colon) and name.isprintable() and " " not in name and rest.startswith(PROGRAM_FAILURES)
+    return line.startswith(FAILURE_STARTS) or program or (exception and exception_line(line))
+
+
+#: How a program's own error goes on after its name and colon (``psql: error: …``, ``ld: fatal error: …``).
+PROGRAM_FAILURES = (" error: ", " fatal error: ", " fatal: ")
+
+
+def exit_status_line(line: str) -> bool:
+    """Whether an error ``line`` says only how a job ended (GitLab's ``ERROR: Job failed: exit code 2``, GitHub's
+    ``Error: Process completed with exit code 1.``): a paste's line then is the error before it, which says what
+    failed (trial59 F5: a CI log stood for by its last line, its ``psql: error: … Connection refused`` dropped)."""
+    lowered = line.lower()
+    return "exit code" in lowered or "exit status" in lowered
 
 
 #: Where a value starts in a pasted line that is not ``NAME=value`` nor ``key: value``: :func:`without_values` ends

@@ -192,6 +192,17 @@ TOOL_OUTPUTS = [
         "why is the path wrong?",
         "Get-Item : Cannot find path 'C:\\x' because it does not exist. At line:1 char:1 … why is the path wrong?",
     ),
+    (  # (a job's last line says how it ended, the line before it what failed: trial59 F5)
+        "CI cannot reach postgres, here is the job log:\n$ psql -h localhost -U app -c 'select 1'\n"
+        'psql: error: connection to server at "localhost" (127.0.0.1), port 5432 failed: Connection refused\n'
+        "ERROR: Job failed: exit code 2",
+        'CI cannot reach postgres, here is the job log: psql: error: connection to server at "localhost" (127.0.0.1),'
+        " port 5432 failed: Connection refused …",
+    ),
+    (
+        "the build broke on main\ngcc: fatal error: no input files\nError: Process completed with exit code 1.\nwhy?",
+        "the build broke on main gcc: fatal error: no input files … why?",
+    ),
 ]
 
 TRACEBACK = 'Traceback (most recent call last):\n  File "/app/db.py", line 2, in <module>\n    connect()\n'
@@ -245,6 +256,8 @@ TRACEBACKS = [
         "pytest",
         "go",
         "ps",
+        "gitlab job",
+        "github job",
         "exception",
         "bare exception",
         "command first",
