@@ -424,6 +424,12 @@ def sessions_key(project: str | None, below: bool = True) -> str:
     return tree_key(project) if below and is_folder(project) else project_key(project)
 
 
+def typed_id(text: str) -> str:
+    """A session id as a person gives it, without the spaces, backticks or quotes it was copied with from a hook's
+    text or a listing (`` `deja show ID` ``: trial59 F5, "no session has the id 'ID`'")."""
+    return text.strip().strip("`'\"").strip()
+
+
 def session_key(session_id: str) -> str:
     """A session's id as a key: sorted with the other terms, so a prefix finds it by binary search."""
     return f"{PREFIX}i:{session_id}"

@@ -9,7 +9,7 @@ from pathlib import Path
 from . import paths
 from .index import SOURCE_CODES, Index, IndexKeptOut, IndexUnreadable, Segment, SessionMeta, check_readable, index_dir
 from .indexer import Progress, RefreshResult, catch_up, refresh
-from .keys import holds_home, is_root, project_spelling, sessions_key, spelt_homes
+from .keys import holds_home, is_root, project_spelling, sessions_key, spelt_homes, typed_id
 from .private import refusal, refused_write, room_fix
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
@@ -111,9 +111,8 @@ ID_FINDERS = ("`deja sessions`", "`deja search`")
 
 def find_session(index: Index, prefix: str, finders: tuple[str, str] = ID_FINDERS) -> tuple[Segment, SessionMeta]:
     """The session ``prefix`` names; NotFound naming ``finders``, what lists ids and what finds one, where none does.
-    The backticks or quotes an id is copied with from a hook's text or a listing (`` `deja show ID` ``) are no part of
-    it (trial59 F5: "no session has the id 'ID`'")."""
-    prefix = prefix.strip().strip("`'\"").strip()
+    The backticks or quotes an id is copied with are no part of it (``keys.typed_id``)."""
+    prefix = typed_id(prefix)
     if not prefix:
         raise NotFound(f"an empty session id matches nothing: give an id or a unique prefix (see {finders[0]})")
     found = index.find(prefix) or index.find(prefix.lower())  # ids are lowercase; a prefix typed in capitals is too

@@ -541,10 +541,8 @@ def search_command(args: SearchArgs) -> None:
     if not query:
         raise Failed("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
     index = open_index(codec=LIGHT)
-    if args.session is not None and not index.find(args.session):
-        from ..core.redaction import echoed
-
-        raise Failed(f"no session {echoed(args.session)!r}: `deja sessions` lists them")
+    if args.session is not None:
+        args.session = _session_searched(index, args.session)
     filters = Filters(
         project=chosen_project(index, args.project),
         source=args.source,
@@ -574,6 +572,20 @@ def search_command(args: SearchArgs) -> None:
             echo(f"deja: {held_by_none(result.unmatched)}", err=True)
     else:
         echo(result.notice)
+
+
+def _session_searched(index: Index, given: str) -> str:
+    """The id (or prefix) ``--session`` names, as ``deja show`` reads one: without the backticks or quotes it was
+    copied with, in lowercase where typed in capitals (``keys.typed_id``); Failed where no session has it."""
+    from ..core.keys import typed_id
+
+    session = typed_id(given)
+    for spelt in (session, session.lower()):
+        if session and index.find(spelt):
+            return spelt
+    from ..core.redaction import echoed
+
+    raise Failed(f"no session {echoed(given)!r}: `deja sessions` lists them")
 
 
 def _check_pattern(pattern: str | None) -> None:

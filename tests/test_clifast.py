@@ -39,6 +39,7 @@ SEARCHES = [
     ["search", "docker", "--since", "2000-01-01", "--role", "user"],
     ["search", "pytest", "--re", "import.*error"],
     ["search", "pytest", "--session", API_CHAT[:8], "--json"],
+    ["search", "pytest", "--session", f"`{API_CHAT[:8].upper()}`"],
     ["search", "--", "-v", "pytest"],
     ["search", "zeppelinqux"],
     ["search", "the"],
@@ -85,6 +86,16 @@ def _same_either_way(args: list[str], env: dict[str, str]) -> tuple[str, str, in
 @pytest.mark.parametrize("args", SEARCHES + SEARCH_ERRORS + INDEXES, ids=" ".join)
 def test_the_fast_path_answers_as_typer_does(indexed_sample: Sample, args: list[str]) -> None:
     _same_either_way(args, indexed_sample.env)
+
+
+def test_a_session_id_copied_with_its_backticks_or_typed_in_capitals_is_the_session(indexed_sample: Sample) -> None:
+    """``--session`` reads an id as ``deja show`` does: copied from a hook's text with its backticks or quotes, or in
+    capitals, it was "no session" (trial59 F5)."""
+    plain = run_deja("search", "pytest", "--session", API_CHAT[:8], "--json", env=indexed_sample.env)
+    assert plain.returncode == 0 and API_CHAT in plain.stdout, plain
+    for given in (f"`{API_CHAT[:8]}`", f"'{API_CHAT[:8].upper()}'", f' "{API_CHAT}" '):
+        copied = run_deja("search", "pytest", "--session", given, "--json", env=indexed_sample.env)
+        assert _seen(copied) == _seen(plain), given
 
 
 def test_the_forms_typer_reports_are_left_to_it(indexed_sample: Sample) -> None:
