@@ -14,7 +14,7 @@ import html
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -348,11 +348,11 @@ def index_page_name(fmt: str) -> tuple[str, str]:
     return name, for_terminal(text[: text.index("deja: ") + len("deja: ")])
 
 
-def replaceable(path: Path, head: str, fmt: str, files: set[str]) -> bool:
+def replaceable(path: Path, head: str, fmt: str, files: set[str], live: Callable[[str], bool]) -> bool:
     """Whether deja may write its index page at ``path``, listing ``files``: nothing is there, or a page of deja's
-    (it begins with ``head``, ``index_page_name``'s) listing some of them and nothing else: a former export of this
-    project (a monorepo's root lists its packages' sessions and more: a package's export took its page over,
-    review59e F8; a session deleted since leaves the page to be moved aside).
+    (it begins with ``head``, ``index_page_name``'s) listing some of them and no session ``live`` (the index's, by
+    its id) that is not among them: a former export of this project, where a session deleted since is listed too (a
+    monorepo's root lists its packages' sessions and more: a package's export took its page over, review59e F8).
     Not its title: a project's changes as the index learns of another of its name (``api``, then ``code/api``), and
     two roots of one name had one title, so each took over the other's folder (review59b F3, F4). Anything else is
     not deja's to replace: another project's page, a folder, a FIFO (never opened: reading one would wait for a
@@ -371,7 +371,8 @@ def replaceable(path: Path, head: str, fmt: str, files: set[str]) -> bool:
     except (OSError, UnicodeDecodeError):
         return False
     listed = _listed(text, fmt)
-    return text.startswith(head) and bool(listed) and listed <= files
+    gone = listed - files
+    return text.startswith(head) and len(gone) < len(listed) and not any(map(live, _ids_named(gone)))
 
 
 def _listed(text: str, fmt: str) -> set[str]:
@@ -390,6 +391,13 @@ def _listed(text: str, fmt: str) -> set[str]:
 def file_name(meta: SessionMeta, fmt: str) -> str:
     """``ID.FMT``; a subagent's id ``<parent>/<child>`` as ``<parent>_<child>``: a name in the folder, not a path."""
     return f"{meta.id.replace('/', '_')}.{fmt}"
+
+
+def _ids_named(names: set[str]) -> set[str]:
+    """The session ids files ``file_name`` wrote may be named for: the name's stem, and a subagent's with its
+    ``_`` read as ``/`` (an id of another store may hold a ``_`` of its own)."""
+    stems = {name.rpartition(".")[0] for name in names}
+    return stems | {stem.replace("_", "/") for stem in stems}
 
 
 def write_text(path: Path, text: str) -> None:

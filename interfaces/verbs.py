@@ -408,7 +408,7 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
     page, head = index_page_name(fmt)
     names = {meta.id: file_name(meta, fmt) for meta in chosen}
     # (before any file is written: a refusal changes nothing)
-    if not replaceable(output / page, head, fmt, set(names.values())):
+    if not replaceable(output / page, head, fmt, set(names.values()), lambda id: _is_session(index, id)):
         fail(f"{output / page} is not an index deja wrote for {label}: move it aside, or give -o another folder")
     written = []
     for meta in chosen:
@@ -417,6 +417,11 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
         written.append((found, names[meta.id]))
     write_text(output / page, index_page(written, fmt, f"deja: {label}")[1])
     echo(f"wrote {plural(len(written), 'session')} and {page} to {output}", err=True)  # (a note: trial23 F7.4)
+
+
+def _is_session(index: Index, session_id: str) -> bool:
+    """Whether the index holds a live session of exactly this id (not one it is the prefix of)."""
+    return any(meta.id == session_id for _, _, meta in index.find(session_id))
 
 
 def _project_label(index: Index, project: str, chosen: list[SessionMeta]) -> str:

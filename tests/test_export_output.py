@@ -319,3 +319,29 @@ def test_a_subproject_does_not_take_over_its_monorepo_roots_export_folder(tmp_pa
 
     assert second.returncode == 1 and "is not an index deja wrote for api" in second.stderr, second.stderr
     assert (out / "index.md").read_text() == page
+
+
+def test_a_project_refreshes_its_own_export_after_one_of_its_sessions_was_deleted(tmp_path: Path) -> None:
+    """A session deleted since the last export is listed by the page and is no session of the index's now: the page
+    was refused as another's ("is not an index deja wrote", review59e), though nothing else lists it. It is this
+    project's page still, refreshed without the deleted session; a page listing a live session of another project
+    stays refused."""
+    cli_root = tmp_path / "cli"
+    mine = tmp_path / "code" / "api"
+    mine.mkdir(parents=True)
+    for chat in ("c-kept", "c-deleted"):
+        write_transcript(transcript_path(cli_root, str(mine), chat), [user_turn(f"task {chat}"), assistant_turn("Ok.")])
+    _chats(cli_root, tmp_path / "code" / "web")
+    env = index_cli_root(tmp_path, cli_root)
+    out = tmp_path / "out"
+    assert run_deja("export", "--project", str(mine), "-o", str(out), env=env).returncode == 0
+    transcript_path(cli_root, str(mine), "c-deleted").unlink()
+    assert run_deja("index", env=env).returncode == 0
+
+    again = run_deja("export", "--project", str(mine), "-o", str(out), env=env)
+
+    assert (again.returncode, again.stderr) == (0, f"wrote 1 session and index.md to {out}\n")
+    page = (out / "index.md").read_text()
+    assert "c-kept.md" in page and "c-deleted.md" not in page, page
+    other = run_deja("export", "--project", str(tmp_path / "code" / "web"), "-o", str(out), env=env)
+    assert other.returncode == 1 and "is not an index deja wrote for web" in other.stderr, other.stderr
