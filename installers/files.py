@@ -78,6 +78,9 @@ class Change:
     # For uninstall: why the file stays though an older deja's record may say its install created it (one keyed by a
     # relative CURSOR_CONFIG_DIR that does not say in which folder: ``ledger.with_unplaced_records``); "" else.
     unplaced_record: str = ""
+    # For install: why a .bak is removed: an earlier install's copy, which this install's new one takes the place of
+    # in the record (``ledger.superseded_backups``); "" else.
+    superseded: str = ""
 
 
 class DuplicateKey(InstallError):

@@ -193,7 +193,8 @@ def superseded_backups(ledger: Ledger, changes: list[Change]) -> list[Change]:
             data = old.read_bytes()
             if known.before is None or _sha(data) != known.before:  # (a copy the user put there since: review59b F2)
                 continue
-            removals.append(plan_text(old, data.decode("utf-8"), None))
+            why = f"the copy an earlier install of deja made; uninstall puts back {change.backup} now"
+            removals.append(replace(plan_text(old, data.decode("utf-8"), None), superseded=why))
         except (OSError, UnicodeDecodeError):  # (gone, or no text of deja's: left as it is)
             continue
     return removals

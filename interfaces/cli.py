@@ -473,6 +473,8 @@ def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> Non
             echo(f"{target}: {change.kept_backup}")
         if change.unplaced_record:
             echo(f"{target}: {change.unplaced_record}")
+        if change.superseded:
+            echo(f"{target}: {change.path}: {change.superseded}")
         if dry_run and change.diff:
             echo(change.diff.rstrip("\n"))
 

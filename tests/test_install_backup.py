@@ -241,7 +241,13 @@ def test_an_earlier_dejas_copy_in_a_dotfiles_repo_goes_when_a_reinstall_takes_a_
     again = run_deja("install", "cursor", env=env, script=deja)
 
     assert again.returncode == 0, again.stderr
-    assert f"removed {earlier}" in again.stdout, again.stdout
+    assert f"removed {earlier}\n" in again.stdout, again.stdout
+    kept = next(line for line in again.stdout.splitlines() if line.startswith("cursor: kept your file as it was in "))
+    new_copy = kept.removeprefix("cursor: kept your file as it was in ")
+    assert (
+        f"cursor: {earlier}: the copy an earlier install of deja made; uninstall puts back {new_copy} now\n"
+        in again.stdout
+    )
     assert not earlier.exists() and sorted(p.name for p in target.parent.iterdir()) == ["mcp.json"]
     assert run_deja("uninstall", "cursor", env=env, script=deja).returncode == 0
     assert json.loads(target.read_text()) == document and link.is_symlink()
