@@ -274,11 +274,24 @@ def _another_occurrence(
 
 
 def _named_words(line: str) -> set[str]:
-    """The words of ``line`` the error's key leaves out that are no number (``told_apart_by``): a test's id, a
-    tenant (``t013``), not a step or a count, nor a quantity a rerun prints anew: a word that begins with a digit is
-    a number with its unit (``412ms``, ``2s``), an address (``0x7f3a``) or part of a timestamp (``02Z``), review59e
-    F5."""
-    return {word for word in told_apart_by(line) if not word[0].isdigit()}
+    """The words of ``line`` the error's key leaves out that are no quantity (``told_apart_by``): a test's id, a
+    tenant (``t013``, ``42a``, a case ``1080p``), not a step, a count nor what a rerun prints anew (review59e F5)."""
+    return {word for word in told_apart_by(line) if not _quantity(word)}
+
+
+#: What follows a number in a word a rerun prints anew: a duration's unit, a size's, a timestamp's zone.
+UNITS = frozenset({"ns", "us", "ms", "s", "m", "h", "b", "k", "kb", "mb", "gb", "kib", "mib", "gib", "z"})
+
+
+def _quantity(word: str) -> bool:
+    """Whether ``word`` is a number (``412``), one with its unit (``412ms``, ``2s``, ``02Z``), an address
+    (``0x7f3a``) or a timestamp's piece (``07T11``); not a case or a tenant that begins with a digit (``1080p``,
+    ``42a``, ``3d``: review60a F1)."""
+    lowered = word.lower()
+    number = lowered.lstrip("0123456789")
+    if number == lowered:
+        return False
+    return not number or number in UNITS or lowered.startswith("0x") or number[0] == "t" and number[1:].isdigit()
 
 
 def episode_end(segment: Segment, doc: int, end: int) -> int:

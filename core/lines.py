@@ -139,8 +139,7 @@ def failure_line(lines: list[str]) -> str:
     error after its warnings."""
     traced = next((at for at, line in enumerate(lines) if line.lstrip().startswith(TRACE_HEADS)), len(lines))
     exception = (line for line in lines[traced + 1 :] if not line[:1].isspace() and exception_line(line))
-    errors = [line for line in lines if error_line(line)]
-    return next(exception, "") or next((line for line in errors if not exit_status_line(line)), "") or next(iter(errors), "")  # fmt: skip
+    return next(exception, "") or next((line for line in lines if error_line(line)), "")
 
 
 def error_line(line: str) -> bool:
@@ -148,22 +147,21 @@ def error_line(line: str) -> bool:
     before it: ``psql: error: …``, ``gcc: fatal error: …``), or with an exception and its message (``TypeError: …``,
     ``System.NullReferenceException: …``, ``django.core.exceptions.ImproperlyConfigured: …``), as a config's
     ``password: …`` and a log's line do not."""
-    name, colon, rest = line.partition(":")
+    name, _, rest = line.partition(":")
     exception = "Error" in name or "Exception" in name or ".exceptions." in name
-    program = bool(colon) and name.isprintable() and " " not in name and rest.startswith(PROGRAM_FAILURES)
-    return line.startswith(FAILURE_STARTS) or program or (exception and exception_line(line))
+    return line.startswith(FAILURE_STARTS) or _program_failure(name, rest) or (exception and exception_line(line))
 
 
 #: How a program's own error goes on after its name and colon (``psql: error: …``, ``ld: fatal error: …``).
 PROGRAM_FAILURES = (" error: ", " fatal error: ", " fatal: ")
 
 
-def exit_status_line(line: str) -> bool:
-    """Whether an error ``line`` says only how a job ended (GitLab's ``ERROR: Job failed: exit code 2``, GitHub's
-    ``Error: Process completed with exit code 1.``): a paste's line then is the error before it, which says what
-    failed (trial59 F5: a CI log stood for by its last line, its ``psql: error: … Connection refused`` dropped)."""
-    lowered = line.lower()
-    return "exit code" in lowered or "exit status" in lowered
+def _program_failure(name: str, rest: str) -> bool:
+    """Whether ``NAME: rest`` is a program's own error (``psql: error: …``, ``cc1: fatal error: …``: a CI log was
+    given by its last line, ``ERROR: Job failed: exit code 2``, trial59 F5). A program's name is lowercase letters,
+    digits and ``+``/``.``: a log's host before its line (``worker-1: error: auth failed for …``) is no program, and
+    its line is given without its values (review60a F4)."""
+    return name[:1].isalpha() and all(c.islower() or c.isdigit() or c in "+." for c in name) and rest.startswith(PROGRAM_FAILURES)  # fmt: skip
 
 
 #: Where a value starts in a pasted line that is not ``NAME=value`` nor ``key: value``: :func:`without_values` ends

@@ -394,10 +394,10 @@ def file_name(meta: SessionMeta, fmt: str) -> str:
 
 
 def _ids_named(names: set[str]) -> set[str]:
-    """The session ids files ``file_name`` wrote may be named for: the name's stem, and a subagent's with its
-    ``_`` read as ``/`` (an id of another store may hold a ``_`` of its own)."""
+    """The session ids files ``file_name`` wrote may be named for: the name's stem, or a subagent's ``PARENT/CHILD``
+    with any one of its ``_`` read as the ``/`` (either id may hold a ``_`` of its own: review60a F5)."""
     stems = {name.rpartition(".")[0] for name in names}
-    return stems | {stem.replace("_", "/") for stem in stems}
+    return stems | {f"{stem[:at]}/{stem[at + 1 :]}" for stem in stems for at, char in enumerate(stem) if char == "_"}
 
 
 def write_text(path: Path, text: str) -> None:

@@ -17,6 +17,7 @@ from harness import Sample, index_cli_root, run_deja, unwritable_folder
 
 from deja.core.sample import API_CACHE_CHAT
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.interfaces.export import index_page_name, replaceable
 
 ID = API_CACHE_CHAT[:8]
 TITLE = "# Why does the price cache return stale prices after switching the locale?"
@@ -345,3 +346,18 @@ def test_a_project_refreshes_its_own_export_after_one_of_its_sessions_was_delete
     assert "c-kept.md" in page and "c-deleted.md" not in page, page
     other = run_deja("export", "--project", str(tmp_path / "code" / "web"), "-o", str(out), env=env)
     assert other.returncode == 1 and "is not an index deja wrote for web" in other.stderr, other.stderr
+    (out / "index.md").write_text(f"{page}- [web's](c-code-web.md) (2 messages)\n")  # (a live session of another)
+    mixed = run_deja("export", "--project", str(mine), "-o", str(out), env=env)
+    assert mixed.returncode == 1 and "is not an index deja wrote for api" in mixed.stderr, mixed.stderr
+
+
+def test_a_page_listing_a_live_subagent_whose_ids_hold_underscores_is_not_taken_for_a_deleted_one(
+    tmp_path: Path,
+) -> None:
+    """A subagent ``chat_7/sub-1`` is written ``chat_7_sub-1.md``; read back with every ``_`` as ``/`` it named no
+    session, was taken for a deleted one, and another project's page listing it was replaced (review60a F5)."""
+    page = tmp_path / "index.md"
+    _, head = index_page_name("md")
+    page.write_text(f"{head}shop\n\n- [ours](ours.md) (2 messages)\n- [theirs](chat_7_sub-1.md) (3 messages)\n")
+    assert not replaceable(page, head, "md", {"ours.md"}, {"ours", "chat_7/sub-1"}.__contains__)
+    assert replaceable(page, head, "md", {"ours.md"}, {"ours"}.__contains__), "a deleted session's page is ours"

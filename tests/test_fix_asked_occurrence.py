@@ -306,3 +306,30 @@ def test_what_followed_reads_no_output_of_another_tool_after_a_question(
             assert len(fix.steps) >= 20, fix.steps
             return
     raise AssertionError("no failure found")
+
+
+@pytest.mark.parametrize(("first", "second"), [("t013", "t143"), ("1080p", "720p"), ("42a", "57a"), ("3d", "2d")])
+def test_another_case_after_a_question_is_the_next_occurrence_whatever_its_id_begins_with(
+    fake_home: Path, first: str, second: str
+) -> None:
+    """A case of a suite fails and is fixed; asked about another case, the same command prints it failing, the agent
+    edits and the suite passes. What ran after the first case stops at the second's run: that fix is the second's.
+    A case id that begins with a digit (a pytest param ``1080p``, a tenant ``42a``) was read as a quantity a rerun
+    prints anew, and the other case's fix listed as this one's (review60a F1)."""
+    error = "FAILED tests/test_video.py::test_resize[{}] - AssertionError: 1 != 2"
+    messages = [
+        *_turn(0, f"fix the {first} case", [("pytest tests/test_video.py", error.format(first), 1)], "Fixed it."),
+        *_turn(
+            1,
+            f"now {second} fails too",
+            [
+                ("pytest tests/test_video.py", error.format(second), 1),
+                ("sed -i s/floor/round/ video/scale.py", "", 0),
+                ("pytest tests/test_video.py", "12 passed", 0),
+            ],
+            "Rounded the scale: the second case passes.",
+        ),
+    ]
+    _chat(fake_home, "c-cases", messages)
+    found = _fix(error.format(first))
+    assert found["steps"] == [] and found["resolved_by"] == "", found

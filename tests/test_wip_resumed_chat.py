@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from harness import index_chat, run_deja
 
+from deja.core.lines import own_words
 from deja.core.writers.cursor_agent import assistant_turn, turn_ended, user_turn
 from deja.interfaces.fastpath import open_index
 from deja.interfaces.mcp_server import work_answer
@@ -510,3 +511,21 @@ def test_a_question_shaped_as_a_pasted_line_is_the_question(fake_home: Path, ask
     starts with an SQL word but holds a sentence's words (``SENTENCE_WORDS``)."""
     project = _chat(fake_home, timedelta(minutes=40), ask)
     assert f"task: {words}\n" in run_deja("wip", cwd=project).stdout
+
+
+def test_an_error_that_says_its_exit_status_still_stands_for_its_paste() -> None:
+    """rustc's ``error: linking with `cc` failed: exit status: 1`` says what failed; the ``could not compile`` line
+    after it says less (review60a F3)."""
+    ask = (
+        "the release build fails\nerror: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: cannot find"
+        ' -lssl\nerror: could not compile `app` (bin "app") due to 1 previous error\nhelp?'
+    )
+    assert own_words(ask, 300) == "the release build fails error: linking with `cc` failed: exit status: 1 … help?"
+
+
+def test_a_log_lines_host_before_error_is_no_program_and_its_values_are_left_out() -> None:
+    """A log's host before its line (``worker-1: error: …``) is no program's error line (``psql: error: …``): the
+    paste is given by its first line without its values, as before, not whole with a password the rules missed
+    (review60a F4)."""
+    ask = "my worker log\nworker-1: error: auth failed for admin/Sup3rS3cret-2026 at db\nworker-1: retrying in 5s\nwhy?"
+    assert own_words(ask, 300) == "my worker log worker-1: … why?"
