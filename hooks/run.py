@@ -63,10 +63,10 @@ def main(command: str, argv: list[str], preloader: Callable[[str], None] | None 
         raw, why = read_stdin(sys.stdin)
         call = HookCall.from_stdin(raw, default_event)
         if call is None:
-            if not raw.strip():
-                what = f"stdin is empty{f' ({why})' if why else ''}"
-            elif why == TOO_LARGE:  # a payload cut short is no bad JSON of Cursor's (trial50)
+            if why == TOO_LARGE:  # a payload cut short is no bad JSON of Cursor's (trial50), nor empty (trial60 F9)
                 what = f"{why}: the event was not read whole"
+            elif not raw.strip():
+                what = f"stdin is empty{f' ({why})' if why else ''}"
             else:  # (stdin left open may still have held the whole event: review50d L3)
                 what = f"stdin is not a JSON object{f' ({why})' if why else ''}"
             log(f"{command} - -: silent: {what}")

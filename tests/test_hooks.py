@@ -726,8 +726,12 @@ def test_every_budget_holds_in_utf8_bytes(indexed: Machine) -> None:
             b'{"prompt": "' + b"a" * (50 << 20) + b'"}',
             "silent: stdin is larger than 8 MiB: the event was not read whole",
         ),
+        (  # (it read "stdin is empty (stdin is larger than 8 MiB)": trial60 F9)
+            b" " * (10 << 20) + b'{"prompt": "x"}',
+            "silent: stdin is larger than 8 MiB: the event was not read whole",
+        ),
     ],
-    ids=["empty", "truncated", "not-json", "array", "50MB"],
+    ids=["empty", "truncated", "not-json", "array", "50MB", "10MB-blank"],
 )
 def test_bad_stdin_exits_0_with_nothing_and_logs_why(indexed: Machine, command: str, raw: bytes, reason: str) -> None:
     answer = indexed.run(command, raw=raw)
