@@ -133,7 +133,10 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
             problem = f"has a trailing comma (column {column}) before {text[closing]!r}, which JSON does not allow"
             todo = "deja changed nothing; remove that comma, then run the command again"
             raise InstallError(f"{path}:{line}", problem, todo) from None
-        raise InstallError(f"{path}:{error.lineno}", f"{error.msg} (column {error.colno})") from None
+        # (json's own message ends "at" before the place it gives: "Invalid control character at", trial60 F10)
+        raise InstallError(
+            f"{path}:{error.lineno}", f"{error.msg.removesuffix(' at')} (column {error.colno})"
+        ) from None
     except _Repeated as repeated:
         problem = f"the key {repeated.key!r} appears twice in one object, and rewriting the file would drop one"
         where = shape_error(path, text, repeated.key, problem).where

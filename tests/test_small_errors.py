@@ -68,6 +68,19 @@ def test_a_trailing_comma_is_named_on_its_own_line(
     assert mcp.read_text() == text
 
 
+def test_a_raw_control_character_in_a_string_is_named_by_its_column(fake_home: Path, deja: str) -> None:
+    """json's message for a raw newline or tab inside a string ends "at" before the place it gives: it read
+    "Invalid control character at (column 31)", a sentence cut short (trial60 F10)."""
+    mcp = fake_home / ".cursor" / "mcp.json"
+    mcp.parent.mkdir()
+    mcp.write_text('{"mcpServers": {"a": {"command": "a\tb"}}}\n')
+    with pytest.raises(InstallError) as refused:
+        install("cursor", deja_path=deja)
+    assert str(refused.value).startswith(f"{mcp}:1: Invalid control character (column 36); deja changed nothing"), str(
+        refused.value
+    )
+
+
 def test_export_into_a_path_under_a_file_says_it_is_a_file(indexed_sample: Sample, tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("mine\n")
