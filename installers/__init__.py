@@ -31,6 +31,7 @@ from types import ModuleType
 from . import claude, cursor, ledger
 from .entries import another_deja_on_path, default_deja_path
 from .files import Change, InstallError, apply, preflight, refuse_root_in_anothers_home
+from .leftovers import stopped_writes
 from .wiring import WiringFinding, cursor_hooks_there, double_run_findings, wiring_report
 
 TARGETS = ("cursor", "cursor-auto", "claude", "claude-auto")
@@ -57,6 +58,7 @@ def install(target: str, *, dry_run: bool = False, deja_path: str | None = None)
     changes = _harness(target).plan_install(deja, hooks=target.endswith("-auto"))
     found = ledger.load()
     changes += ledger.superseded_backups(found, changes)
+    changes += stopped_writes(changes)
     _check_and_apply(changes, ledger.plan_save(found, ledger.after_install(found, changes)), dry_run)
     if not dry_run:
         ledger.keep_backups_private(found)
@@ -104,6 +106,7 @@ def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
         planned = harness.plan_uninstall(partial(ledger.earlier_document, placed))
     settled = ledger.settle_uninstall(planned, placed)
     changes = ledger.with_unplaced_records(settled, placed, cursor.IN_CONFIG_FOLDER)
+    changes += stopped_writes(changes)
     _check_and_apply(changes, ledger.plan_save(found, ledger.after_uninstall(placed, changes)), dry_run)
     return changes
 

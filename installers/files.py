@@ -78,9 +78,10 @@ class Change:
     # For uninstall: why the file stays though an older deja's record may say its install created it (one keyed by a
     # relative CURSOR_CONFIG_DIR that does not say in which folder: ``ledger.with_unplaced_records``); "" else.
     unplaced_record: str = ""
-    # For install: why a .bak is removed: an earlier install's copy, which this install's new one takes the place of
-    # in the record (``ledger.superseded_backups``); "" else.
-    superseded: str = ""
+    # Why a path that holds none of deja's entries is removed, or (unchanged) left: an earlier install's .bak, which
+    # this install's new copy takes the place of in the record (``ledger.superseded_backups``), a .bak or a temporary
+    # file a killed run left (``ledger._stranded_backups``, ``leftovers.stopped_writes``); "" else.
+    reason: str = ""
 
 
 class DuplicateKey(InstallError):
@@ -441,6 +442,24 @@ def backup_path(path: Path, number: int = 0) -> Path:
     return path.with_name(f"{path.name}.bak{f'.{number}' if number else ''}")
 
 
+def backup_through_a_link(path: Path, backup: Path) -> str:
+    """A sentence on where ``backup``, the copy of ``path``, is when a folder on its way below the home folder is a
+    link (``~/.cursor`` linked into a dotfiles repository, as stow and chezmoi do): the copy of the user's file,
+    tokens and all, is in the folder the link leads to, where an ignore rule for the file's name does not cover it
+    (trial60 F6; a linked file's copy goes beside the link: ``backup_path``); else "". Only folders below the home
+    folder count: a home that is itself a link (``/home`` -> ``/var/home``) is no dotfiles repository."""
+    from ..core.paths import home
+
+    top = os.path.abspath(home())
+    for folder in Path(os.path.abspath(backup)).parents:
+        if not str(folder).startswith(top + os.sep):
+            break
+        if folder.is_symlink():
+            lands = os.path.join(os.path.realpath(folder), os.path.relpath(backup, folder))
+            return f"{folder} is a link: that copy, your file as it was (tokens and all), goes to {lands}, where an ignore rule for {path.name} does not cover it"  # fmt: skip
+    return ""
+
+
 def free_backup_path(path: Path) -> Path:
     """Where install keeps the user's file before its first change: ``<file>.bak``, unless that already holds
     something else, then the first of ``<file>.bak.1``, ``.bak.2`` … that is free or already holds the same bytes.
@@ -509,7 +528,8 @@ def _write_atomically(change: Change, text: str) -> None:
         if not _holds(change.backup, found):  # (a copy already there with these bytes, the user's own too, stays)
             replace_private(change.backup, found, sync=True)
     private_dir(target.parent)  # each folder made 0700 whatever the umask (``mkdir(parents=True)`` made parents 0777)
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    # (named with this process's pid, as ``replace_private`` names its own: a later run tells a killed one's: trial60 F7)
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)

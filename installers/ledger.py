@@ -160,10 +160,13 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
         key, after = str(change.path), _sha(change.text.encode("utf-8"))
         known = ledger.get(key)
         if change.action == "created":
-            updated[key] = Found(existed=False, before=None, after=after, folders=_missing_folders(change.path))
+            folders = _missing_folders(change.path)
+            if known is not None and known.existed is False:  # (an uninstall killed before it removed them: trial60 F7)
+                folders += [folder for folder in known.folders if folder not in folders]
+            updated[key] = Found(existed=False, before=None, after=after, folders=folders)
         elif change.backup is not None:
             found = _sha(_real(change.path).read_bytes())
-            made = not os.path.lexists(change.backup)  # (asked before anything is written)
+            made = not os.path.lexists(change.backup) or _made_before(known, change.backup)  # (asked before writing)
             updated[key] = Found(True, found, after, backup=str(change.backup), backup_made=made)
         elif known is None:
             updated[key] = Found(existed=None, before=None, after=after)
@@ -173,6 +176,18 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
             before = known.before if untouched else None
             updated[key] = Found(known.existed, before, after, known.folders, known.backup, known.backup_made)
     return updated
+
+
+def _made_before(known: Found | None, backup: Path) -> bool:
+    """Whether the copy already at ``backup`` is the one an earlier install made, as its record says, its bytes the
+    record's: a copy an uninstall killed before it removed it left (trial60 F7), which an install took for the
+    user's own, and no uninstall removed after."""
+    if known is None or not (known.backup and known.backup_made) or known.before is None:
+        return False
+    try:
+        return _same_file(Path(known.backup), backup) and _sha(backup.read_bytes()) == known.before
+    except OSError:
+        return False
 
 
 def superseded_backups(ledger: Ledger, changes: list[Change]) -> list[Change]:
@@ -194,7 +209,7 @@ def superseded_backups(ledger: Ledger, changes: list[Change]) -> list[Change]:
             if known.before is None or _sha(data) != known.before:  # (a copy the user put there since: review59b F2)
                 continue
             why = f"the copy an earlier install of deja made; uninstall puts back {change.backup} now"
-            removals.append(replace(plan_text(old, data.decode("utf-8"), None), superseded=why))
+            removals.append(replace(plan_text(old, data.decode("utf-8"), None), reason=why))
         except (OSError, UnicodeDecodeError):  # (gone, or no text of deja's: left as it is)
             continue
     return removals
@@ -229,7 +244,7 @@ def settle_uninstall(changes: list[Change], ledger: Ledger) -> list[Change]:
     # (a change rebuilt from the .bak keeps saying which of deja's hooks the user edited it takes out: review44d M4)
     settled = [replace(_settle(change, ledger.get(str(change.path))), edited_hooks=change.edited_hooks)
                for change in changes]  # fmt: skip
-    spent = _spent_backups(settled, ledger)
+    spent = _spent_backups(settled, ledger) + _stranded_backups(settled, ledger)
     return (
         _kept_backups(settled, spent, ledger)
         + spent
@@ -402,6 +417,28 @@ def _spent_backups(changes: list[Change], ledger: Ledger) -> list[Change]:
             continue
         if change.text is not None and change.text == _backup_text(change.path, found):
             removals.append(plan_text(_backup_of(change.path, found), change.text, None))
+    return removals
+
+
+def _stranded_backups(changes: list[Change], ledger: Ledger) -> list[Change]:
+    """The removals of the .bak copies install made of files that hold nothing of deja's and are those very bytes
+    again: an uninstall killed after it put the file back and before it removed the copy left it (the user's
+    tokens), and every uninstall after it found nothing to do in the file and forgot the record (trial60 F7). A copy
+    whose bytes are not the record's is the user's now, and stays."""
+    removals = []
+    for change in changes:
+        found = ledger.get(str(change.path))
+        if change.action != "unchanged" or found is None or not found.existed or not found.backup_made:
+            continue
+        backup = _backup_of(change.path, found)
+        try:
+            data = backup.read_bytes()
+            if found.before is None or _sha(data) != found.before or _real(change.path).read_bytes() != data:
+                continue
+            why = "the copy install made, left by an uninstall that was stopped after it put the file back"
+            removals.append(replace(plan_text(backup, data.decode("utf-8"), None), reason=why))
+        except (OSError, UnicodeDecodeError):  # (gone, or no text of deja's: left as it is)
+            continue
     return removals
 
 

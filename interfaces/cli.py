@@ -458,23 +458,30 @@ def _check_target(target: str) -> None:
 
 
 def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> None:
+    from ..installers.files import backup_through_a_link
+
     for change in changes:
         if change.used_by:  # (left on purpose, so not "unchanged")
             kept = "would keep" if dry_run else "kept"
             echo(f"{target}: {kept} {change.path}: deja's install in {change.used_by} uses it too")
             continue
+        if change.action == "unchanged" and change.reason:  # (a file deja leaves and says why: a killed run's)
+            echo(f"{target}: {change.path}: {change.reason}")
+            continue
         action = f"would be {change.action}" if dry_run and change.action != "unchanged" else change.action
         echo(f"{target}: {action} {change.path}")
         if change.backup is not None and change.action != "unchanged":
             echo(f"{target}: {'would keep' if dry_run else 'kept'} your file as it was in {change.backup}")
+            if through_a_link := backup_through_a_link(change.path, change.backup):
+                echo(f"{target}: {through_a_link}")
         for sentence in change.edited_hooks:  # (a reinstall put deja's timeout back silently: trial44 F6)
             echo(f"{target}: {change.path}: {sentence}")
         if change.kept_backup:
             echo(f"{target}: {change.kept_backup}")
         if change.unplaced_record:
             echo(f"{target}: {change.unplaced_record}")
-        if change.superseded:
-            echo(f"{target}: {change.path}: {change.superseded}")
+        if change.reason:
+            echo(f"{target}: {change.path}: {change.reason}")
         if dry_run and change.diff:
             echo(change.diff.rstrip("\n"))
 
@@ -510,7 +517,7 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
         fail(str(exc))
     # A file that is not there was not left unchanged: it was never deja's to remove.
     changes = [c for c in changes if c.action != "unchanged" or c.path.exists()]
-    if all(change.action == "unchanged" for change in changes):
+    if all(change.action == "unchanged" and not change.reason for change in changes):
         echo(f"{target}: nothing of deja's to remove")
         return
     _print_changes(target, changes, dry_run)

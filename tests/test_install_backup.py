@@ -176,6 +176,24 @@ def test_the_copy_of_a_symlinked_file_goes_beside_the_link_not_into_the_folder_i
     assert sorted(p.name for p in (fake_home / ".cursor").iterdir()) == ["hooks.json", "mcp.json"]
 
 
+def test_install_says_its_copy_lands_in_the_folder_a_linked_cursor_folder_leads_to(fake_home: Path, deja: Path) -> None:
+    """trial60 F6: with ``~/.cursor`` itself a link into a dotfiles repository (stow, chezmoi), no folder of Cursor's
+    is outside the repository, and install wrote ``mcp.json.bak`` (the user's tokens) there without a word, where an
+    ignore rule for ``mcp.json`` does not cover it. It says so in one line, naming where the copy is."""
+    dots = fake_home / "dotfiles" / "cursor"
+    dots.mkdir(parents=True)
+    (dots / "mcp.json").write_text(USERS_MCP)
+    (fake_home / ".cursor").symlink_to(dots)
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+
+    done = run_deja("install", "cursor", env=env, script=deja)
+
+    assert done.returncode == 0, done.stderr
+    said = f"{fake_home / '.cursor'} is a link: that copy, your file as it was (tokens and all), goes to {dots / 'mcp.json.bak'}, where an ignore rule for mcp.json does not cover it"  # fmt: skip
+    assert said in done.stdout, done.stdout
+    assert (dots / "mcp.json.bak").read_text() == USERS_MCP
+
+
 def test_an_earlier_dejas_copy_beside_the_links_target_still_puts_the_file_back(fake_home: Path, deja: Path) -> None:
     """An install by an earlier deja kept its copy beside the link's target and recorded it there: uninstall puts the
     file back from that copy and removes it."""
