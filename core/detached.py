@@ -108,6 +108,21 @@ def start_catch_up() -> int:
     return start(python_module("deja.core.indexer", "catch-up"))
 
 
+def may_run(pid: int) -> bool:
+    """Whether process ``pid``, started by anyone, may still run: False only when its pid is known and gone (its
+    files left behind are then a killed run's to sweep). Another user's process holding that pid now, or no right to
+    ask, counts as running; so does any pid on Windows, where signal 0 would be CTRL_C_EVENT."""
+    if pid <= 0 or sys.platform.startswith("win"):
+        return True
+    try:
+        oscalls.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def running(pid: int) -> bool:
     """Whether process ``pid``, started by ``start``, still runs (it is reaped once it has ended)."""
     if pid in _popened:

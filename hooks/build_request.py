@@ -11,6 +11,7 @@ import os
 import sys
 import time
 
+from ..core.detached import may_run
 from ..core.private import private_dir
 from ..core.regular_files import read_regular
 
@@ -41,7 +42,7 @@ def request_build(home: str) -> str:
             age = time.time() - os.stat(sentinel).st_mtime
             if age < BUILD_RETRY_SECONDS:
                 pid, status = _recorded(sentinel)
-                if status is None and _alive(pid):
+                if status is None and may_run(pid):
                     return f"a build started {age:.0f} s ago is still running; not starting another"
                 if status is not None and status > 0:
                     return f"the build a hook started failed {age:.0f} s ago; `deja index` says why"
@@ -69,19 +70,6 @@ def _recorded(sentinel: str) -> tuple[int, int | None]:
         return int(fields[0]) if fields else 0, int(fields[1]) if len(fields) > 1 else None
     except (OSError, ValueError):
         return 0, None
-
-
-def _alive(pid: int) -> bool:
-    """Whether the keeper ``pid`` may still run: False only when its pid is known and gone."""
-    if pid <= 0 or os.name == "nt":  # (Windows: signal 0 there would be CTRL_C_EVENT)
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process now holds that pid, or no permission to ask: it runs
-        return True
-    return True
 
 
 def keep(home: str) -> int:

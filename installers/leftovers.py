@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from ..hooks.build_request import _alive as may_run
+from ..core.detached import may_run
 from .files import Change
 
 #: What follows ``.<name>.`` in a temporary file of deja's: a ``.bak``'s (``bak.``, ``bak.1.``), then the pid of the

@@ -74,6 +74,7 @@ from typing import TypeVar, cast
 from urllib.parse import quote
 
 from .. import faults
+from ..detached import may_run
 from ..private import private_dir
 from ..regular_files import check_regular, check_regular_database, open_regular
 
@@ -425,7 +426,7 @@ def remove_dead_copies(copies: str) -> None:
         return
     for name in names:
         pid = name.partition("-")[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not may_run(int(pid)):
             import shutil
 
             shutil.rmtree(os.path.join(copies, name), ignore_errors=True)
@@ -461,16 +462,6 @@ def remove_copies_older_versions_left() -> None:
             continue
         if stat.S_ISDIR(mark.st_mode) and mark.st_uid == os.getuid() and mark.st_mtime < cutoff:
             shutil.rmtree(path, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # (another user's process: alive)
-        return True
-    return True
 
 
 def table_names(conn: sqlite3.Connection) -> set[str]:
