@@ -3901,20 +3901,21 @@ def _in_a_keys_run(text: str, candidate: re.Match[str], run_start: int, run_end:
 _QUOTE_REACH = 72
 
 
-#: A variable named a secret in capitals given a word as its value, as ``env``, ``printenv``, a ``.env``, ``export``,
-#: ``docker run -e`` and YAML print it (``SECRET_KEY=…``, ``SECRET_KEY: …``, ``SECRET_KEY = …``): the key starts a
-#: word after a line's start, a blank, a quote or a shell sign, and the value runs to the next blank or quote, or is
-#: quoted. Such a value is read as one word whatever signs it holds (``_secret_word``). (The key's noun ends it, so a word is read from its
-#: start only: ``(?<![\w.-])``.)
+#: A variable named a secret given a word as its value, as ``env``, ``printenv``, a ``.env``, ``export``, ``docker run
+#: -e``, YAML, an ini file and code print it (``SECRET_KEY=…``, ``secret_key: …``, ``secretKey = …``, ``SECRET_KEY
+#: =…``, ``SECRET_KEY:…``), in any case (``secret_key`` judges the name): the key starts a word after a line's start,
+#: a blank, a quote, a shell sign or a query's ``?``, and the value runs to the next blank or quote, or is quoted.
+#: Such a value is read as one word whatever signs it holds (``_secret_word``). (The key's noun ends it, so a word is
+#: read from its start only; an ``=`` after a blank is no comparison's ``== ``, a ``:`` no scope's ``::``.)
 _SECRET_VARIABLE = (
-    r"(?<![^\s;&|(=+\"'\[,])(?P<key>[A-Z][A-Z0-9_]*?(?:KEY|SECRET|TOKEN|PASS|PASSWORD|PASSWD|PASSPHRASE|PWD|PW|BASE)"
-    r"(?:_?[0-9]{1,3})?)(?P<sep>=|:[ \t]+|[ \t]+=[ \t]+)"
-    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|[^\s\"'`]++(?=[\s\"'`]|\Z))"
+    r"(?<![^\s;&|?(=+\"'\[,])(?P<key>(?=[A-Za-z])[A-Za-z0-9_]*?"
+    r"(?i:KEY|SECRET|TOKEN|PASS|PASSWORD|PASSWD|PASSPHRASE|PWD|PW|BASE)(?:_?[0-9]{1,3})?)"
+    r"(?P<sep>=[ \t]*|[ \t]+=(?!=[ \t=])[ \t]*|:(?!:)[ \t]*)"
+    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\]|\\++(?![nrt]))++)"
 )
 #: What in a secret variable's word makes the assignment rule read only part of it or none (``_BARE``, ``_REFERENCE``,
-#: ``_bare_literal``): brackets, ``$``, ``%``, ``&`` and ``=`` (a Django key's ``…$k2!pq7&t1*w6(y5)b0+n``), or a
-#: marker that rule put in for its first part, its tail still written after it.
-_SPLIT_BY_THE_RULES = Lazy(globals(), "_SPLIT_BY_THE_RULES", r"[()$%&=]|\A[@*!#?:^+]|\[redacted:")
+#: ``_bare_literal``): brackets, ``$``, ``%``, ``&`` and ``=`` (a Django key's ``…$k2!pq7&t1*w6(y5)b0+n``).
+_SPLIT_BY_THE_RULES = Lazy(globals(), "_SPLIT_BY_THE_RULES", r"[()$%&=]|\A[@*!#?:^+]")
 #: A word that is a substitution, not a value: ``$VAR``, ``$VAR/path``, ``${VAR}``, ``$(cat /run/secrets/key)`` (its
 #: first word, the blank ending the value), ``%VAR%``, ``%(name)s``, a format's ``%s``.
 _SUBSTITUTION = Lazy(
@@ -3923,21 +3924,73 @@ _SUBSTITUTION = Lazy(
     r"\$\{[^${}\s]*+\}|\A\$\([ \t]*[A-Za-z_./~]|\$\([a-z][\w.-]*+\)|\A\$[A-Za-z_]\w*+(?:/|\Z)|\A%\w+%(?:\Z|[\\/])|\A%\(\w+\)"
     r"|\A%[-+ #0-9.]*[A-Za-z]\Z",
 )
+#: The marker the assignment rule (``_assignments``) puts in for a value: the only one whose tail is read as the
+#: secret's, and only as the word's first (after what it kept: ``*…*``, ``h=…``). Another rule's marker
+#: (``OPENAI_API_KEY=[redacted:openai-key]/index``, a key in a folder's name) ended its token where the token ends, and
+#: a marker after it in the word is another key's (``[redacted:github-token]%20token:[redacted:secret]``).
+_THE_ASSIGNMENTS_PART = Lazy(globals(), "_THE_ASSIGNMENTS_PART", r"[^\[]*+\[redacted:secret\]")
+#: What the assignment rule leaves after a value on purpose: a call's close and what code writes after it
+#: (``connect(password=…).cursor()``, ``f(token=…)->run()``, ``(password=None):``), a parameter expansion's close
+#: (``${SECRET_KEY:-[redacted:secret]}``), or a query's next fields
+#: (``?client_secret=…&state=x&next=/``, ``&`` alone at its end). A Django key's tail is neither: it draws no
+#: ``.,:>/``, and a sign after ``&name=`` but for one in few hundred.
+_LEFT_AS_WRITTEN = Lazy(
+    globals(),
+    "_LEFT_AS_WRITTEN",
+    r"\)++(?:(?:[.,:]|->)\S*+)?|\}|(?:&[\w.-]+=(?:[\w.%+/:-]|\[redacted:secret\])*)*&?",
+)
 
 
 def _secret_word(match: re.Match[str]) -> str:
-    """A secret variable's value (``_SECRET_VARIABLE``) redacted as one word when what it holds split it for the
-    assignment rule (``_SPLIT_BY_THE_RULES``) and it is no code or substitution (``_BRACKETED_CODE``,
-    ``_SUBSTITUTION``): a Django key draws ``(-_=+)`` and ``!@#$%^&*``, and most of them kept a tail or stayed whole
-    (trial59 F1: 173 of 200 leaked 12 characters or more)."""
+    """A secret variable's value (``_SECRET_VARIABLE``) redacted as one word when the assignment rule redacted its
+    first part and left a tail that is no code or query (``_LEFT_AS_WRITTEN``), or when what it holds split it for
+    that rule (``_SPLIT_BY_THE_RULES``) and it is no code or substitution (``_BRACKETED_CODE``, ``_SUBSTITUTION``):
+    a Django key draws ``(-_=+)`` and ``!@#$%^&*``, and most of them kept a tail or stayed whole (trial59 F1: 173 of
+    200 leaked 12 characters or more; review59e F2: 75 of 200 under a lowercase or oddly spaced name)."""
     key, value = match.group("key"), match.group("value")
     quote = value[0] if value[0] in "\"'" else ""
     contents = value[len(quote) : len(value) - len(quote)]
-    if not secret_key(key) or not contents or _A_MARKER.fullmatch(contents):
+    if not secret_key(key) or not contents or _A_MARKER.fullmatch(contents) or _assigns_a_quoted_value(match):
         return match.group(0)
-    if "[redacted:" not in contents and not _a_signed_literal(contents):
+    if "[redacted:" in contents:
+        if _left_by_the_rules(contents):
+            return match.group(0)
+    elif not _a_signed_literal(contents) or _a_word_then_code_or_a_query(contents):
         return match.group(0)
     return _marked(match, "value", f"{quote}[redacted:secret]{quote}")
+
+
+def _left_by_the_rules(contents: str) -> bool:
+    """Whether a word holding a marker is what the rules meant to leave: its first marker another rule's, the tail
+    after the assignment rule's code or a query (``_LEFT_AS_WRITTEN``), or one holding another marker (the rules read
+    it already: ``[redacted:secret]&#38;client_secret&#61;[redacted:github-token]``, which a second scrub must leave
+    as the first did)."""
+    part = _THE_ASSIGNMENTS_PART.match(contents)
+    if part is None or "[redacted:" in contents[part.end() :]:
+        return True
+    return bool(_LEFT_AS_WRITTEN.fullmatch(contents, part.end()))
+
+
+def _a_word_then_code_or_a_query(contents: str) -> bool:
+    """Whether a word is a name or a short value and, after it, what the assignment rule leaves (``_LEFT_AS_WRITTEN``):
+    ``None):`` of ``def login(password=None):``, ``$PW&user=bob`` of ``-d "password=$PW&user=bob"``. (A Django key's
+    first part draws a sign before its first ``)`` or ``&``, and its tail one before its end.)"""
+    word = _A_WORD_CUT.match(contents)
+    return word is not None and bool(_LEFT_AS_WRITTEN.fullmatch(contents, word.end()))
+
+
+#: A word up to a close or a query's next field (``&name=``).
+_A_WORD_CUT = Lazy(globals(), "_A_WORD_CUT", r"[\w.$-]*+(?=\)|&[\w.-]+=)")
+
+
+def _assigns_a_quoted_value(match: re.Match[str]) -> bool:
+    """Whether a bare word runs into a quote it did not open after a sign that code writes before one
+    (``password:str="…"``, ``token=response.json()["token"]``, ``password=="…"``): code giving the quoted value, which
+    the assignment rule reads. (A word in quotes of its own, docker inspect's ``"SECRET_KEY=…="``, ends at its own
+    quote.)"""
+    text, start, end = match.string, match.start(), match.end()
+    after, before = text[end : end + 1], text[start - 1 : start]
+    return match.group("value")[-1] in "=[(," and after in ("'", '"') and after != before
 
 
 #: A marker alone: a value redacted whole already.
@@ -3947,7 +4000,9 @@ _A_MARKER = Lazy(globals(), "_A_MARKER", r"\[redacted:[\w-]+\]")
 def _a_signed_literal(value: str) -> bool:
     """Whether a secret variable's word holding signs (``_SPLIT_BY_THE_RULES``) is a literal: no code, substitution,
     filler or keyword."""
-    if not _SPLIT_BY_THE_RULES.search(value) or _BRACKETED_CODE.fullmatch(value) or _SUBSTITUTION.search(value):
+    if not _SPLIT_BY_THE_RULES.search(value.removeprefix("=")):  # (``==other``: a comparison)
+        return False
+    if _BRACKETED_CODE.fullmatch(value.rstrip(",;?").replace("::", ".")) or _SUBSTITUTION.search(value):
         return False
     return not _FILLER.fullmatch(value) and value.lower() not in _NOT_VALUES
 

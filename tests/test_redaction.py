@@ -426,6 +426,34 @@ def test_a_django_key_under_a_secret_variable_is_redacted_whole_whatever_signs_i
         assert "[redacted:secret]" in out and key[:12] not in out and key[-12:] not in out, out
 
 
+def _leaked(form: str) -> list[str]:
+    """Of 200 random Django keys (seed 7, review59e's), those 12 characters or more of which survive ``form``
+    (``@@``: the key)."""
+    draw = random.Random(7)
+    keys = ["".join(draw.choice(_DJANGO_ALPHABET) for _ in range(50)) for _ in range(200)]
+    return [key for key in keys if any(key[i : i + 12] in redact(form.replace("@@", key)) for i in range(39))]
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "secret_key: @@",
+        "secret_key=@@",
+        "secret = @@",
+        "Secret_Key=@@",
+        "secretKey=@@",
+        "SECRET_KEY =@@",
+        "SECRET_KEY= @@",
+        "SECRET_KEY:@@",
+        "https://x.example/cb?SECRET_KEY=@@",
+    ],
+)
+def test_a_django_key_under_a_lowercase_or_spaced_secret_name_is_redacted_whole(form: str) -> None:
+    """review59e F2: the name in any case, ``=`` with blanks on either side or none, ``:`` with or without one: 75 of
+    200 kept 12 characters or more. (One in 200 keeps a tail like a query's ``&oj=r-0gd1gb``: allowed, with one more.)"""
+    assert len(_leaked(form)) <= 2
+
+
 @pytest.mark.parametrize(
     ("before", "after"),
     [
@@ -441,6 +469,37 @@ def test_a_django_key_under_a_secret_variable_is_redacted_whole_whatever_signs_i
     ],
 )
 def test_a_value_holding_brackets_under_a_secret_name_is_redacted_whole(before: str, after: str) -> None:
+    assert redact(before) == after
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "def login(username, password=None):",
+        "if password==other:",
+        'if password == "x":',
+        'access_token = response.json()["access_token"]',
+        "let secret_key = SecretKey::from_slice(&bytes)?;",
+        "  password: z.string().min(8),",
+        "a&client_secret=abc&state=x",
+        'curl -d "password=$PW&user=bob"',
+    ],
+)
+def test_code_or_a_query_under_a_lowercase_secret_name_is_no_secret_word(line: str) -> None:
+    """The secret word is read under a lowercase name too since RULES_VERSION 37 (review59e F2): what the assignment
+    rule leaves after a value (a call's close, a query's next field, a comparison, an annotation) is left with it."""
+    assert redact(line) == line
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("connect(password=Xy7kq9Lm).cursor()", "connect(password=[redacted:secret]).cursor()"),
+        ("x?client_secret=ab12Kq9z&state=xyz", "x?client_secret=[redacted:secret]&state=xyz"),
+        ("secret_key=${SECRET_KEY:-changeme}", "secret_key=${SECRET_KEY:[redacted:secret]}"),
+    ],
+)
+def test_a_lowercase_secret_names_value_is_redacted_and_what_follows_it_kept(before: str, after: str) -> None:
     assert redact(before) == after
 
 
