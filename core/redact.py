@@ -3157,7 +3157,8 @@ _LINE_GUTTER = r"[+-]|[ \t]*L?\d{1,7}[ \t]?(?:[|:\t]|\u2192)|>(?:[ \t]?>)*"
 _GUTTER = Lazy(globals(), "_GUTTER", _LINE_GUTTER)
 #: The same as two YAML keys, on a line each (a Kubernetes container's ``- name: DB_PASSWORD`` then ``value: …``,
 #: CloudFormation's ``- ParameterKey: DBPassword`` then ``ParameterValue: …``), quoted or not; ``valueFrom:`` gives
-#: none. An unquoted value is one word that ends its line (a comment may follow it). It starts at the colon after the
+#: none. An unquoted value is one word that ends its line (a comment may follow it; a ``#`` glued to what follows it
+#: starts a value, a Django key's ``#7wkp…``). It starts at the colon after the
 #: name's word (``_key_value_lines``; a gutter before the value's line is one like the name's line's:
 #: ``_same_gutter``): the engine skips to each colon, not to each ``n`` and ``k`` (a seventh of the
 #: time on code); looked for where that word, its colon and a blank are: a value's ``value: `` is in errors too
@@ -3166,7 +3167,8 @@ _KEY_VALUE_LINES = (
     r":(?:(?<=[Nn]ame:)|(?<=[Kk]ey:)) [ \t]*(?P<nq>[\"']?)" + _SETTING_NAME + r"(?P=nq)[ \t]*\r?\n"
     rf"(?:-[ \t]*{_SETTING_VALUE_WORD}:[^\n]*\n)?(?P<gutter>{_LINE_GUTTER})?[ \t]*"
     rf"{_SETTING_VALUE_WORD}:[ \t]+(?![\"']?\[redacted:)"
-    r"(?P<q>[\"'])?(?P<value>(?(q)(?:(?!(?P=q))[^\n\\]|\\.)*|[^\s\"'#|>][^\s]*))(?(q)(?P=q))[ \t]*(?:#[^\n]*)?(?=\r?\n|\Z)"
+    r"(?P<q>[\"'])?(?P<value>(?(q)(?:(?!(?P=q))[^\n\\]|\\.)*|(?:[^\s\"'#|>]|#(?=[^\s#]))[^\s]*))(?(q)(?P=q))[ \t]*"
+    r"(?:#[^\n]*)?(?=\r?\n|\Z)"
 )
 #: The words ``_KEY_VALUE_LINES`` finds before its colon, the longest first.
 _LINE_NAME_WORDS = ("parameterkey", "name", "key")
@@ -3385,6 +3387,8 @@ def _quoted_secret(contents: str, key: str) -> bool:
     A value with blanks is a passphrase (``password = "correct horse battery staple"``) unless it reads as words for
     people (``_words_for_people``); under a key naming a passphrase it is one whatever it reads as."""
     value = contents.strip()
+    if _a_signed_word(value):
+        return True
     if not _plain_value(value, key):
         return False
     if not any(c.isspace() for c in contents) or _key_words(key)[-1] == "passphrase":
@@ -3713,7 +3717,11 @@ def _setting(match: re.Match[str], start: int, quote: str) -> str:
     field = _pair_names_a_field(text, match.start(), quote)
     if field and not _looks_made(value, _key_words(name)[-1] in _PASSWORD_WORDS):
         return match.group(0)  # a label or a description (``<input value="Save" name="change_password">``)
-    if not (_quoted_secret(value, name) if match.group("q") else _bare_literal(value, name, config_line=True)):
+    if match.group("q"):
+        secret = _quoted_secret(value, name)
+    else:
+        secret = _bare_literal(value, name, config_line=True) or _a_signed_word(value)
+    if not secret:
         return match.group(0)
     return _marked(match, "value", "[redacted:secret]")
 
@@ -3952,6 +3960,8 @@ def _secret_word(match: re.Match[str]) -> str:
     contents = value[len(quote) : len(value) - len(quote)]
     if not secret_key(key) or not contents or _A_MARKER.fullmatch(contents) or _assigns_a_quoted_value(match):
         return match.group(0)
+    if quote and match.string[match.start() - 1 : match.start()] == quote:  # (``'password: '); f('``: code)
+        return match.group(0)
     if "[redacted:" in contents:
         if _left_by_the_rules(contents):
             return match.group(0)
@@ -3991,6 +4001,30 @@ def _assigns_a_quoted_value(match: re.Match[str]) -> bool:
     text, start, end = match.string, match.start(), match.end()
     after, before = text[end : end + 1], text[start - 1 : start]
     return match.group("value")[-1] in "=[(," and after in ("'", '"') and after != before
+
+
+def _a_signed_word(value: str) -> bool:
+    """Whether a value given to a secret name, a word (no blank), is a literal holding signs (as ``_a_signed_literal``
+    reads a secret variable's, but a substitution inside it is none) that a reference's look hid (``_REFERENCE``: a leading ``$`` or ``%``, a ``$(`` inside), and no substitution
+    whole (``_A_WHOLE_SUBSTITUTION``): a Django key quoted in JSON, ``"SECRET_KEY": "%fqf#oeqh…"``, or a Kubernetes
+    env entry's ``value: $k2!…`` (review59e F3, F4: 8 and 20 of 200 were kept). A template's braces or angle
+    brackets (``{{ … }}``, ``<token>``) keep it a reference: a Django key draws none."""
+    if not value or any(c.isspace() or c in "{}<>" for c in value) or _A_WHOLE_SUBSTITUTION.fullmatch(value):
+        return False
+    if not _SPLIT_BY_THE_RULES.search(value) or _BRACKETED_CODE.fullmatch(value.rstrip(",;?").replace("::", ".")):
+        return False
+    return not _FILLER.fullmatch(value) and value.lower() not in _NOT_VALUES
+
+
+#: A value that is one substitution whole, so no secret: ``$X``, ``$X/path``, PowerShell's ``$env:X``, ``$1``,
+#: ``$@``, ``$(cmd)``, ``%VAR%``, ``%VAR%\\path``, ``%(name)s``, a format of ``%s``/``%d`` and plain text (``%s-%s``).
+#: A leading ``%f`` or ``$*`` followed by more signs is none.
+_A_WHOLE_SUBSTITUTION = Lazy(
+    globals(),
+    "_A_WHOLE_SUBSTITUTION",
+    r"\$(?:(?:env:)?[A-Za-z_]\w*+(?:/\S*+)?|[0-9@*#?$!])|\$\([^()]*+\)|%\w+%(?:[\\/]\S*+)?|%\(\w+\)[a-z]"
+    r"|[\w./:-]*(?:%[-+ #0-9.]*[sdrfx][\w./:-]*)+",
+)
 
 
 #: A marker alone: a value redacted whole already.

@@ -472,6 +472,47 @@ def test_a_value_holding_brackets_under_a_secret_name_is_redacted_whole(before: 
     assert redact(before) == after
 
 
+def test_a_django_key_as_a_kubernetes_env_value_is_redacted_whole() -> None:
+    """review59e F3: kubectl's ``- name: SECRET_KEY`` then ``value: …``; a key starting with ``%``, ``$`` or ``#``,
+    or holding ``$(``, read as a reference and kept (20 of 200)."""
+    assert len(_leaked("        - name: SECRET_KEY\n          value: @@")) <= 2
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        '{"SECRET_KEY": "@@"}',
+        '{"name": "SECRET_KEY", "value": "@@"}',
+        'os.environ["SECRET_KEY"] = "@@"',
+        '$env:SECRET_KEY="@@"',
+        'secret_key = "@@"',
+    ],
+)
+def test_a_django_key_quoted_under_a_secret_name_is_redacted_whole(form: str) -> None:
+    """review59e F4: a quoted value is a substitution only when it is one whole; a key starting with ``%f`` or
+    ``$*`` or holding ``$(`` is none (8 of 200 were kept)."""
+    assert len(_leaked(form)) <= 2
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"password": "$1"}',
+        '{"token": "${TOKEN}"}',
+        '{"password": "%s"}',
+        '{"password": "%(password)s"}',
+        '{"password": "$HOME/.pw"}',
+        '{"api_key": "%APPDATA%\\key"}',
+        '$env:API_KEY = "$env:OTHER"',
+        "- name: DB_PASSWORD\n  value: $(DB_PASS)",
+        "- name: DB_PASSWORD\n  value: # set me",
+        '{"name": "DB_PASSWORD", "value": "${DB_PASS}"}',
+    ],
+)
+def test_a_substitution_whole_quoted_under_a_secret_name_is_kept(line: str) -> None:
+    assert redact(line) == line
+
+
 @pytest.mark.parametrize(
     "line",
     [
