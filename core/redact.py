@@ -3924,13 +3924,14 @@ _SECRET_VARIABLE = (
 #: What in a secret variable's word makes the assignment rule read only part of it or none (``_BARE``, ``_REFERENCE``,
 #: ``_bare_literal``): brackets, ``$``, ``%``, ``&`` and ``=`` (a Django key's ``…$k2!pq7&t1*w6(y5)b0+n``).
 _SPLIT_BY_THE_RULES = Lazy(globals(), "_SPLIT_BY_THE_RULES", r"[()$%&=]|\A[@*!#?:^+]")
-#: A word that is a substitution, not a value: ``$VAR``, ``$VAR/path``, ``${VAR}``, ``$(cat /run/secrets/key)`` (its
-#: first word, the blank ending the value), ``%VAR%``, ``%(name)s``, a format's ``%s``.
+#: A word that is a substitution, not a value: ``$VAR``, ``$VAR/path``, PowerShell's ``$env:VAR``, ``${VAR}``,
+#: ``$(cat /run/secrets/key)`` (its first word, the blank ending the value), ``%VAR%``, cmd's ``%~1``, ``%(name)s``, a
+#: format's ``%s``.
 _SUBSTITUTION = Lazy(
     globals(),
     "_SUBSTITUTION",
-    r"\$\{[^${}\s]*+\}|\A\$\([ \t]*[A-Za-z_./~]|\$\([a-z][\w.-]*+\)|\A\$[A-Za-z_]\w*+(?:/|\Z)|\A%\w+%(?:\Z|[\\/])|\A%\(\w+\)"
-    r"|\A%[-+ #0-9.]*[A-Za-z]\Z",
+    r"\$\{[^${}\s]*+\}|\A\$\([ \t]*[A-Za-z_./~]|\$\([a-z][\w.-]*+\)|\A\$(?:env:)?[A-Za-z_]\w*+(?:/|\Z)"
+    r"|\A%\w+%(?:\Z|[\\/])|\A%~[a-z]*[0-9]|\A%\(\w+\)|\A%[-+ #0-9.]*[A-Za-z]\Z",
 )
 #: The marker the assignment rule (``_assignments``) puts in for a value: the only one whose tail is read as the
 #: secret's, and only as the word's first (after what it kept: ``*…*``, ``h=…``). Another rule's marker
