@@ -4039,6 +4039,8 @@ def _a_signed_literal(value: str) -> bool:
         return False
     if _BRACKETED_CODE.fullmatch(value.rstrip(",;?").replace("::", ".")) or _SUBSTITUTION.search(value):
         return False
+    if _A_WHOLE_SUBSTITUTION.fullmatch(value):  # (a format, ``"%s-%s" % (…)``)
+        return False
     return not _FILLER.fullmatch(value) and value.lower() not in _NOT_VALUES
 
 

@@ -565,6 +565,7 @@ def test_a_lowercase_secret_names_value_is_redacted_and_what_follows_it_kept(bef
         'data["password"] = hash_password(data["password"])',
         "$config = @{ API_KEY = $env:API_KEY }",  # (review59e F7: PowerShell's environment, cmd's argument)
         "set API_KEY=%~1",
+        'SECRET_KEY = "%s-%s" % (prefix, suffix)',
     ],
 )
 def test_a_call_or_a_substitution_under_a_secret_name_is_kept(code: str) -> None:
