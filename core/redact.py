@@ -3914,12 +3914,14 @@ _QUOTE_REACH = 72
 #: =…``, ``SECRET_KEY:…``), in any case (``secret_key`` judges the name): the key starts a word after a line's start,
 #: a blank, a quote, a shell sign or a query's ``?``, and the value runs to the next blank or quote, or is quoted.
 #: Such a value is read as one word whatever signs it holds (``_secret_word``). (The key's noun ends it, so a word is
-#: read from its start only; an ``=`` after a blank is no comparison's ``== ``, a ``:`` no scope's ``::``.)
+#: read from its start only; an ``=`` after a blank is no comparison's ``== ``, a ``:`` no scope's ``::``. A bare
+#: value ends before a JSON string's escaped line end, ``\\n``, as ``_VALUE_CHAR`` does; its repeat is not possessive,
+#: the lookahead inside it: ``tests/test_regex_old_python.py``.)
 _SECRET_VARIABLE = (
     r"(?<![^\s;&|?(=+\"'\[,])(?P<key>(?=[A-Za-z])[A-Za-z0-9_]*?"
     r"(?i:KEY|SECRET|TOKEN|PASS|PASSWORD|PASSWD|PASSPHRASE|PWD|PW|BASE)(?:_?[0-9]{1,3})?)"
     r"(?P<sep>=[ \t]*|[ \t]+=(?!=[ \t=])[ \t]*|:(?!:)[ \t]*)"
-    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\]|\\++(?![nrt]))++)"
+    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\]|\\++(?![nrt]))+)"
 )
 #: What in a secret variable's word makes the assignment rule read only part of it or none (``_BARE``, ``_REFERENCE``,
 #: ``_bare_literal``): brackets, ``$``, ``%``, ``&`` and ``=`` (a Django key's ``…$k2!pq7&t1*w6(y5)b0+n``).
