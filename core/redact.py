@@ -3965,6 +3965,8 @@ def _secret_word(match: re.Match[str]) -> str:
         return match.group(0)
     if quote and match.string[match.start() - 1 : match.start()] == quote:  # (``'password: '); f('``: code)
         return match.group(0)
+    if any(secret_key(name) for name in _A_KEY_INSIDE.findall(contents)):
+        return match.group(0)
     if "[redacted:" in contents:
         if _left_by_the_rules(contents):
             return match.group(0)
@@ -3992,6 +3994,9 @@ def _a_word_then_code_or_a_query(contents: str) -> bool:
     return word is not None and bool(_LEFT_AS_WRITTEN.fullmatch(contents, word.end()))
 
 
+#: A key given a value inside a word (``token=a(token=a(``, ``token:password:**…**:``): when it names a secret, the
+#: word is a run of keys the assignment rule read one by one, not one value.
+_A_KEY_INSIDE = Lazy(globals(), "_A_KEY_INSIDE", r"(?<![\w.-])([A-Za-z_][\w.-]*+)[:=]")
 #: A word up to a close or a query's next field (``&name=``).
 _A_WORD_CUT = Lazy(globals(), "_A_WORD_CUT", r"[\w.$-]*+(?=\)|&[\w.-]+=)")
 
