@@ -3157,7 +3157,8 @@ _LINE_GUTTER = r"[+-]|[ \t]*L?\d{1,7}[ \t]?(?:[|:\t]|\u2192)|>(?:[ \t]?>)*"
 _GUTTER = Lazy(globals(), "_GUTTER", _LINE_GUTTER)
 #: The same as two YAML keys, on a line each (a Kubernetes container's ``- name: DB_PASSWORD`` then ``value: …``,
 #: CloudFormation's ``- ParameterKey: DBPassword`` then ``ParameterValue: …``), quoted or not; ``valueFrom:`` gives
-#: none. An unquoted value is one word that ends its line (a comment may follow it). It starts at the colon after the
+#: none. An unquoted value is one word that ends its line (a comment may follow it; a ``#`` glued to what follows it
+#: starts a value, a Django key's ``#7wkp…``). It starts at the colon after the
 #: name's word (``_key_value_lines``; a gutter before the value's line is one like the name's line's:
 #: ``_same_gutter``): the engine skips to each colon, not to each ``n`` and ``k`` (a seventh of the
 #: time on code); looked for where that word, its colon and a blank are: a value's ``value: `` is in errors too
@@ -3166,7 +3167,8 @@ _KEY_VALUE_LINES = (
     r":(?:(?<=[Nn]ame:)|(?<=[Kk]ey:)) [ \t]*(?P<nq>[\"']?)" + _SETTING_NAME + r"(?P=nq)[ \t]*\r?\n"
     rf"(?:-[ \t]*{_SETTING_VALUE_WORD}:[^\n]*\n)?(?P<gutter>{_LINE_GUTTER})?[ \t]*"
     rf"{_SETTING_VALUE_WORD}:[ \t]+(?![\"']?\[redacted:)"
-    r"(?P<q>[\"'])?(?P<value>(?(q)(?:(?!(?P=q))[^\n\\]|\\.)*|[^\s\"'#|>][^\s]*))(?(q)(?P=q))[ \t]*(?:#[^\n]*)?(?=\r?\n|\Z)"
+    r"(?P<q>[\"'])?(?P<value>(?(q)(?:(?!(?P=q))[^\n\\]|\\.)*|(?:[^\s\"'#|>]|#(?=[^\s#]))[^\s]*))(?(q)(?P=q))[ \t]*"
+    r"(?:#[^\n]*)?(?=\r?\n|\Z)"
 )
 #: The words ``_KEY_VALUE_LINES`` finds before its colon, the longest first.
 _LINE_NAME_WORDS = ("parameterkey", "name", "key")
@@ -3385,6 +3387,8 @@ def _quoted_secret(contents: str, key: str) -> bool:
     A value with blanks is a passphrase (``password = "correct horse battery staple"``) unless it reads as words for
     people (``_words_for_people``); under a key naming a passphrase it is one whatever it reads as."""
     value = contents.strip()
+    if _a_signed_word(value):
+        return True
     if not _plain_value(value, key):
         return False
     if not any(c.isspace() for c in contents) or _key_words(key)[-1] == "passphrase":
@@ -3713,7 +3717,11 @@ def _setting(match: re.Match[str], start: int, quote: str) -> str:
     field = _pair_names_a_field(text, match.start(), quote)
     if field and not _looks_made(value, _key_words(name)[-1] in _PASSWORD_WORDS):
         return match.group(0)  # a label or a description (``<input value="Save" name="change_password">``)
-    if not (_quoted_secret(value, name) if match.group("q") else _bare_literal(value, name, config_line=True)):
+    if match.group("q"):
+        secret = _quoted_secret(value, name)
+    else:
+        secret = _bare_literal(value, name, config_line=True) or _a_signed_word(value)
+    if not secret:
         return match.group(0)
     return _marked(match, "value", "[redacted:secret]")
 
@@ -3901,43 +3909,130 @@ def _in_a_keys_run(text: str, candidate: re.Match[str], run_start: int, run_end:
 _QUOTE_REACH = 72
 
 
-#: A variable named a secret in capitals given a word as its value, as ``env``, ``printenv``, a ``.env``, ``export``,
-#: ``docker run -e`` and YAML print it (``SECRET_KEY=…``, ``SECRET_KEY: …``, ``SECRET_KEY = …``): the key starts a
-#: word after a line's start, a blank, a quote or a shell sign, and the value runs to the next blank or quote, or is
-#: quoted. Such a value is read as one word whatever signs it holds (``_secret_word``). (The key's noun ends it, so a word is read from its
-#: start only: ``(?<![\w.-])``.)
+#: A variable named a secret given a word as its value, as ``env``, ``printenv``, a ``.env``, ``export``, ``docker run
+#: -e``, YAML, an ini file and code print it (``SECRET_KEY=…``, ``secret_key: …``, ``secretKey = …``, ``SECRET_KEY
+#: =…``, ``SECRET_KEY:…``), in any case (``secret_key`` judges the name): the key starts a word after a line's start,
+#: a blank, a quote, a shell sign or a query's ``?``, and the value runs to the next blank or quote, or is quoted.
+#: Such a value is read as one word whatever signs it holds (``_secret_word``). (The key's noun ends it, so a word is
+#: read from its start only; an ``=`` after a blank is no comparison's ``== ``, a ``:`` no scope's ``::``. A bare
+#: value ends before a JSON string's escaped line end, ``\\n``, as ``_VALUE_CHAR`` does; its repeat is not possessive,
+#: the lookahead inside it: ``tests/test_regex_old_python.py``.)
 _SECRET_VARIABLE = (
-    r"(?<![^\s;&|(=+\"'\[,])(?P<key>[A-Z][A-Z0-9_]*?(?:KEY|SECRET|TOKEN|PASS|PASSWORD|PASSWD|PASSPHRASE|PWD|PW|BASE)"
-    r"(?:_?[0-9]{1,3})?)(?P<sep>=|:[ \t]+|[ \t]+=[ \t]+)"
-    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|[^\s\"'`]++(?=[\s\"'`]|\Z))"
+    r"(?<![^\s;&|?(=+\"'\[,])(?P<key>(?=[A-Za-z])[A-Za-z0-9_]*?"
+    r"(?i:KEY|SECRET|TOKEN|PASS|PASSWORD|PASSWD|PASSPHRASE|PWD|PW|BASE)(?:_?[0-9]{1,3})?)"
+    r"(?P<sep>=[ \t]*|[ \t]+=(?!=[ \t=])[ \t]*|:(?!:)[ \t]*)"
+    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\]|\\++(?![nrt]))+)"
 )
 #: What in a secret variable's word makes the assignment rule read only part of it or none (``_BARE``, ``_REFERENCE``,
-#: ``_bare_literal``): brackets, ``$``, ``%``, ``&`` and ``=`` (a Django key's ``…$k2!pq7&t1*w6(y5)b0+n``), or a
-#: marker that rule put in for its first part, its tail still written after it.
-_SPLIT_BY_THE_RULES = Lazy(globals(), "_SPLIT_BY_THE_RULES", r"[()$%&=]|\A[@*!#?:^+]|\[redacted:")
-#: A word that is a substitution, not a value: ``$VAR``, ``$VAR/path``, ``${VAR}``, ``$(cat /run/secrets/key)`` (its
-#: first word, the blank ending the value), ``%VAR%``, ``%(name)s``, a format's ``%s``.
+#: ``_bare_literal``): brackets, ``$``, ``%``, ``&`` and ``=`` (a Django key's ``…$k2!pq7&t1*w6(y5)b0+n``).
+_SPLIT_BY_THE_RULES = Lazy(globals(), "_SPLIT_BY_THE_RULES", r"[()$%&=]|\A[@*!#?:^+]")
+#: A word that is a substitution, not a value: ``$VAR``, ``$VAR/path``, PowerShell's ``$env:VAR``, ``${VAR}``,
+#: ``$(cat /run/secrets/key)`` (its first word, the blank ending the value), ``%VAR%``, cmd's ``%~1``, ``%(name)s``, a
+#: format's ``%s``.
 _SUBSTITUTION = Lazy(
     globals(),
     "_SUBSTITUTION",
-    r"\$\{[^${}\s]*+\}|\A\$\([ \t]*[A-Za-z_./~]|\$\([a-z][\w.-]*+\)|\A\$[A-Za-z_]\w*+(?:/|\Z)|\A%\w+%(?:\Z|[\\/])|\A%\(\w+\)"
-    r"|\A%[-+ #0-9.]*[A-Za-z]\Z",
+    r"\$\{[^${}\s]*+\}|\A\$\([ \t]*[A-Za-z_./~]|\$\([a-z][\w.-]*+\)|\A\$(?:env:)?[A-Za-z_]\w*+(?:/|\Z)"
+    r"|\A%\w+%(?:\Z|[\\/])|\A%~[a-z]*[0-9]|\A%\(\w+\)|\A%[-+ #0-9.]*[A-Za-z]\Z",
+)
+#: The marker the assignment rule (``_assignments``) puts in for a value: the only one whose tail is read as the
+#: secret's, and only as the word's first (after what it kept: ``*…*``, ``h=…``). Another rule's marker
+#: (``OPENAI_API_KEY=[redacted:openai-key]/index``, a key in a folder's name) ended its token where the token ends, and
+#: a marker after it in the word is another key's (``[redacted:github-token]%20token:[redacted:secret]``).
+_THE_ASSIGNMENTS_PART = Lazy(globals(), "_THE_ASSIGNMENTS_PART", r"[^\[]*+\[redacted:secret\]")
+#: What the assignment rule leaves after a value on purpose: a call's close and what code writes after it
+#: (``connect(password=…).cursor()``, ``f(token=…)->run()``, ``(password=None):``), a parameter expansion's close
+#: (``${SECRET_KEY:-[redacted:secret]}``), or a query's next fields
+#: (``?client_secret=…&state=x&next=/``, ``&`` alone at its end). A Django key's tail is neither: it draws no
+#: ``.,:>/``, and a sign after ``&name=`` but for one in few hundred.
+_LEFT_AS_WRITTEN = Lazy(
+    globals(),
+    "_LEFT_AS_WRITTEN",
+    r"\)++(?:(?:[.,:]|->)\S*+)?|\}|(?:&[\w.-]+=(?:[\w.%+/:-]|\[redacted:secret\])*)*&?",
 )
 
 
 def _secret_word(match: re.Match[str]) -> str:
-    """A secret variable's value (``_SECRET_VARIABLE``) redacted as one word when what it holds split it for the
-    assignment rule (``_SPLIT_BY_THE_RULES``) and it is no code or substitution (``_BRACKETED_CODE``,
-    ``_SUBSTITUTION``): a Django key draws ``(-_=+)`` and ``!@#$%^&*``, and most of them kept a tail or stayed whole
-    (trial59 F1: 173 of 200 leaked 12 characters or more)."""
+    """A secret variable's value (``_SECRET_VARIABLE``) redacted as one word when the assignment rule redacted its
+    first part and left a tail that is no code or query (``_LEFT_AS_WRITTEN``), or when what it holds split it for
+    that rule (``_SPLIT_BY_THE_RULES``) and it is no code or substitution (``_BRACKETED_CODE``, ``_SUBSTITUTION``):
+    a Django key draws ``(-_=+)`` and ``!@#$%^&*``, and most of them kept a tail or stayed whole (trial59 F1: 173 of
+    200 leaked 12 characters or more; review59e F2: 75 of 200 under a lowercase or oddly spaced name)."""
     key, value = match.group("key"), match.group("value")
     quote = value[0] if value[0] in "\"'" else ""
     contents = value[len(quote) : len(value) - len(quote)]
-    if not secret_key(key) or not contents or _A_MARKER.fullmatch(contents):
+    if not secret_key(key) or not contents or _A_MARKER.fullmatch(contents) or _assigns_a_quoted_value(match):
         return match.group(0)
-    if "[redacted:" not in contents and not _a_signed_literal(contents):
+    if quote and match.string[match.start() - 1 : match.start()] == quote:  # (``'password: '); f('``: code)
+        return match.group(0)
+    if any(secret_key(name) for name in _A_KEY_INSIDE.findall(contents)):
+        return match.group(0)
+    if "[redacted:" in contents:
+        if _left_by_the_rules(contents):
+            return match.group(0)
+    elif not _a_signed_literal(contents) or _a_word_then_code_or_a_query(contents):
         return match.group(0)
     return _marked(match, "value", f"{quote}[redacted:secret]{quote}")
+
+
+def _left_by_the_rules(contents: str) -> bool:
+    """Whether a word holding a marker is what the rules meant to leave: its first marker another rule's, the tail
+    after the assignment rule's code or a query (``_LEFT_AS_WRITTEN``), or one holding another marker (the rules read
+    it already: ``[redacted:secret]&#38;client_secret&#61;[redacted:github-token]``, which a second scrub must leave
+    as the first did)."""
+    part = _THE_ASSIGNMENTS_PART.match(contents)
+    if part is None or "[redacted:" in contents[part.end() :]:
+        return True
+    return bool(_LEFT_AS_WRITTEN.fullmatch(contents, part.end()))
+
+
+def _a_word_then_code_or_a_query(contents: str) -> bool:
+    """Whether a word is a name or a short value and, after it, what the assignment rule leaves (``_LEFT_AS_WRITTEN``):
+    ``None):`` of ``def login(password=None):``, ``$PW&user=bob`` of ``-d "password=$PW&user=bob"``. (A Django key's
+    first part draws a sign before its first ``)`` or ``&``, and its tail one before its end.)"""
+    word = _A_WORD_CUT.match(contents)
+    return word is not None and bool(_LEFT_AS_WRITTEN.fullmatch(contents, word.end()))
+
+
+#: A key given a value inside a word (``token=a(token=a(``, ``token:password:**…**:``): when it names a secret, the
+#: word is a run of keys the assignment rule read one by one, not one value.
+_A_KEY_INSIDE = Lazy(globals(), "_A_KEY_INSIDE", r"(?<![\w.-])([A-Za-z_][\w.-]*+)[:=]")
+#: A word up to a close or a query's next field (``&name=``).
+_A_WORD_CUT = Lazy(globals(), "_A_WORD_CUT", r"[\w.$-]*+(?=\)|&[\w.-]+=)")
+
+
+def _assigns_a_quoted_value(match: re.Match[str]) -> bool:
+    """Whether a bare word runs into a quote it did not open after a sign that code writes before one
+    (``password:str="…"``, ``token=response.json()["token"]``, ``password=="…"``): code giving the quoted value, which
+    the assignment rule reads. (A word in quotes of its own, docker inspect's ``"SECRET_KEY=…="``, ends at its own
+    quote.)"""
+    text, start, end = match.string, match.start(), match.end()
+    after, before = text[end : end + 1], text[start - 1 : start]
+    return match.group("value")[-1] in "=[(," and after in ("'", '"') and after != before
+
+
+def _a_signed_word(value: str) -> bool:
+    """Whether a value given to a secret name, a word (no blank), is a literal holding signs (as ``_a_signed_literal``
+    reads a secret variable's, but a substitution inside it is none) that a reference's look hid (``_REFERENCE``: a leading ``$`` or ``%``, a ``$(`` inside), and no substitution
+    whole (``_A_WHOLE_SUBSTITUTION``): a Django key quoted in JSON, ``"SECRET_KEY": "%fqf#oeqh…"``, or a Kubernetes
+    env entry's ``value: $k2!…`` (review59e F3, F4: 8 and 20 of 200 were kept). A template's braces or angle
+    brackets (``{{ … }}``, ``<token>``) keep it a reference: a Django key draws none."""
+    if not value or any(c.isspace() or c in "{}<>" for c in value) or _A_WHOLE_SUBSTITUTION.fullmatch(value):
+        return False
+    if not _SPLIT_BY_THE_RULES.search(value) or _BRACKETED_CODE.fullmatch(value.rstrip(",;?").replace("::", ".")):
+        return False
+    return not _FILLER.fullmatch(value) and value.lower() not in _NOT_VALUES
+
+
+#: A value that is one substitution whole, so no secret: ``$X``, ``$X/path``, PowerShell's ``$env:X``, ``$1``,
+#: ``$@``, ``$(cmd)``, ``%VAR%``, ``%VAR%\\path``, ``%(name)s``, a format of ``%s``/``%d`` and plain text (``%s-%s``).
+#: A leading ``%f`` or ``$*`` followed by more signs is none.
+_A_WHOLE_SUBSTITUTION = Lazy(
+    globals(),
+    "_A_WHOLE_SUBSTITUTION",
+    r"\$(?:(?:env:)?[A-Za-z_]\w*+(?:/\S*+)?|[0-9@*#?$!])|\$\([^()]*+\)|%\w+%(?:[\\/]\S*+)?|%\(\w+\)[a-z]"
+    r"|[\w./:-]*(?:%[-+ #0-9.]*[sdrfx][\w./:-]*)+",
+)
 
 
 #: A marker alone: a value redacted whole already.
@@ -3947,7 +4042,11 @@ _A_MARKER = Lazy(globals(), "_A_MARKER", r"\[redacted:[\w-]+\]")
 def _a_signed_literal(value: str) -> bool:
     """Whether a secret variable's word holding signs (``_SPLIT_BY_THE_RULES``) is a literal: no code, substitution,
     filler or keyword."""
-    if not _SPLIT_BY_THE_RULES.search(value) or _BRACKETED_CODE.fullmatch(value) or _SUBSTITUTION.search(value):
+    if not _SPLIT_BY_THE_RULES.search(value.removeprefix("=")):  # (``==other``: a comparison)
+        return False
+    if _BRACKETED_CODE.fullmatch(value.rstrip(",;?").replace("::", ".")) or _SUBSTITUTION.search(value):
+        return False
+    if _A_WHOLE_SUBSTITUTION.fullmatch(value):  # (a format, ``"%s-%s" % (…)``)
         return False
     return not _FILLER.fullmatch(value) and value.lower() not in _NOT_VALUES
 

@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (36: a URL whose slashes a JSON encoder escaped (``https:\\/\\/hooks.slack.com\\/…``, ``postgres:\\/\\/u:PW@…``),
+#: (37: a secret variable's word under a name in any case and spaced any way (``secret_key: …``, ``secretKey=…``,
+#: ``SECRET_KEY =…``, ``SECRET_KEY:…``), and the tail after another rule's marker kept (``…=[redacted:openai-key]/index``);
+#: a quoted or a Kubernetes env entry's value under a secret name a substitution only when it is one whole (a Django
+#: key in JSON, ``"%fqf#…"``, or ``value: $k2!…``): red60 (review59e F2, F3, F4);
+#: 36: a URL whose slashes a JSON encoder escaped (``https:\\/\\/hooks.slack.com\\/…``, ``postgres:\\/\\/u:PW@…``),
 #: the rest of a hostile line's value past 16 secret-named keys one inside the other's (red58's quadratic
 #: ``?key=`` line), an ssm SecureString beside a plain parameter after ``&``, ``#`` or in the next JSON string
 #: (review58f F2), pexpect's ``sendline("…")`` after its password's prompt (review58b F9): red59;
@@ -82,7 +86,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 36
+RULES_VERSION = 37
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the

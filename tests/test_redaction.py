@@ -426,6 +426,34 @@ def test_a_django_key_under_a_secret_variable_is_redacted_whole_whatever_signs_i
         assert "[redacted:secret]" in out and key[:12] not in out and key[-12:] not in out, out
 
 
+def _leaked(form: str) -> list[str]:
+    """Of 200 random Django keys (seed 7, review59e's), those 12 characters or more of which survive ``form``
+    (``@@``: the key)."""
+    draw = random.Random(7)
+    keys = ["".join(draw.choice(_DJANGO_ALPHABET) for _ in range(50)) for _ in range(200)]
+    return [key for key in keys if any(key[i : i + 12] in redact(form.replace("@@", key)) for i in range(39))]
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "secret_key: @@",
+        "secret_key=@@",
+        "secret = @@",
+        "Secret_Key=@@",
+        "secretKey=@@",
+        "SECRET_KEY =@@",
+        "SECRET_KEY= @@",
+        "SECRET_KEY:@@",
+        "https://x.example/cb?SECRET_KEY=@@",
+    ],
+)
+def test_a_django_key_under_a_lowercase_or_spaced_secret_name_is_redacted_whole(form: str) -> None:
+    """review59e F2: the name in any case, ``=`` with blanks on either side or none, ``:`` with or without one: 75 of
+    200 kept 12 characters or more. (One in 200 keeps a tail like a query's ``&oj=r-0gd1gb``: allowed, with one more.)"""
+    assert len(_leaked(form)) <= 2
+
+
 @pytest.mark.parametrize(
     ("before", "after"),
     [
@@ -441,6 +469,78 @@ def test_a_django_key_under_a_secret_variable_is_redacted_whole_whatever_signs_i
     ],
 )
 def test_a_value_holding_brackets_under_a_secret_name_is_redacted_whole(before: str, after: str) -> None:
+    assert redact(before) == after
+
+
+def test_a_django_key_as_a_kubernetes_env_value_is_redacted_whole() -> None:
+    """review59e F3: kubectl's ``- name: SECRET_KEY`` then ``value: …``; a key starting with ``%``, ``$`` or ``#``,
+    or holding ``$(``, read as a reference and kept (20 of 200)."""
+    assert len(_leaked("        - name: SECRET_KEY\n          value: @@")) <= 2
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        '{"SECRET_KEY": "@@"}',
+        '{"name": "SECRET_KEY", "value": "@@"}',
+        'os.environ["SECRET_KEY"] = "@@"',
+        '$env:SECRET_KEY="@@"',
+        'secret_key = "@@"',
+    ],
+)
+def test_a_django_key_quoted_under_a_secret_name_is_redacted_whole(form: str) -> None:
+    """review59e F4: a quoted value is a substitution only when it is one whole; a key starting with ``%f`` or
+    ``$*`` or holding ``$(`` is none (8 of 200 were kept)."""
+    assert len(_leaked(form)) <= 2
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"password": "$1"}',
+        '{"token": "${TOKEN}"}',
+        '{"password": "%s"}',
+        '{"password": "%(password)s"}',
+        '{"password": "$HOME/.pw"}',
+        '{"api_key": "%APPDATA%\\key"}',
+        '$env:API_KEY = "$env:OTHER"',
+        "- name: DB_PASSWORD\n  value: $(DB_PASS)",
+        "- name: DB_PASSWORD\n  value: # set me",
+        '{"name": "DB_PASSWORD", "value": "${DB_PASS}"}',
+    ],
+)
+def test_a_substitution_whole_quoted_under_a_secret_name_is_kept(line: str) -> None:
+    assert redact(line) == line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "def login(username, password=None):",
+        "if password==other:",
+        'if password == "x":',
+        'access_token = response.json()["access_token"]',
+        "let secret_key = SecretKey::from_slice(&bytes)?;",
+        "  password: z.string().min(8),",
+        "a&client_secret=abc&state=x",
+        'curl -d "password=$PW&user=bob"',
+    ],
+)
+def test_code_or_a_query_under_a_lowercase_secret_name_is_no_secret_word(line: str) -> None:
+    """The secret word is read under a lowercase name too since RULES_VERSION 37 (review59e F2): what the assignment
+    rule leaves after a value (a call's close, a query's next field, a comparison, an annotation) is left with it."""
+    assert redact(line) == line
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("connect(password=Xy7kq9Lm).cursor()", "connect(password=[redacted:secret]).cursor()"),
+        ("x?client_secret=ab12Kq9z&state=xyz", "x?client_secret=[redacted:secret]&state=xyz"),
+        ("secret_key=${SECRET_KEY:-changeme}", "secret_key=${SECRET_KEY:[redacted:secret]}"),
+    ],
+)
+def test_a_lowercase_secret_names_value_is_redacted_and_what_follows_it_kept(before: str, after: str) -> None:
     assert redact(before) == after
 
 
@@ -463,6 +563,9 @@ def test_a_value_holding_brackets_under_a_secret_name_is_redacted_whole(before: 
         "passwords: [alice, bob]",
         "token: !secret wifi",
         'data["password"] = hash_password(data["password"])',
+        "$config = @{ API_KEY = $env:API_KEY }",  # (review59e F7: PowerShell's environment, cmd's argument)
+        "set API_KEY=%~1",
+        'SECRET_KEY = "%s-%s" % (prefix, suffix)',
     ],
 )
 def test_a_call_or_a_substitution_under_a_secret_name_is_kept(code: str) -> None:

@@ -130,6 +130,36 @@ def test_a_long_line_of_secret_variables_or_of_a_value_holding_brackets_is_redac
 
 
 @pytest.mark.hostile
+@pytest.mark.parametrize(
+    ("head", "unit"),
+    [
+        ("", "secret_key="),
+        ("", "secret_key:"),
+        ("", "secretKey = "),
+        ("", "a secret="),
+        ("", "password=="),
+        ("", "token=a&b="),
+        ("secret=[redacted:secret]", "&a="),
+        ("secret=a", ")"),
+        ("secret_key=", "\\"),
+        ("", "- name: SECRET_KEY\n  value: "),
+        ("", "- name: SECRET_KEY\n  value: #"),
+        ("", '{"SECRET_KEY": "%'),
+        ("", '{"name": "SECRET_KEY", "value": "%s'),
+        ('{"SECRET_KEY": "', "%1"),
+        ("- name: SECRET_KEY\n  value: ", "%.s"),
+    ],
+)
+def test_a_megabyte_line_of_lowercase_secret_variables_or_their_tails_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, head: str, unit: str
+) -> None:
+    """red60's secret word under a name in any case and spaced any way (``_SECRET_VARIABLE``), what it leaves after
+    the assignment rule's marker (``_LEFT_AS_WRITTEN``, ``_A_WORD_CUT``), and a signed word under a secret name in
+    JSON or a Kubernetes env entry (``_a_signed_word``, ``_A_WHOLE_SUBSTITUTION``): a line of a megabyte."""
+    assert _cpu_seconds(1_000_000, tmp_path, unit, head) / _cpu_seconds(250_000, tmp_path, unit, head) < 8
+
+
+@pytest.mark.hostile
 @pytest.mark.parametrize("unit", ["password:", "token:", "password:token:"])
 def test_a_long_run_of_keys_without_blanks_is_redacted_in_time_linear_in_its_size(tmp_path: Path, unit: str) -> None:
     """Each key's value ran to the run's end, ending in a colon (no secret), and the next key read it again (fix45e:
