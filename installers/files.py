@@ -529,7 +529,7 @@ def _write_atomically(change: Change, text: str) -> None:
             replace_private(change.backup, found, sync=True)
     private_dir(target.parent)  # each folder made 0700 whatever the umask (``mkdir(parents=True)`` made parents 0777)
     # (named with this process's pid, as ``replace_private`` names its own: a later run tells a killed one's: trial60 F7)
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp")
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.deja-{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)

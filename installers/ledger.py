@@ -432,6 +432,8 @@ def _stranded_backups(changes: list[Change], ledger: Ledger) -> list[Change]:
             continue
         backup = _backup_of(change.path, found)
         try:
+            if _same_file(change.path, backup):  # (the file a link to its own .bak: the user's only copy, review60d F1)
+                continue
             data = backup.read_bytes()
             if found.before is None or _sha(data) != found.before or _real(change.path).read_bytes() != data:
                 continue

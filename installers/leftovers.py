@@ -1,9 +1,9 @@
 """The temporary files a killed install or uninstall left beside the files deja writes (trial60 F7).
 
-deja writes a file (and its ``.bak``) whole beside it first, then renames it in: ``.<name>.<pid>.<random>.tmp``
-(``files._write_atomically``), ``.<name>.<pid>.tmp`` (``core.private.replace_private``). A ``kill -9`` between
+deja writes a file (and its ``.bak``) whole beside it first, then renames it in: ``.<name>.deja-<pid>.<random>.tmp``
+(``files._write_atomically``), ``.<name>.bak.<pid>.tmp`` (``core.private.replace_private``). A ``kill -9`` between
 the two leaves that copy, 0600 and holding the user's file (tokens and all), where no later run looked. The next
-install or uninstall removes each one whose pid no longer runs, and says it does; one a deja before stop 60 named
+install or uninstall removes each one whose pid no longer runs, and says it does; one an older deja named
 ``.<name>.<random>.tmp`` cannot be told from a write under way, so it is named and left.
 """
 
@@ -16,10 +16,12 @@ from pathlib import Path
 from ..core.detached import may_run
 from .files import Change
 
-#: What follows ``.<name>.`` in a temporary file of deja's: a ``.bak``'s (``bak.``, ``bak.1.``), then the pid of the
-#: process writing it, and ``tempfile``'s random part in ``files._write_atomically``'s.
-_WITH_PID = re.compile(r"(?:bak(?:\.\d+)?\.)?(?P<pid>\d+)(?:\.[a-z0-9_]{8})?\.tmp")
-#: The same, as a deja before stop 60 named them: ``tempfile``'s random part alone.
+#: What follows ``.<name>.`` in a temporary file of deja's, with the pid of the process writing it: a ``.bak``'s
+#: (``core.private.replace_private``'s ``bak.PID.tmp``, ``bak.1.PID.tmp``), or the file's own
+#: (``files._write_atomically``'s ``deja-PID.<random>.tmp``). A ``.<name>.<digits>.tmp`` alone may be the user's or
+#: another tool's (Go's ``os.CreateTemp``), and is never taken for deja's (review60d F2).
+_WITH_PID = re.compile(r"(?:bak(?:\.\d+)?\.(?P<pid>\d+)|deja-(?P<own>\d+)\.[a-z0-9_]{8})\.tmp")
+#: The file's own, as an older deja named it: ``tempfile``'s random part alone.
 _WITHOUT_PID = re.compile(r"[a-z0-9_]{8}\.tmp")
 
 
@@ -61,7 +63,7 @@ def _leftover(path: Path, name: str) -> Change | None:
     if not path.is_file() or path.is_symlink():
         return None
     if (named := _WITH_PID.fullmatch(rest)) is not None:
-        if may_run(int(named["pid"])):
+        if may_run(int(named["pid"] or named["own"])):
             return None
         why = f"a temporary copy of {name} left by a deja stopped while writing it (it may hold your tokens)"
         return Change(path, "removed", "", reason=why)

@@ -41,7 +41,7 @@ def _killed_between_restore_and_bak_removal(home: Path) -> Path:
     (cursor / "hooks.json").write_text(USERS_HOOKS)
     install("cursor-auto", deja_path="/opt/deja/bin/deja")
     (cursor / "mcp.json").write_bytes((cursor / "mcp.json.bak").read_bytes())
-    (cursor / f".hooks.json.{_a_finished_pid()}.k3j2h1ab.tmp").write_text(USERS_HOOKS)
+    (cursor / f".hooks.json.deja-{_a_finished_pid()}.k3j2h1ab.tmp").write_text(USERS_HOOKS)
     return cursor
 
 
@@ -111,7 +111,7 @@ def test_a_bak_the_user_changed_since_stays(fake_home: Path, deja: Path) -> None
 
 def test_a_temporary_file_of_a_deja_still_running_stays(fake_home: Path, deja: Path) -> None:
     cursor = _killed_between_restore_and_bak_removal(fake_home)
-    running = cursor / f".mcp.json.{os.getpid()}.tmp"
+    running = cursor / f".mcp.json.deja-{os.getpid()}.k3j2h1ab.tmp"
     running.write_text(USERS_MCP)
     env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
 
@@ -134,3 +134,36 @@ def test_a_temporary_file_without_a_pid_is_named_not_removed(fake_home: Path, de
     assert older.exists()
     assert f"{older}: " in done.stdout
     assert json.loads((cursor / "hooks.json").read_text()) == json.loads(USERS_HOOKS)
+
+
+def test_a_bak_the_users_file_links_to_stays(fake_home: Path, deja: Path) -> None:
+    """The user put mcp.json back by linking it to deja's copy: the file's bytes are the copy's because it is the
+    copy, the user's only one, which uninstall took for a stranded .bak and removed (review60d F1)."""
+    cursor = fake_home / ".cursor"
+    cursor.mkdir()
+    (cursor / "mcp.json").write_text(USERS_MCP)
+    install("cursor-auto", deja_path="/opt/deja/bin/deja")
+    (cursor / "mcp.json").unlink()
+    (cursor / "mcp.json").symlink_to("mcp.json.bak")
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+
+    assert run_deja("uninstall", "cursor-auto", env=env, script=deja).returncode == 0
+
+    assert (cursor / "mcp.json").read_text() == USERS_MCP
+
+
+@pytest.mark.parametrize("name", [".mcp.json.2024.tmp", f".mcp.json.{2**22 + 7}.tmp", ".mcp.json.bak.tmp"])
+def test_a_file_named_like_a_temporary_file_but_not_deja_s_stays(fake_home: Path, deja: Path, name: str) -> None:
+    """Only deja's own temporary names (``.NAME.deja-PID.….tmp``, a ``.bak``'s ``.NAME.bak.PID.tmp``) are swept:
+    ``.mcp.json.<digits>.tmp`` may be the user's or another tool's (Go's ``os.CreateTemp``), review60d F2."""
+    cursor = fake_home / ".cursor"
+    cursor.mkdir()
+    (cursor / "mcp.json").write_text(USERS_MCP)
+    theirs = cursor / name
+    theirs.write_text("the user's notes\n")
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+
+    assert run_deja("install", "cursor", env=env, script=deja).returncode == 0
+    assert run_deja("uninstall", "cursor", env=env, script=deja).returncode == 0
+
+    assert theirs.read_text() == "the user's notes\n"
