@@ -1387,6 +1387,23 @@ def _url_password(match: re.Match[str]) -> bool:
     return _is_literal(match.group(1)) and "[redacted:" not in match.group(1)
 
 
+#: A host, its port and the path after it, read as a URL's user and password (``://host:8080/a/b@c``: user ``host``,
+#: password ``8080/a/b``; ``://[::1]:8080/a@b``; ``://localhost:3/x@y``): after a web URL's scheme, or a host told by a
+#: dot, brackets or ``localhost``. A database's ``app:32/j22v…`` is a base64-made password that begins with digits.
+_A_HOST_PORT_AND_PATH = Lazy(
+    globals(), "_A_HOST_PORT_AND_PATH", r"://(?P<host>\[[^\]/]*\]|[^:/]*\.[^:/]*|(?i:localhost))?[^:/]*:[1-9]\d{0,4}/"
+)
+
+
+def _url_userinfo_password(match: re.Match[str]) -> bool:
+    """A URL's literal password (``_url_password``), not a port and its path (``_A_HOST_PORT_AND_PATH``)."""
+    if not _url_password(match):
+        return False
+    port = _A_HOST_PORT_AND_PATH.match(match.group(0))
+    scheme = match.string[max(0, match.start() - 6) : match.start()].lower()
+    return port is None or not (port.group("host") or scheme.endswith(("http", "https", "ws", "wss", "ftp")))
+
+
 def _basic_credentials(match: re.Match[str]) -> bool:
     """``Basic <base64>`` is a secret when it decodes to ``user:password``, not in prose (``Basic authentication``)."""
     raw = _decoded(match.group(1))
@@ -2657,15 +2674,24 @@ _LOGIN_RULES = (
 )
 
 
+#: A URL's password: an unencoded ``/`` in it is what a user with a base64-made one types (``openssl rand -base64``
+#: puts one in a quarter of them, at its end too: trial60 F1), so it runs past a ``/`` to the last ``@`` before the
+#: host, not past an ``@`` before a host with a dot or a port and a path (``tok@github.com/org/repo.git@v1.0``,
+#: ``p@registry.npmjs.org/@scope/pkg``) or the ``://`` of the next URL (which bounds each URL's reading: linear
+#: time). ``_url_userinfo_password`` turns down a port and its path (``https://host:8080/a/b@c``).
+_URL_PASSWORD = r"(?:[^\s:@\"'<>]|:(?!//)|@(?!(?:[\w-]+\.)+[\w-]+(?::\d*)?[/?#]|[\w.-]+:\d+[/?#]))+"
+
+
 _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "url-credentials",
-        # To the last ``@`` (a password may hold one); the user may be empty (``redis://:pw@``) or a token redacted
-        # already (``https://[redacted:aws-key]:pw@``), never the marker of a token given as the user alone.
-        r"://(?:\[redacted:[\w-]+\]|(?!\[redacted:)[^\s:/@\"'<>]*):([^\s/\"'<>]+)(?=@[\w.-])",
+        # To the last ``@`` before the host (a password may hold one); the user may be empty (``redis://:pw@``) or a
+        # token redacted already (``https://[redacted:aws-key]:pw@``), never the marker of a token given as the user
+        # alone. ``_URL_PASSWORD`` reads a ``/`` in it too.
+        r"://(?:\[redacted:[\w-]+\]|(?!\[redacted:)[^\s:/@\"'<>]*):(" + _URL_PASSWORD + r")(?=@[\w.-])",
         ("://",),
         group=1,
-        check=_url_password,
+        check=_url_userinfo_password,
     ),
     Rule("url-credentials", r"://([A-Za-z0-9_-]{20,})(?=@[\w.-])", ("@",), group=1, check=_url_token),
     # curl's and HTTPie's ``user:password`` (``_USER_AND_PASSWORD``), before the rule of any command's ``-u``, which

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (36: a URL whose slashes a JSON encoder escaped (``https:\\/\\/hooks.slack.com\\/…``, ``postgres:\\/\\/u:PW@…``),
+#: (37: a URL's password holding a ``/`` (a base64-made one), or an ``@`` and a ``/``: red60b (trial60 F1);
+#: 36: a URL whose slashes a JSON encoder escaped (``https:\\/\\/hooks.slack.com\\/…``, ``postgres:\\/\\/u:PW@…``),
 #: the rest of a hostile line's value past 16 secret-named keys one inside the other's (red58's quadratic
 #: ``?key=`` line), an ssm SecureString beside a plain parameter after ``&``, ``#`` or in the next JSON string
 #: (review58f F2), pexpect's ``sendline("…")`` after its password's prompt (review58b F9): red59;
@@ -82,7 +83,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 36
+RULES_VERSION = 37
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
@@ -830,22 +831,25 @@ def _blanks_between(text: str, word: str, then: str) -> bool:
     return False
 
 
-#: What ends a URL's part before its path (``redact``'s URL rules read no blank, ``/``, quote or bracket there).
-_URL_PART_ENDS = " \t\n\r\f\v/\"'<>"
+#: What ends a URL's user and password (``redact``'s URL rules read no blank, quote or bracket there).
+_URL_USERINFO_ENDS = " \t\n\r\f\v\"'<>"
 
 
 def _credentials_in_a_url(text: str, lowered: str) -> bool:
-    """Whether a ``://`` has an ``@`` after it before its path, a blank, a quote or a bracket: what the URL rules
-    (``://``'s, ``@``'s and ``sentry``'s) need. ``https://react.dev/errors/185``, ``http://localhost:8000/api`` and
+    """Whether a ``://`` has an ``@`` after it before a blank, a quote, a bracket or the next ``://``, and no ``/``
+    before that ``@`` but in a password (after the user's ``:``, trial60 F1): what the URL rules (``://``'s, ``@``'s
+    and ``sentry``'s) need. ``https://react.dev/errors/185``, ``http://localhost:8000/api``, ``https://host/@me`` and
     ``web@0.1.0`` hold none."""
     at = text.find("://")
     while at != -1:
-        end = text.find("/", at + 3)
-        part = text[at + 3 : end if end != -1 else len(text)]
-        sign = part.find("@")
-        if sign != -1 and not any(c in part[:sign] for c in _URL_PART_ENDS):
-            return True
-        at = text.find("://", at + 3)
+        following = text.find("://", at + 3)
+        sign = text.find("@", at + 3, following if following != -1 else len(text))
+        if sign != -1:
+            userinfo = text[at + 3 : sign]
+            user, slash, _ = userinfo.partition("/")
+            if not any(c in userinfo for c in _URL_USERINFO_ENDS) and (":" in user or not slash):
+                return True
+        at = following
     return False
 
 

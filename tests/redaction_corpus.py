@@ -348,6 +348,9 @@ error[E0425]: cannot find value `api_key` in this scope
 https://github.com/acme/api/blob/main/api/auth.py#L42
 postgres://localhost:5432/app
 https://user@example.com/path
+https://example.com/a/b@c and git@github.com:org/repo
+https://host/users/@me, https://registry.npmjs.org/@scope/pkg
+http://localhost:3000/users/a@b.c and http://[::1]:8080/a/b@c and https://grafana.example.com:3000/d/x@y
 mailto:security@example.com
 Pass :meth:`peek` a default value to return that instead of raising.
 Credentials can be given with the --username and --password options instead of the URL.
@@ -793,6 +796,22 @@ SECRETS: list[Secret] = [
         "url-credentials",
         _join("Pg-P@ss", "_w0rd!"),
         "psql postgresql://admin:{secret}@localhost/db",
+    ),
+    # A password holding a ``/``, as ``openssl rand -base64`` makes a quarter of them (trial60 F1): at its start,
+    # inside and at its end, beside an ``@``, after a scheme with a ``+``.
+    *(
+        Secret(f"url-credentials-with-slash-{i}", "url-credentials", secret, text)
+        for i, (secret, text) in enumerate(
+            [
+                (_join("q8/Zr+Kx2", "Lm9Tq="), "DATABASE_URL=postgres://app:{secret}@db.acme.internal:5432/app"),
+                (_join("Ab/Cd12", "34Ef"), "mongodb+srv://admin:{secret}@cluster0.abcd.mongodb.net/db"),
+                (_join("SaPw/20", "26x"), "create_engine('postgresql+psycopg2://app:{secret}@db/app')"),
+                (_join("P@ss/w0", "rdQ"), "mongodb://admin:{secret}@localhost:27017/"),
+                (_join("32/j22v0eNz", "h3puC1lC"), "redis://default:{secret}@redis:6379"),
+                (_join("vzUv8GeLyS5U", "E23eRr8S/"), "amqp://guest:{secret}@rabbit:5672/vhost"),
+                (_join("Zq9//Xv8", "Kl7Mn6"), "mysql://root:{secret}@db/app"),
+            ]
+        )
     ),
     Secret("mysql-attached-password", "cli-credentials", _join("S3cr3t", "Pa55word"), "mysql -uroot -p{secret} db"),
     Secret(

@@ -658,3 +658,25 @@ def test_a_long_text_of_kubernetes_secrets_data_maps_is_redacted_in_time_linear_
     once per text (trial59 F2), not the text around each map read again."""
     head = "kind: Secret\n"
     assert _cpu_seconds(1_000_000, tmp_path, unit, head) / _cpu_seconds(250_000, tmp_path, unit, head) < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    ("head", "unit"),
+    [
+        ("postgres://a:", "/"),
+        ("postgres://a:", "x:/"),
+        ("", "://a:/"),
+        ("", "://a:b/@"),
+        ("postgres://a:", "@a.b"),
+        ("postgres://a:", "@a.b/@"),
+        ("", "x:/@"),
+    ],
+)
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_long_line_of_url_passwords_holding_slashes_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, head: str, unit: str, *, gate: bool
+) -> None:
+    """A URL's password is read past a ``/`` to its last ``@`` (trial60 F1), never past the next URL's ``://``."""
+    longer, shorter = (_cpu_seconds(size, tmp_path, unit, head, gate=gate) for size in (1_000_000, 250_000))
+    assert longer / shorter < 8
