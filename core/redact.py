@@ -1060,6 +1060,18 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         ),
         ("PRIVATE KEY",),
     ),
+    # The tail of a key whose BEGIN line is not in the text (``tail ~/.ssh/id_ed25519``, an output cut at its top:
+    # trial60 F2): the base64 lines right above its END line, up to a blank or another line, with it. A run of lines
+    # of 16 characters or more and a shorter last one (``…AQ==``), so a word above them stays; each line start
+    # reads its run once, and a run with no END after it is passed over whole (linear time).
+    Rule(
+        "pem",
+        r"(?m:^)[ \t]*(?P<key>(?:[A-Za-z0-9+/]{16,}={0,2}[ \t]*\r?\n[ \t]*)*[A-Za-z0-9+/]+={0,2}[ \t]*\r?\n[ \t]*"
+        r"(?P<end>-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?)",
+        ("-----END",),
+        group="key",
+        check=lambda m: m.group("end") is not None,
+    ),
     # The body of a key whose BEGIN line went with the middle of a capped message (``model.cap_text``).
     Rule(
         "pem",

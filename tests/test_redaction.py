@@ -688,6 +688,35 @@ def test_a_private_key_cut_by_the_cap_is_redacted_on_both_sides_of_the_marker() 
     assert redact(capped).replace("\n", "|").endswith("|[redacted:pem]|[… 138.7 KB elided …]|[redacted:pem]|thanks")
 
 
+_KEY_TAIL = (
+    "AAAEDpR7mWqX2vT9kLs3nB8cYfH4jG6dZ1aUoEiP0tNwQyrFDHsqr1O9GbbAunjNiHecWPyw\nPpwTVoZtTSJeg21VbIAAAAEnVzZXJAbGFw"
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            f"$ tail -2 ~/.ssh/id_ed25519\n{_KEY_TAIL}\n-----END OPENSSH PRIVATE KEY-----\n$ ls",
+            "$ tail -2 ~/.ssh/id_ed25519\n[redacted:pem]\n$ ls",
+        ),
+        (f"{_KEY_TAIL}dG9wLmxvY2FsAQ==\r\n-----END RSA PRIVATE KEY-----", "[redacted:pem]"),
+        (
+            f"key:\n  {_KEY_TAIL.replace(chr(10), chr(10) + '  ')}\n  -----END PRIVATE KEY-----",
+            "key:\n  [redacted:pem]",
+        ),
+        # The word above the run stays, and a certificate's tail, and lines a sentence parts from the END line.
+        (f"Output\n{_KEY_TAIL}\n-----END EC PRIVATE KEY-----", "Output\n[redacted:pem]"),
+        (f"{_KEY_TAIL}\n-----END CERTIFICATE-----", f"{_KEY_TAIL}\n-----END CERTIFICATE-----"),
+        (f"{_KEY_TAIL}\nnot a key line\n-----END OPENSSH PRIVATE KEY-----", None),
+    ],
+)
+def test_the_tail_of_a_private_key_cut_at_its_top_is_redacted_with_its_end_line(before: str, after: str | None) -> None:
+    """``tail`` of a key file, or an output cut above its END line, holds the key's last lines (an OpenSSH ed25519
+    key's private scalar): the base64 lines right above ``-----END … PRIVATE KEY-----`` go with it (trial60 F2)."""
+    assert redact(before) == (before if after is None else after)
+
+
 def test_no_redact_leaves_everything(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEJA_NO_REDACT", "1")
     for secret in SECRETS:

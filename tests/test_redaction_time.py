@@ -680,3 +680,23 @@ def test_a_long_line_of_url_passwords_holding_slashes_is_redacted_in_time_linear
     """A URL's password is read past a ``/`` to its last ``@`` (trial60 F1), never past the next URL's ``://``."""
     longer, shorter = (_cpu_seconds(size, tmp_path, unit, head, gate=gate) for size in (1_000_000, 250_000))
     assert longer / shorter < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    ("head", "unit"),
+    [
+        ("-----END RSA PRIVATE KEY-----\n", "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\n"),
+        ("-----END RSA PRIVATE KEY-----\n", "A\n"),
+        ("-----END RSA PRIVATE KEY-----\n", "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM "),
+        ("", "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\n-----END PRIVATE KEY-----\n"),
+        ("", "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\n-----END\n"),
+    ],
+)
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_long_text_of_base64_lines_before_or_without_a_keys_end_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, head: str, unit: str, *, gate: bool
+) -> None:
+    """The lines above a key's END line are read from each run's first line once (trial60 F2), not from each line."""
+    longer, shorter = (_cpu_seconds(size, tmp_path, unit, head, gate=gate) for size in (1_000_000, 250_000))
+    assert longer / shorter < 8
