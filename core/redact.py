@@ -1382,11 +1382,12 @@ def _is_literal(value: str) -> bool:
 #: (``\{[^{}]*\}``: a ``{…}`` holds an innermost one, and read from each ``{`` to the next ``}`` a value of many
 #: ``{`` and no ``}`` took time quadratic in its length.)
 _REFERENCE = Lazy(globals(), "_REFERENCE", r"\A[$%<]|\{[^{}]*\}|\$\(|\A\*+\Z")
-#: Made-up values: ``xxxx``, ``****``, ``...``, ``your-api-key``, ``<token>``, ``changeme``, ``[redacted:…]``.
+#: Made-up values: ``xxxx``, ``****``, ``...``, ``your-api-key``, ``<token>``, ``changeme``, ``[redacted:…]``; words
+#: after ``my``/``your``… with no digit (``My R00t Pw!`` is a password: trial60 F3).
 _FILLER = Lazy(
     globals(),
     "_FILLER",
-    r"(?i)[\W_]+|x+|(?:your|my|insert|enter|replace)[\s_-].*|.*[\s_-]here|\[redacted:.*"
+    r"(?i)[\W_]+|x+|(?:your|my|insert|enter|replace)[\s_-]\D*|.*[\s_-]here|\[redacted:.*"
     r"|changeme|placeholder|redacted|none|null|nil|undefined|true|false|foo|bar|baz|qux|test|example|sample|dummy"
     r"|fake|pass|passwd|pwd|password|secret|token|key|api_?key"
     # a colour, a regular expression
@@ -1428,7 +1429,7 @@ def _basic_credentials(match: re.Match[str]) -> bool:
 def _url_token(match: re.Match[str]) -> bool:
     """``https://<token>@host``: a user name of twenty characters or more mixing letters and digits is a token."""
     user = match.group(1)
-    return any(c.isdigit() for c in user) and any(c.isalpha() for c in user)
+    return _a_made_word(user)
 
 
 def _cli_password(match: re.Match[str]) -> bool:
@@ -3430,8 +3431,15 @@ def _quoted_secret(contents: str, key: str) -> bool:
     return not _words_for_people(value)
 
 
-#: How a sentence ends: a quoted value ending so is a message (``"Invalid token."``), not a passphrase.
+#: How a sentence ends: a quoted value ending so is a message (``"Invalid token."``), not a passphrase, unless a word
+#: of it mixes letters and digits (``"My R00t Pw!"``: trial60 F3; ``"Must be 8 characters."`` is a message).
 _SENTENCE_ENDS = (".", "?", "!", ":", "…")
+
+
+def _a_made_word(word: str) -> bool:
+    """Whether ``word`` mixes letters and digits (``R00t``), as a passphrase's words and a token do and a message's
+    words do not."""
+    return any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
 
 
 def _words_for_people(value: str) -> bool:
@@ -3441,7 +3449,7 @@ def _words_for_people(value: str) -> bool:
     or holding a digit or a sign, is none of them."""
     words = value.split()
     label = value[0].isupper() and all(w.isalpha() and w[0].islower() for w in words[1:]) and words[0].isalpha()
-    if label or value.endswith(_SENTENCE_ENDS):
+    if label or (value.endswith(_SENTENCE_ENDS) and not any(_a_made_word(word) for word in words)):
         return True
     return any(word in _SECRET_WORDS or word == "key" for word in _key_words(value))
 

@@ -820,6 +820,13 @@ SECRETS: list[Secret] = [
         _join("S3cret!", "Pass"),
         "mysql -u root -p'{secret}' shop",
     ),
+    # A quoted password holding blanks, beginning with "My" and ending with "!" (trial60 F3).
+    Secret(
+        "mysql-quoted-spaced-password", "cli-credentials", _join("My R00t", " Pw!"), "mysql -u root -p'{secret}' shop"
+    ),
+    Secret(
+        "mysql-long-flag-spaced-password", "secret", _join("My R00t", " Pw!"), 'mysql -uroot --password="{secret}" shop'
+    ),
     Secret("mariadb-attached-password", "cli-credentials", _join("Maria", "Pa55-9"), "mariadb -u root -p{secret}"),
     Secret(
         "mysqldump-attached-password",

@@ -392,6 +392,12 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
         ("password:\n  secret_key: abc1234x", "password:\n  secret_key: [redacted:secret]"),
         # "pw" names a key; it does not make a quoted value with a blank words for people, as "password" does.
         ('{"password": "pw 1"}', '{"password": "[redacted:secret]"}'),
+        # A message under a password's name, and words after "my", stay; a word mixing letters and digits makes one a
+        # passphrase (trial60 F3).
+        ('password: "Must be 8 characters."', 'password: "Must be 8 characters."'),
+        ("mysql -p'my password'", "mysql -p'my password'"),
+        ('x --password="Invalid password!"', 'x --password="Invalid password!"'),
+        ('x --password="Xy R00t Pw!"', 'x --password="[redacted:secret]"'),
     ],
 )
 def test_only_the_value_is_replaced(before: str, after: str) -> None:
