@@ -1130,6 +1130,8 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "AIza", glued=_generated_run),
     _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}", "GOCSPX-", glued=_generated_run),
     _token("google-oauth-token", r"ya29\.[A-Za-z0-9_.-]{20,}", "ya29.", inside=r"[\w.-]"),
+    # Google's OAuth refresh token (``1//0…``), bare as ``firebase login:ci`` prints it (trial60 F5).
+    _token("google-oauth-token", r"1//0[A-Za-z0-9_-]{40,}", "1//0"),
     _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}", "xox", "xapp-", glued=_generated_run),
     Rule(
         "slack-webhook",
@@ -2836,6 +2838,16 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         ("auth",),
         group=1,
         check=_basic_credentials,
+    ),
+    # Yarn's ``npmAuthIdent`` (``.yarnrc.yml``, ``yarn config set npmAuthIdent …``, ``YARN_NPM_AUTH_IDENT=…``):
+    # ``user:password``, or its base64, quoted or not (trial60 F4).
+    Rule(
+        "registry-auth",
+        r"(?:(?:npmAuthIdent|YARN_NPM_AUTH_IDENT)\\?[\"']?[ \t]*[:=]|config[ \t]+set[ \t]+(?:-H[ \t]+)?npmAuthIdent[ \t])"
+        r"[ \t]*\\?[\"']?([^\s\"'\\]+)",
+        ("npmAuthIdent", "YARN_NPM_AUTH_IDENT"),
+        group=1,
+        check=lambda m: _is_literal(m.group(1)),
     ),
     # A Kubernetes Secret's ``data:``/``stringData:`` map, every value whatever its key (``_SecretData``), in YAML (a
     # line's key, then the rows indented deeper or blank) and JSON (``"data": {…}``, whose values are strings).

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (37: a URL's password holding a ``/`` (a base64-made one), or an ``@`` and a ``/``: red60b (trial60 F1);
+#: (37: a URL's password holding a ``/`` (a base64-made one), or an ``@`` and a ``/``, the tail of a private key
+#: above its END line with no BEGIN line, a quoted password with blanks starting with "My" or ending with "!" (a word
+#: mixing letters and digits in it), Yarn's ``npmAuthIdent``, Google's ``1//0…`` refresh token: red60b (trial60 F1-F5);
 #: 36: a URL whose slashes a JSON encoder escaped (``https:\\/\\/hooks.slack.com\\/…``, ``postgres:\\/\\/u:PW@…``),
 #: the rest of a hostile line's value past 16 secret-named keys one inside the other's (red58's quadratic
 #: ``?key=`` line), an ssm SecureString beside a plain parameter after ``&``, ``#`` or in the next JSON string
@@ -656,6 +658,7 @@ def _may_pass_a_gate(text: str) -> bool:
 #: rules' own.
 KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerconfigjson", ":\t>", ":\t|", ":   >",
                  ":   |", ":  >", ":  |", ": >", ": |", "://", "</", "> auth", ">auth", "@", "E\t", "ENV", "auth",
+                 "npmAuthIdent", "YARN_NPM_AUTH_IDENT",
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
@@ -680,7 +683,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
 #: ``tests/test_redact_lazy.py`` checks that these are the rules' own.
 TOKEN_NEEDLES = ("PRIVATE KEY", "-----END", "LS0tLS1CRUdJTi", "Private-Lines:", "sk-ant-", "sk-", "k_live_", "k_test_",
                  "whsec_", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "gh",
-                 "github_pat_", "gl", "AIza", "GOCSPX-", "ya29.", "xox", "xapp-", "https://hooks.slack.com/",
+                 "github_pat_", "gl", "AIza", "GOCSPX-", "ya29.", "1//0", "xox", "xapp-", "https://hooks.slack.com/",
                  ".com/api/webhooks/", ".webhook.office.com/webhookb2/", "outlook.office.com/webhook/",
                  "outlook.office365.com/webhook/", "/hooks/", "qyapi.weixin.qq.com/cgi-bin/webhook/",
                  "/open-apis/bot/v2/hook/", "hooks.zapier.com/hooks/", "maker.ifttt.com/", "/v1/webhooks/incoming/",

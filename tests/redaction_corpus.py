@@ -350,6 +350,7 @@ postgres://localhost:5432/app
 https://user@example.com/path
 https://example.com/a/b@c and git@github.com:org/repo
 https://host/users/@me, https://registry.npmjs.org/@scope/pkg
+Set npmAuthIdent in .yarnrc.yml, or npmAuthIdent: "${NPM_AUTH_IDENT}".
 http://localhost:3000/users/a@b.c and http://[::1]:8080/a/b@c and https://grafana.example.com:3000/d/x@y
 mailto:security@example.com
 Pass :meth:`peek` a default value to return that instead of raising.
@@ -1041,6 +1042,13 @@ SECRETS: list[Secret] = [
         "django-key-brackets", "secret", _join("dj4ng0-x9$k2!pq7@zv#m3", "^r8&=t1*w6(y5)b0+n"), "SECRET_KEY={secret}"
     ),
     Secret("env-then-call", "secret", _join("Xk29", "fLq8", "ZpW7"), "var token={secret};init()"),
+    # Google's OAuth refresh token, bare as ``firebase login:ci`` prints it (trial60 F5).
+    Secret(
+        "google-refresh-token-bare",
+        "google-oauth-token",
+        _join("1//0gZq9Xv8Kl7Mn6Bv5Cx4Zl3Kj2", "Hg1Fd0Sa9Po8Iu7Yt6Re5Wq4Az3Sx2Dc1Fv0Gb9"),
+        '✔  Success! Use this token to login on a CI server:\n\n{secret}\n\nExample: firebase deploy --token "$FIREBASE_TOKEN"',
+    ),
     # Google's OAuth access token, and a dotted value under a secret's name.
     Secret(
         "google-oauth-token",
@@ -1148,6 +1156,16 @@ SECRETS: list[Secret] = [
         '{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{secret}"}}}}}}',
     ),
     Secret("npmrc-auth", "registry-auth", _REGISTRY, "//registry.npmjs.org/:_auth={secret}"),
+    # Yarn's ``npmAuthIdent`` (trial60 F4): ``user:password`` quoted or not, its base64, set by ``yarn config``.
+    Secret("yarnrc-auth-ident", "registry-auth", _join("ci-bot:N3xus", "Pa55w0rdQ"), "  npmAuthIdent: {secret}"),
+    Secret("yarnrc-auth-ident-quoted", "registry-auth", _join("ci-bot:N3xus", "Pa55w0rdQ"), 'npmAuthIdent: "{secret}"'),
+    Secret("yarnrc-auth-ident-base64", "registry-auth", _REGISTRY, "npmScopes:\n  acme:\n    npmAuthIdent: {secret}"),
+    Secret(
+        "yarn-config-auth-ident",
+        "registry-auth",
+        _join("ci-bot:N3xus", "Pa55w0rdQ"),
+        "yarn config set npmAuthIdent {secret}",
+    ),
     Secret("dockerconfigjson", "registry-auth", _DOCKERCONFIG, "  .dockerconfigjson: {secret}"),
     Secret(
         "netrc-one-line",

@@ -700,3 +700,17 @@ def test_a_long_text_of_base64_lines_before_or_without_a_keys_end_is_redacted_in
     """The lines above a key's END line are read from each run's first line once (trial60 F2), not from each line."""
     longer, shorter = (_cpu_seconds(size, tmp_path, unit, head, gate=gate) for size in (1_000_000, 250_000))
     assert longer / shorter < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit",
+    ["npmAuthIdent:", "npmAuthIdent: $", "config set npmAuthIdent ", "YARN_NPM_AUTH_IDENT=a ", "1//0", "1//0a-"],
+)
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_long_line_of_yarn_idents_or_google_refresh_tokens_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str, *, gate: bool
+) -> None:
+    """Yarn's ``npmAuthIdent`` value is read once from its name, a ``1//0`` token once from its prefix (trial60 F4, F5)."""
+    longer, shorter = (_cpu_seconds(size, tmp_path, unit, gate=gate) for size in (1_000_000, 250_000))
+    assert longer / shorter < 8
