@@ -1060,6 +1060,18 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         ),
         ("PRIVATE KEY",),
     ),
+    # The tail of a key whose BEGIN line is not in the text (``tail ~/.ssh/id_ed25519``, an output cut at its top:
+    # trial60 F2): the base64 lines right above its END line, up to a blank or another line, with it. A run of lines
+    # of 16 characters or more and a shorter last one (``…AQ==``), so a word above them stays; each line start
+    # reads its run once, and a run with no END after it is passed over whole (linear time).
+    Rule(
+        "pem",
+        r"(?m:^)[ \t]*(?P<key>(?:[A-Za-z0-9+/]{16,}={0,2}[ \t]*\r?\n[ \t]*)*[A-Za-z0-9+/]+={0,2}[ \t]*\r?\n[ \t]*"
+        r"(?P<end>-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?)",
+        ("-----END",),
+        group="key",
+        check=lambda m: m.group("end") is not None,
+    ),
     # The body of a key whose BEGIN line went with the middle of a capped message (``model.cap_text``).
     Rule(
         "pem",
@@ -1118,6 +1130,8 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "AIza", glued=_generated_run),
     _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}", "GOCSPX-", glued=_generated_run),
     _token("google-oauth-token", r"ya29\.[A-Za-z0-9_.-]{20,}", "ya29.", inside=r"[\w.-]"),
+    # Google's OAuth refresh token (``1//0…``), bare as ``firebase login:ci`` prints it (trial60 F5).
+    _token("google-oauth-token", r"1//0[A-Za-z0-9_-]{40,}", "1//0"),
     _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}", "xox", "xapp-", glued=_generated_run),
     Rule(
         "slack-webhook",
@@ -1370,11 +1384,12 @@ def _is_literal(value: str) -> bool:
 #: (``\{[^{}]*\}``: a ``{…}`` holds an innermost one, and read from each ``{`` to the next ``}`` a value of many
 #: ``{`` and no ``}`` took time quadratic in its length.)
 _REFERENCE = Lazy(globals(), "_REFERENCE", r"\A[$%<]|\{[^{}]*\}|\$\(|\A\*+\Z")
-#: Made-up values: ``xxxx``, ``****``, ``...``, ``your-api-key``, ``<token>``, ``changeme``, ``[redacted:…]``.
+#: Made-up values: ``xxxx``, ``****``, ``...``, ``your-api-key``, ``<token>``, ``changeme``, ``[redacted:…]``; words
+#: after ``my``/``your``… with no digit (``My R00t Pw!`` is a password: trial60 F3).
 _FILLER = Lazy(
     globals(),
     "_FILLER",
-    r"(?i)[\W_]+|x+|(?:your|my|insert|enter|replace)[\s_-].*|.*[\s_-]here|\[redacted:.*"
+    r"(?i)[\W_]+|x+|(?:your|my|insert|enter|replace)[\s_-]\D*|.*[\s_-]here|\[redacted:.*"
     r"|changeme|placeholder|redacted|none|null|nil|undefined|true|false|foo|bar|baz|qux|test|example|sample|dummy"
     r"|fake|pass|passwd|pwd|password|secret|token|key|api_?key"
     # a colour, a regular expression
@@ -1385,6 +1400,23 @@ _FILLER = Lazy(
 def _url_password(match: re.Match[str]) -> bool:
     """A literal password, not one redacted already."""
     return _is_literal(match.group(1)) and "[redacted:" not in match.group(1)
+
+
+#: A host, its port and the path after it, read as a URL's user and password (``://host:8080/a/b@c``: user ``host``,
+#: password ``8080/a/b``; ``://[::1]:8080/a@b``; ``://localhost:3/x@y``): after a web URL's scheme, or a host told by a
+#: dot, brackets or ``localhost``. A database's ``app:32/j22v…`` is a base64-made password that begins with digits.
+_A_HOST_PORT_AND_PATH = Lazy(
+    globals(), "_A_HOST_PORT_AND_PATH", r"://(?P<host>\[[^\]/]*\]|[^:/]*\.[^:/]*|(?i:localhost))?[^:/]*:[1-9]\d{0,4}/"
+)
+
+
+def _url_userinfo_password(match: re.Match[str]) -> bool:
+    """A URL's literal password (``_url_password``), not a port and its path (``_A_HOST_PORT_AND_PATH``)."""
+    if not _url_password(match):
+        return False
+    port = _A_HOST_PORT_AND_PATH.match(match.group(0))
+    scheme = match.string[max(0, match.start() - 6) : match.start()].lower()
+    return port is None or not (port.group("host") or scheme.endswith(("http", "https", "ws", "wss", "ftp")))
 
 
 def _basic_credentials(match: re.Match[str]) -> bool:
@@ -1399,7 +1431,7 @@ def _basic_credentials(match: re.Match[str]) -> bool:
 def _url_token(match: re.Match[str]) -> bool:
     """``https://<token>@host``: a user name of twenty characters or more mixing letters and digits is a token."""
     user = match.group(1)
-    return any(c.isdigit() for c in user) and any(c.isalpha() for c in user)
+    return _a_made_word(user)
 
 
 def _cli_password(match: re.Match[str]) -> bool:
@@ -2657,15 +2689,24 @@ _LOGIN_RULES = (
 )
 
 
+#: A URL's password: an unencoded ``/`` in it is what a user with a base64-made one types (``openssl rand -base64``
+#: puts one in a quarter of them, at its end too: trial60 F1), so it runs past a ``/`` to the last ``@`` before the
+#: host, not past an ``@`` before a host with a dot or a port and a path (``tok@github.com/org/repo.git@v1.0``,
+#: ``p@registry.npmjs.org/@scope/pkg``) or the ``://`` of the next URL (which bounds each URL's reading: linear
+#: time). ``_url_userinfo_password`` turns down a port and its path (``https://host:8080/a/b@c``).
+_URL_PASSWORD = r"(?:[^\s:@\"'<>]|:(?!//)|@(?!(?:[\w-]+\.)+[\w-]+(?::\d*)?[/?#]|[\w.-]+:\d+[/?#]))+"
+
+
 _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "url-credentials",
-        # To the last ``@`` (a password may hold one); the user may be empty (``redis://:pw@``) or a token redacted
-        # already (``https://[redacted:aws-key]:pw@``), never the marker of a token given as the user alone.
-        r"://(?:\[redacted:[\w-]+\]|(?!\[redacted:)[^\s:/@\"'<>]*):([^\s/\"'<>]+)(?=@[\w.-])",
+        # To the last ``@`` before the host (a password may hold one); the user may be empty (``redis://:pw@``) or a
+        # token redacted already (``https://[redacted:aws-key]:pw@``), never the marker of a token given as the user
+        # alone. ``_URL_PASSWORD`` reads a ``/`` in it too.
+        r"://(?:\[redacted:[\w-]+\]|(?!\[redacted:)[^\s:/@\"'<>]*):(" + _URL_PASSWORD + r")(?=@[\w.-])",
         ("://",),
         group=1,
-        check=_url_password,
+        check=_url_userinfo_password,
     ),
     Rule("url-credentials", r"://([A-Za-z0-9_-]{20,})(?=@[\w.-])", ("@",), group=1, check=_url_token),
     # curl's and HTTPie's ``user:password`` (``_USER_AND_PASSWORD``), before the rule of any command's ``-u``, which
@@ -2797,6 +2838,16 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         ("auth",),
         group=1,
         check=_basic_credentials,
+    ),
+    # Yarn's ``npmAuthIdent`` (``.yarnrc.yml``, ``yarn config set npmAuthIdent …``, ``YARN_NPM_AUTH_IDENT=…``):
+    # ``user:password``, or its base64, quoted or not (trial60 F4).
+    Rule(
+        "registry-auth",
+        r"(?:(?:npmAuthIdent|YARN_NPM_AUTH_IDENT)\\?[\"']?[ \t]*[:=]|config[ \t]+set[ \t]+(?:-H[ \t]+)?npmAuthIdent[ \t])"
+        r"[ \t]*\\?[\"']?([^\s\"'\\]+)",
+        ("npmAuthIdent", "YARN_NPM_AUTH_IDENT"),
+        group=1,
+        check=lambda m: _is_literal(m.group(1)),
     ),
     # A Kubernetes Secret's ``data:``/``stringData:`` map, every value whatever its key (``_SecretData``), in YAML (a
     # line's key, then the rows indented deeper or blank) and JSON (``"data": {…}``, whose values are strings).
@@ -3396,8 +3447,15 @@ def _quoted_secret(contents: str, key: str) -> bool:
     return not _words_for_people(value)
 
 
-#: How a sentence ends: a quoted value ending so is a message (``"Invalid token."``), not a passphrase.
+#: How a sentence ends: a quoted value ending so is a message (``"Invalid token."``), not a passphrase, unless a word
+#: of it mixes letters and digits (``"My R00t Pw!"``: trial60 F3; ``"Must be 8 characters."`` is a message).
 _SENTENCE_ENDS = (".", "?", "!", ":", "…")
+
+
+def _a_made_word(word: str) -> bool:
+    """Whether ``word`` mixes letters and digits (``R00t``), as a passphrase's words and a token do and a message's
+    words do not."""
+    return any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
 
 
 def _words_for_people(value: str) -> bool:
@@ -3407,7 +3465,7 @@ def _words_for_people(value: str) -> bool:
     or holding a digit or a sign, is none of them."""
     words = value.split()
     label = value[0].isupper() and all(w.isalpha() and w[0].islower() for w in words[1:]) and words[0].isalpha()
-    if label or value.endswith(_SENTENCE_ENDS):
+    if label or (value.endswith(_SENTENCE_ENDS) and not any(_a_made_word(word) for word in words)):
         return True
     return any(word in _SECRET_WORDS or word == "key" for word in _key_words(value))
 

@@ -23,7 +23,10 @@ if TYPE_CHECKING:
 #: (37: a secret variable's word under a name in any case and spaced any way (``secret_key: …``, ``secretKey=…``,
 #: ``SECRET_KEY =…``, ``SECRET_KEY:…``), and the tail after another rule's marker kept (``…=[redacted:openai-key]/index``);
 #: a quoted or a Kubernetes env entry's value under a secret name a substitution only when it is one whole (a Django
-#: key in JSON, ``"%fqf#…"``, or ``value: $k2!…``): red60 (review59e F2, F3, F4);
+#: key in JSON, ``"%fqf#…"``, or ``value: $k2!…``): red60 (review59e F2, F3, F4); a URL's password holding a ``/``
+#: (a base64-made one), or an ``@`` and a ``/``, the tail of a private key above its END line with no BEGIN line, a
+#: quoted password with blanks starting with "My" or ending with "!" (a word mixing letters and digits in it), Yarn's
+#: ``npmAuthIdent``, Google's ``1//0…`` refresh token: red60b (trial60 F1-F5);
 #: 36: a URL whose slashes a JSON encoder escaped (``https:\\/\\/hooks.slack.com\\/…``, ``postgres:\\/\\/u:PW@…``),
 #: the rest of a hostile line's value past 16 secret-named keys one inside the other's (red58's quadratic
 #: ``?key=`` line), an ssm SecureString beside a plain parameter after ``&``, ``#`` or in the next JSON string
@@ -659,6 +662,7 @@ def _may_pass_a_gate(text: str) -> bool:
 #: rules' own.
 KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerconfigjson", ":\t>", ":\t|", ":   >",
                  ":   |", ":  >", ":  |", ": >", ": |", "://", "</", "> auth", ">auth", "@", "E\t", "ENV", "auth",
+                 "npmAuthIdent", "YARN_NPM_AUTH_IDENT",
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
@@ -683,7 +687,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
 #: ``tests/test_redact_lazy.py`` checks that these are the rules' own.
 TOKEN_NEEDLES = ("PRIVATE KEY", "-----END", "LS0tLS1CRUdJTi", "Private-Lines:", "sk-ant-", "sk-", "k_live_", "k_test_",
                  "whsec_", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "gh",
-                 "github_pat_", "gl", "AIza", "GOCSPX-", "ya29.", "xox", "xapp-", "https://hooks.slack.com/",
+                 "github_pat_", "gl", "AIza", "GOCSPX-", "ya29.", "1//0", "xox", "xapp-", "https://hooks.slack.com/",
                  ".com/api/webhooks/", ".webhook.office.com/webhookb2/", "outlook.office.com/webhook/",
                  "outlook.office365.com/webhook/", "/hooks/", "qyapi.weixin.qq.com/cgi-bin/webhook/",
                  "/open-apis/bot/v2/hook/", "hooks.zapier.com/hooks/", "maker.ifttt.com/", "/v1/webhooks/incoming/",
@@ -834,22 +838,25 @@ def _blanks_between(text: str, word: str, then: str) -> bool:
     return False
 
 
-#: What ends a URL's part before its path (``redact``'s URL rules read no blank, ``/``, quote or bracket there).
-_URL_PART_ENDS = " \t\n\r\f\v/\"'<>"
+#: What ends a URL's user and password (``redact``'s URL rules read no blank, quote or bracket there).
+_URL_USERINFO_ENDS = " \t\n\r\f\v\"'<>"
 
 
 def _credentials_in_a_url(text: str, lowered: str) -> bool:
-    """Whether a ``://`` has an ``@`` after it before its path, a blank, a quote or a bracket: what the URL rules
-    (``://``'s, ``@``'s and ``sentry``'s) need. ``https://react.dev/errors/185``, ``http://localhost:8000/api`` and
+    """Whether a ``://`` has an ``@`` after it before a blank, a quote, a bracket or the next ``://``, and no ``/``
+    before that ``@`` but in a password (after the user's ``:``, trial60 F1): what the URL rules (``://``'s, ``@``'s
+    and ``sentry``'s) need. ``https://react.dev/errors/185``, ``http://localhost:8000/api``, ``https://host/@me`` and
     ``web@0.1.0`` hold none."""
     at = text.find("://")
     while at != -1:
-        end = text.find("/", at + 3)
-        part = text[at + 3 : end if end != -1 else len(text)]
-        sign = part.find("@")
-        if sign != -1 and not any(c in part[:sign] for c in _URL_PART_ENDS):
-            return True
-        at = text.find("://", at + 3)
+        following = text.find("://", at + 3)
+        sign = text.find("@", at + 3, following if following != -1 else len(text))
+        if sign != -1:
+            userinfo = text[at + 3 : sign]
+            user, slash, _ = userinfo.partition("/")
+            if not any(c in userinfo for c in _URL_USERINFO_ENDS) and (":" in user or not slash):
+                return True
+        at = following
     return False
 
 

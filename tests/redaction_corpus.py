@@ -348,6 +348,10 @@ error[E0425]: cannot find value `api_key` in this scope
 https://github.com/acme/api/blob/main/api/auth.py#L42
 postgres://localhost:5432/app
 https://user@example.com/path
+https://example.com/a/b@c and git@github.com:org/repo
+https://host/users/@me, https://registry.npmjs.org/@scope/pkg
+Set npmAuthIdent in .yarnrc.yml, or npmAuthIdent: "${NPM_AUTH_IDENT}".
+http://localhost:3000/users/a@b.c and http://[::1]:8080/a/b@c and https://grafana.example.com:3000/d/x@y
 mailto:security@example.com
 Pass :meth:`peek` a default value to return that instead of raising.
 Credentials can be given with the --username and --password options instead of the URL.
@@ -794,12 +798,35 @@ SECRETS: list[Secret] = [
         _join("Pg-P@ss", "_w0rd!"),
         "psql postgresql://admin:{secret}@localhost/db",
     ),
+    # A password holding a ``/``, as ``openssl rand -base64`` makes a quarter of them (trial60 F1): at its start,
+    # inside and at its end, beside an ``@``, after a scheme with a ``+``.
+    *(
+        Secret(f"url-credentials-with-slash-{i}", "url-credentials", secret, text)
+        for i, (secret, text) in enumerate(
+            [
+                (_join("q8/Zr+Kx2", "Lm9Tq="), "DATABASE_URL=postgres://app:{secret}@db.acme.internal:5432/app"),
+                (_join("Ab/Cd12", "34Ef"), "mongodb+srv://admin:{secret}@cluster0.abcd.mongodb.net/db"),
+                (_join("SaPw/20", "26x"), "create_engine('postgresql+psycopg2://app:{secret}@db/app')"),
+                (_join("P@ss/w0", "rdQ"), "mongodb://admin:{secret}@localhost:27017/"),
+                (_join("32/j22v0eNz", "h3puC1lC"), "redis://default:{secret}@redis:6379"),
+                (_join("vzUv8GeLyS5U", "E23eRr8S/"), "amqp://guest:{secret}@rabbit:5672/vhost"),
+                (_join("Zq9//Xv8", "Kl7Mn6"), "mysql://root:{secret}@db/app"),
+            ]
+        )
+    ),
     Secret("mysql-attached-password", "cli-credentials", _join("S3cr3t", "Pa55word"), "mysql -uroot -p{secret} db"),
     Secret(
         "mysql-quoted-password",
         "cli-credentials",
         _join("S3cret!", "Pass"),
         "mysql -u root -p'{secret}' shop",
+    ),
+    # A quoted password holding blanks, beginning with "My" and ending with "!" (trial60 F3).
+    Secret(
+        "mysql-quoted-spaced-password", "cli-credentials", _join("My R00t", " Pw!"), "mysql -u root -p'{secret}' shop"
+    ),
+    Secret(
+        "mysql-long-flag-spaced-password", "secret", _join("My R00t", " Pw!"), 'mysql -uroot --password="{secret}" shop'
     ),
     Secret("mariadb-attached-password", "cli-credentials", _join("Maria", "Pa55-9"), "mariadb -u root -p{secret}"),
     Secret(
@@ -1015,6 +1042,13 @@ SECRETS: list[Secret] = [
         "django-key-brackets", "secret", _join("dj4ng0-x9$k2!pq7@zv#m3", "^r8&=t1*w6(y5)b0+n"), "SECRET_KEY={secret}"
     ),
     Secret("env-then-call", "secret", _join("Xk29", "fLq8", "ZpW7"), "var token={secret};init()"),
+    # Google's OAuth refresh token, bare as ``firebase login:ci`` prints it (trial60 F5).
+    Secret(
+        "google-refresh-token-bare",
+        "google-oauth-token",
+        _join("1//0gZq9Xv8Kl7Mn6Bv5Cx4Zl3Kj2", "Hg1Fd0Sa9Po8Iu7Yt6Re5Wq4Az3Sx2Dc1Fv0Gb9"),
+        '✔  Success! Use this token to login on a CI server:\n\n{secret}\n\nExample: firebase deploy --token "$FIREBASE_TOKEN"',
+    ),
     # Google's OAuth access token, and a dotted value under a secret's name.
     Secret(
         "google-oauth-token",
@@ -1122,6 +1156,16 @@ SECRETS: list[Secret] = [
         '{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{secret}"}}}}}}',
     ),
     Secret("npmrc-auth", "registry-auth", _REGISTRY, "//registry.npmjs.org/:_auth={secret}"),
+    # Yarn's ``npmAuthIdent`` (trial60 F4): ``user:password`` quoted or not, its base64, set by ``yarn config``.
+    Secret("yarnrc-auth-ident", "registry-auth", _join("ci-bot:N3xus", "Pa55w0rdQ"), "  npmAuthIdent: {secret}"),
+    Secret("yarnrc-auth-ident-quoted", "registry-auth", _join("ci-bot:N3xus", "Pa55w0rdQ"), 'npmAuthIdent: "{secret}"'),
+    Secret("yarnrc-auth-ident-base64", "registry-auth", _REGISTRY, "npmScopes:\n  acme:\n    npmAuthIdent: {secret}"),
+    Secret(
+        "yarn-config-auth-ident",
+        "registry-auth",
+        _join("ci-bot:N3xus", "Pa55w0rdQ"),
+        "yarn config set npmAuthIdent {secret}",
+    ),
     Secret("dockerconfigjson", "registry-auth", _DOCKERCONFIG, "  .dockerconfigjson: {secret}"),
     Secret(
         "netrc-one-line",

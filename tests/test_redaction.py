@@ -392,6 +392,12 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
         ("password:\n  secret_key: abc1234x", "password:\n  secret_key: [redacted:secret]"),
         # "pw" names a key; it does not make a quoted value with a blank words for people, as "password" does.
         ('{"password": "pw 1"}', '{"password": "[redacted:secret]"}'),
+        # A message under a password's name, and words after "my", stay; a word mixing letters and digits makes one a
+        # passphrase (trial60 F3).
+        ('password: "Must be 8 characters."', 'password: "Must be 8 characters."'),
+        ("mysql -p'my password'", "mysql -p'my password'"),
+        ('x --password="Invalid password!"', 'x --password="Invalid password!"'),
+        ('x --password="Xy R00t Pw!"', 'x --password="[redacted:secret]"'),
     ],
 )
 def test_only_the_value_is_replaced(before: str, after: str) -> None:
@@ -789,6 +795,35 @@ def test_a_private_key_cut_by_the_cap_is_redacted_on_both_sides_of_the_marker() 
     capped = cap_text(f"here is my key\n{key}\nthanks", 64 * 1024)
     assert "elided" in capped and line in capped.split("elided")[1]
     assert redact(capped).replace("\n", "|").endswith("|[redacted:pem]|[… 138.7 KB elided …]|[redacted:pem]|thanks")
+
+
+_KEY_TAIL = (
+    "AAAEDpR7mWqX2vT9kLs3nB8cYfH4jG6dZ1aUoEiP0tNwQyrFDHsqr1O9GbbAunjNiHecWPyw\nPpwTVoZtTSJeg21VbIAAAAEnVzZXJAbGFw"
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            f"$ tail -2 ~/.ssh/id_ed25519\n{_KEY_TAIL}\n-----END OPENSSH PRIVATE KEY-----\n$ ls",
+            "$ tail -2 ~/.ssh/id_ed25519\n[redacted:pem]\n$ ls",
+        ),
+        (f"{_KEY_TAIL}dG9wLmxvY2FsAQ==\r\n-----END RSA PRIVATE KEY-----", "[redacted:pem]"),
+        (
+            f"key:\n  {_KEY_TAIL.replace(chr(10), chr(10) + '  ')}\n  -----END PRIVATE KEY-----",
+            "key:\n  [redacted:pem]",
+        ),
+        # The word above the run stays, and a certificate's tail, and lines a sentence parts from the END line.
+        (f"Output\n{_KEY_TAIL}\n-----END EC PRIVATE KEY-----", "Output\n[redacted:pem]"),
+        (f"{_KEY_TAIL}\n-----END CERTIFICATE-----", f"{_KEY_TAIL}\n-----END CERTIFICATE-----"),
+        (f"{_KEY_TAIL}\nnot a key line\n-----END OPENSSH PRIVATE KEY-----", None),
+    ],
+)
+def test_the_tail_of_a_private_key_cut_at_its_top_is_redacted_with_its_end_line(before: str, after: str | None) -> None:
+    """``tail`` of a key file, or an output cut above its END line, holds the key's last lines (an OpenSSH ed25519
+    key's private scalar): the base64 lines right above ``-----END … PRIVATE KEY-----`` go with it (trial60 F2)."""
+    assert redact(before) == (before if after is None else after)
 
 
 def test_no_redact_leaves_everything(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -688,3 +688,59 @@ def test_a_long_text_of_kubernetes_secrets_data_maps_is_redacted_in_time_linear_
     once per text (trial59 F2), not the text around each map read again."""
     head = "kind: Secret\n"
     assert _cpu_seconds(1_000_000, tmp_path, unit, head) / _cpu_seconds(250_000, tmp_path, unit, head) < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    ("head", "unit"),
+    [
+        ("postgres://a:", "/"),
+        ("postgres://a:", "x:/"),
+        ("", "://a:/"),
+        ("", "://a:b/@"),
+        ("postgres://a:", "@a.b"),
+        ("postgres://a:", "@a.b/@"),
+        ("", "x:/@"),
+    ],
+)
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_long_line_of_url_passwords_holding_slashes_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, head: str, unit: str, *, gate: bool
+) -> None:
+    """A URL's password is read past a ``/`` to its last ``@`` (trial60 F1), never past the next URL's ``://``."""
+    longer, shorter = (_cpu_seconds(size, tmp_path, unit, head, gate=gate) for size in (1_000_000, 250_000))
+    assert longer / shorter < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    ("head", "unit"),
+    [
+        ("-----END RSA PRIVATE KEY-----\n", "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\n"),
+        ("-----END RSA PRIVATE KEY-----\n", "A\n"),
+        ("-----END RSA PRIVATE KEY-----\n", "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM "),
+        ("", "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\n-----END PRIVATE KEY-----\n"),
+        ("", "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\n-----END\n"),
+    ],
+)
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_long_text_of_base64_lines_before_or_without_a_keys_end_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, head: str, unit: str, *, gate: bool
+) -> None:
+    """The lines above a key's END line are read from each run's first line once (trial60 F2), not from each line."""
+    longer, shorter = (_cpu_seconds(size, tmp_path, unit, head, gate=gate) for size in (1_000_000, 250_000))
+    assert longer / shorter < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit",
+    ["npmAuthIdent:", "npmAuthIdent: $", "config set npmAuthIdent ", "YARN_NPM_AUTH_IDENT=a ", "1//0", "1//0a-"],
+)
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_long_line_of_yarn_idents_or_google_refresh_tokens_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str, *, gate: bool
+) -> None:
+    """Yarn's ``npmAuthIdent`` value is read once from its name, a ``1//0`` token once from its prefix (trial60 F4, F5)."""
+    longer, shorter = (_cpu_seconds(size, tmp_path, unit, gate=gate) for size in (1_000_000, 250_000))
+    assert longer / shorter < 8
