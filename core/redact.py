@@ -3976,7 +3976,7 @@ _QUOTE_REACH = 72
 #: value ends before a JSON string's escaped line end, ``\\n``, as ``_VALUE_CHAR`` does; its repeat is not possessive,
 #: the lookahead inside it: ``tests/test_regex_old_python.py``.)
 _SECRET_VARIABLE = (
-    r"(?<![^\s;&|?(=+\"'\[,])(?P<key>(?=[A-Za-z])[A-Za-z0-9_]*?"
+    r"(?<![^\s;&|?(=+\"'\[,`>])(?P<key>(?=[A-Za-z])[A-Za-z0-9_]*?"
     r"(?i:KEY|SECRET|TOKEN|PASS|PASSWORD|PASSWD|PASSPHRASE|PWD|PW|BASE)(?:_?[0-9]{1,3})?)"
     r"(?P<sep>=[ \t]*|[ \t]+=(?!=[ \t=])[ \t]*|:(?!:)[ \t]*)"
     r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\]|\\++(?![nrt]))+)"
@@ -4061,12 +4061,12 @@ _A_WORD_CUT = Lazy(globals(), "_A_WORD_CUT", r"[\w.$-]*+(?=\)|&[\w.-]+=)")
 
 def _assigns_a_quoted_value(match: re.Match[str]) -> bool:
     """Whether a bare word runs into a quote it did not open after a sign that code writes before one
-    (``password:str="…"``, ``token=response.json()["token"]``, ``password=="…"``): code giving the quoted value, which
-    the assignment rule reads. (A word in quotes of its own, docker inspect's ``"SECRET_KEY=…="``, ends at its own
-    quote.)"""
+    (``password:str="…"``, ``token=response.json()["token"]``, ``password=="…"``, ``token = jwt.encode({"sub": …``:
+    review60c F1): code giving the quoted value, which the assignment rule reads. (A word in quotes of its own, docker
+    inspect's ``"SECRET_KEY=…="``, ends at its own quote.)"""
     text, start, end = match.string, match.start(), match.end()
     after, before = text[end : end + 1], text[start - 1 : start]
-    return match.group("value")[-1] in "=[(," and after in ("'", '"') and after != before
+    return match.group("value")[-1] in "=[(,{" and after in ("'", '"') and after != before
 
 
 def _a_signed_word(value: str) -> bool:

@@ -452,6 +452,8 @@ def _leaked(form: str) -> list[str]:
         "SECRET_KEY= @@",
         "SECRET_KEY:@@",
         "https://x.example/cb?SECRET_KEY=@@",
+        "Set `SECRET_KEY=@@` in production",  # (in Markdown's code or HTML's: review60c F2, 74 of 200 kept)
+        "<code>SECRET_KEY=@@</code>",
     ],
 )
 def test_a_django_key_under_a_lowercase_or_spaced_secret_name_is_redacted_whole(form: str) -> None:
@@ -572,6 +574,9 @@ def test_a_lowercase_secret_names_value_is_redacted_and_what_follows_it_kept(bef
         "$config = @{ API_KEY = $env:API_KEY }",  # (review59e F7: PowerShell's environment, cmd's argument)
         "set API_KEY=%~1",
         'SECRET_KEY = "%s-%s" % (prefix, suffix)',
+        'access_token = create_access_token(data={"sub": user.username})',  # (review60c F1: FastAPI's, PyJWT's)
+        'token = jwt.encode({"sub": "1"}, key, algorithm="HS256")',
+        "read `API_KEY` from the settings",
     ],
 )
 def test_a_call_or_a_substitution_under_a_secret_name_is_kept(code: str) -> None:
