@@ -840,17 +840,23 @@ def _blanks_between(text: str, word: str, then: str) -> bool:
 
 #: What ends a URL's user and password (``redact``'s URL rules read no blank, quote or bracket there).
 _URL_USERINFO_ENDS = " \t\n\r\f\v\"'<>"
+#: What ``redact``'s URL user (before its ``:``) holds none of.
+_NOT_IN_A_USER = _URL_USERINFO_ENDS + ":/@"
 
 
 def _credentials_in_a_url(text: str, lowered: str) -> bool:
-    """Whether a ``://`` has an ``@`` after it before a blank, a quote, a bracket or the next ``://``, and no ``/``
-    before that ``@`` but in a password (after the user's ``:``, trial60 F1): what the URL rules (``://``'s, ``@``'s
-    and ``sentry``'s) need. ``https://react.dev/errors/185``, ``http://localhost:8000/api``, ``https://host/@me`` and
+    """Whether a ``://`` has an ``@`` after it before a blank, a quote, a bracket or the next ``://`` (but one whose
+    ``:`` ends a user, as a password opening ``//`` makes: ``https://user://pw@host``), and no ``/`` before that
+    ``@`` but in a password (after the user's ``:``, trial60 F1): what the URL rules (``://``'s, ``@``'s and
+    ``sentry``'s) need. ``https://react.dev/errors/185``, ``http://localhost:8000/api``, ``https://host/@me`` and
     ``web@0.1.0`` hold none."""
     at = text.find("://")
     while at != -1:
         following = text.find("://", at + 3)
-        sign = text.find("@", at + 3, following if following != -1 else len(text))
+        end = following
+        if following != -1 and not any(c in text[at + 3 : following] for c in _NOT_IN_A_USER):
+            end = text.find("://", following + 3)  # (that ``://``'s ``:`` is the user's)
+        sign = text.find("@", at + 3, end if end != -1 else len(text))
         if sign != -1:
             userinfo = text[at + 3 : sign]
             user, slash, _ = userinfo.partition("/")

@@ -799,7 +799,8 @@ SECRETS: list[Secret] = [
         "psql postgresql://admin:{secret}@localhost/db",
     ),
     # A password holding a ``/``, as ``openssl rand -base64`` makes a quarter of them (trial60 F1): at its start,
-    # inside and at its end, beside an ``@``, after a scheme with a ``+``.
+    # inside and at its end, beside an ``@``, after a scheme with a ``+``, and one opening ``//`` (its ``:`` then
+    # reads as a second ``://``).
     *(
         Secret(f"url-credentials-with-slash-{i}", "url-credentials", secret, text)
         for i, (secret, text) in enumerate(
@@ -811,6 +812,7 @@ SECRETS: list[Secret] = [
                 (_join("32/j22v0eNz", "h3puC1lC"), "redis://default:{secret}@redis:6379"),
                 (_join("vzUv8GeLyS5U", "E23eRr8S/"), "amqp://guest:{secret}@rabbit:5672/vhost"),
                 (_join("Zq9//Xv8", "Kl7Mn6"), "mysql://root:{secret}@db/app"),
+                (_join("//Xv8/Zq9", "Kl7Mn6"), "mysql://root:{secret}@db/app"),
             ]
         )
     ),
