@@ -505,6 +505,7 @@ KEPT = [
     "http -A digest -a deploy example.org",
     "http -A bearer example.org",
     'user: "1000:1000"',
+    "user =1000:1000 app",  # (a sign after blanks: the uid check is the sign's too, stop 61)
     "user = www-data",
     "Defaulting to user installation because normal site-packages is not writeable",
     "the user deploy:staging can read it",
