@@ -64,9 +64,17 @@ def nearest_word(index: Index, word: str, filters: Filters | None = None) -> str
     filters = filters or Filters()
     only = admitted_keys(index, filters)
     for term in sorted(best, key=lambda t: (best[t][0], -best[t][1], t))[:CANDIDATES_TRIED]:
-        if written := _as_written(index, term, filters, only):
+        if (written := _as_written(index, term, filters, only)) and _near_as_written(typed, written, most):
             return written if _found_with(index, written, filters) else ""
     return ""
+
+
+def _near_as_written(typed: str, written: str, most: int) -> bool:
+    """Whether the word a session wrote is near the typed one as words, not only as stems: a stem drops a suffix
+    (``pagination``'s ``pagin``), and a short stem two letters off it (``pin``) was offered as ``pins`` for
+    ``pagination`` (audit60 F4). One letter more is allowed for the suffix a stem leaves out (``preflite``,
+    ``preflight``)."""
+    return distance(typed, fold(written).lower(), most + 1) <= most + 1
 
 
 def _found_with(index: Index, word: str, filters: Filters) -> bool:

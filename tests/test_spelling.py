@@ -26,6 +26,10 @@ def indexed(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
             "Workers drop tasks after a deploy.",
             "Celery acks them early; set acks_late and the preflight check passes.",
         ),
+        "00000000-0000-4000-8000-0000000000e9": (  # (``pins``' stem is two letters off ``pagination``'s: audit60 F4)
+            "The lockfile pins an old driver.",
+            "Bumped the pins.",
+        ),
     }
     for chat_id, (asked, answered) in chats.items():
         write_transcript(transcript_path(cli, "/work/api", chat_id), [user_turn(asked, WHEN), assistant_turn(answered)])
@@ -54,6 +58,7 @@ def test_several_words_that_find_nothing_each_name_their_own(indexed: None) -> N
 
 def test_a_word_near_none_is_offered_nothing(indexed: None) -> None:
     assert run_deja("search", "zeppelin").stdout.strip() == 'No session matches "zeppelin".'
+    assert run_deja("search", "pagination").stdout.strip() == 'No session matches "pagination".'  # (not "pins"?)
     assert run_deja("search", "hedr").stdout.strip() == 'No session matches "hedr".'  # (short: one letter off only)
 
 
