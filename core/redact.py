@@ -429,10 +429,11 @@ _CONFIG_LINE_INSIDE = r"""(?:[`'"]|(?<!\\)\\n)"""
 #: A curl config file's user option (``user``, ``proxy-user``, ``--user``), with its value after a blank, a ``=`` or a
 #: ``:`` (the group ``sign``: ``_config_user``), not a uid and gid (Terraform's ``user = "1000:1000"``, a Dockerfile's
 #: ``USER 10001:10001``: the same number twice, or two of five digits at most, what ``id`` gives; an account's
-#: ``104233:83726451`` is a user and a PIN, review54f F5) nor a sudoers line (``user ALL=(ALL:ALL) ALL``). A sign
-#: after blanks is the sign's (``user =1000:1000`` is a uid and gid, not the user ``=1000``).
+#: ``104233:83726451`` is a user and a PIN, review54f F5) nor a sudoers line (``user ALL=(ALL:ALL) ALL``). A ``=``
+#: after blanks is the sign's (``user =1000:1000`` is a uid and gid, not the user ``=1000``); a ``:`` may open an
+#: empty user's password (curl reads ``--user :PW`` so, review61a F3).
 _CONFIG_USER = (
-    r"(?:--)?(?:proxy-)?user(?:[ \t]*(?P<sign>[=:])[ \t]*|[ \t]+(?![=:]))"
+    r"(?:--)?(?:proxy-)?user(?:[ \t]*(?P<sign>[=:])[ \t]*|[ \t]+(?!=))"
     r"""(?!["']?(?:(?P<uid>\d+):(?P=uid)|\d{1,5}:\d{1,5})["']?(?![^\s\\'"`])|ALL=)"""
 )
 #: curl's user option (``-u``) and its proxy's (``-U``), glued to their value too (``-udeploy:…``), last in a cluster

@@ -841,7 +841,7 @@ def _blanks_between(text: str, word: str, then: str) -> bool:
 #: What ends a URL's user and password (``redact``'s URL rules read no blank, quote or bracket there).
 _URL_USERINFO_ENDS = " \t\n\r\f\v\"'<>"
 #: What ``redact``'s URL user (before its ``:``) holds none of.
-_NOT_IN_A_USER = _URL_USERINFO_ENDS + ":/@"
+_NOT_IN_A_USER = frozenset(_URL_USERINFO_ENDS + ":/@")
 
 
 def _credentials_in_a_url(text: str, lowered: str) -> bool:
@@ -854,7 +854,7 @@ def _credentials_in_a_url(text: str, lowered: str) -> bool:
     while at != -1:
         following = text.find("://", at + 3)
         end = following
-        if following != -1 and not any(c in text[at + 3 : following] for c in _NOT_IN_A_USER):
+        if following != -1 and _NOT_IN_A_USER.isdisjoint(text[at + 3 : following]):
             end = text.find("://", following + 3)  # (that ``://``'s ``:`` is the user's)
         sign = text.find("@", at + 3, end if end != -1 else len(text))
         if sign != -1:

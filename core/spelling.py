@@ -4,7 +4,8 @@ The index keeps its words as sorted terms (Snowball stems, and identifiers whole
 that is the vocabulary, at no cost on disk. A typed word is stemmed as the index stems it and compared with the
 terms that start with its letter and are about as long (a typo in a word's first letter is the rarer kind, and the
 sorted terms give that letter's run at once); the nearest are told as a word the sessions wrote them (a stem such as
-``celeri`` read back as ``celery`` from a message holding it). Only the search that found nothing asks: a hit pays
+``celeri`` read back as ``celery`` from a message holding it: the written form nearest the typed word, offered only
+when it is near that word too, ``_near_as_written``). Only the search that found nothing asks: a hit pays
 nothing for it (trial48b F11).
 
 A segment keeps a deleted chat's terms until a compaction writes it again, so a term is offered only once a live
@@ -64,7 +65,7 @@ def nearest_word(index: Index, word: str, filters: Filters | None = None) -> str
     filters = filters or Filters()
     only = admitted_keys(index, filters)
     for term in sorted(best, key=lambda t: (best[t][0], -best[t][1], t))[:CANDIDATES_TRIED]:
-        if (written := _as_written(index, term, filters, only)) and _near_as_written(typed, written, most):
+        if (written := _as_written(index, term, filters, only, typed)) and _near_as_written(typed, written, most):
             return written if _found_with(index, written, filters) else ""
     return ""
 
@@ -73,8 +74,9 @@ def _near_as_written(typed: str, written: str, most: int) -> bool:
     """Whether the word a session wrote is near the typed one as words, not only as stems: a stem drops a suffix
     (``pagination``'s ``pagin``), and a short stem two letters off it (``pin``) was offered as ``pins`` for
     ``pagination`` (audit60 F4). One letter more is allowed for the suffix a stem leaves out (``preflite``,
-    ``preflight``)."""
-    return distance(typed, fold(written).lower(), most + 1) <= most + 1
+    ``preflight``). A nearer term turned down here lets a farther one be offered only when that one is near as
+    written too (``retreive`` is told ``retrieves``, not ``receives``: ``_as_written`` gives the nearest form)."""
+    return distance(typed, written, most + 1) <= most + 1
 
 
 def _found_with(index: Index, word: str, filters: Filters) -> bool:
@@ -86,17 +88,22 @@ def _found_with(index: Index, word: str, filters: Filters) -> bool:
     return filters.pattern is None or bool(search(index, word, filters=filters, limit=1, snippets=0).hits)
 
 
-def _as_written(index: Index, term: str, filters: Filters, only: frozenset[tuple[int, int]] | None) -> str:
+def _as_written(index: Index, term: str, filters: Filters, only: frozenset[tuple[int, int]] | None, typed: str) -> str:
     """``term`` as a message of a live session ``filters`` admit (of ``only``, when given:
-    ``search_filters.admitted_keys``) wrote it (a stem's word: ``celeri`` is ``celery``), else the term itself when
-    such a session holds it in no plain word; "" when no such session holds it."""
+    ``search_filters.admitted_keys``) wrote it (a stem's word: ``celeri`` is ``celery``), the form nearest ``typed``
+    of those its best docs write (``cach`` is ``caching`` in one message and ``cache`` in another: ``cahce`` is
+    near the second, review61a F1), else the term itself when such a session holds it in no plain word; "" when no
+    such session holds it."""
+    forms: dict[str, None] = {}
     held = False
     for seg_i, segment in enumerate(index.segments):
         for doc in _admitted_docs(segment, seg_i, term, filters, only):
             if word := _word_of(segment, doc, term):
-                return word
+                forms[word] = None
             held = True
-    return term if held else ""
+    if not forms:
+        return term if held else ""
+    return min(forms, key=lambda form: distance(typed, form, len(typed) + len(form)))  # (folded: ``spellings``)
 
 
 def _admitted_docs(

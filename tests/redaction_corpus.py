@@ -812,7 +812,7 @@ SECRETS: list[Secret] = [
                 (_join("32/j22v0eNz", "h3puC1lC"), "redis://default:{secret}@redis:6379"),
                 (_join("vzUv8GeLyS5U", "E23eRr8S/"), "amqp://guest:{secret}@rabbit:5672/vhost"),
                 (_join("Zq9//Xv8", "Kl7Mn6"), "mysql://root:{secret}@db/app"),
-                (_join("//Xv8/Zq9", "Kl7Mn6"), "mysql://root:{secret}@db/app"),
+                (_join("//q8/Wz9", "Xv8Kl7"), "postgres://app:{secret}@db:5432/app"),
             ]
         )
     ),

@@ -505,7 +505,6 @@ KEPT = [
     "http -A digest -a deploy example.org",
     "http -A bearer example.org",
     'user: "1000:1000"',
-    "user =1000:1000 app",  # (a sign after blanks: the uid check is the sign's too, stop 61)
     "user = www-data",
     "Defaulting to user installation because normal site-packages is not writeable",
     "the user deploy:staging can read it",
@@ -760,6 +759,11 @@ CONFIG_SECRET = "Xk9mPq2Lw7Zq"
         f'~/.curlrc:2:user = "deploy:{CONFIG_SECRET}"',
         f'Add `user = "deploy:{CONFIG_SECRET}"` to your ~/.curlrc.',
         f'- user = "deploy:{CONFIG_SECRET}"',
+        # (an empty user and its password after a dashed option, as curl reads ``--user :PW``: review61a F3)
+        f"--user :{CONFIG_SECRET}",
+        f"  --user :{CONFIG_SECRET} \\",
+        f"+  --proxy-user :{CONFIG_SECRET} \\",
+        f'echo "--user :{CONFIG_SECRET}" >> ~/.curlrc',
     ],
 )
 def test_a_curl_config_user_line_not_at_a_line_start_is_redacted(written: str) -> None:
@@ -772,6 +776,7 @@ def test_a_curl_config_user_line_not_at_a_line_start_is_redacted(written: str) -
     [
         'resource "docker_container" "web" {\n  user = "1000:1000"\n}',
         "user ALL=(ALL:ALL) ALL",
+        "user =1000:1000 app",  # (a ``=`` after blanks is the sign's: the uid check is its too, stop 61)
     ],
 )
 def test_a_user_and_group_setting_outside_a_curl_config_is_kept(written: str) -> None:

@@ -26,6 +26,20 @@ def indexed(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
             "Workers drop tasks after a deploy.",
             "Celery acks them early; set acks_late and the preflight check passes.",
         ),
+        # (a stem's forms: ``cahce`` is near ``cached`` as written, not ``caching``; ``retreive`` is near the
+        # ``retrieves`` of the chat also holding ``retrieving``, nearer than ``receives``: review61a F1, F2)
+        "00000000-0000-4000-8000-0000000000c1": (
+            "Caching the product list breaks the search results.",
+            "The cached page ignores the cursor; key the cache on it.",
+        ),
+        "00000000-0000-4000-8000-0000000000c2": (
+            "Retrieving the report times out.",
+            "The query retrieves every row; retrieved rows are now streamed.",
+        ),
+        "00000000-0000-4000-8000-0000000000c3": (
+            "The API receives a webhook but the handler never fires.",
+            "The signature check rejects it.",
+        ),
         "00000000-0000-4000-8000-0000000000e9": (  # (``pins``' stem is two letters off ``pagination``'s: audit60 F4)
             "The lockfile pins an old driver.",
             "Bumped the pins.",
@@ -40,7 +54,14 @@ def indexed(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 
 @pytest.mark.parametrize(
-    ("typed", "meant"), [("backtraking", "backtracking"), ("celary", "celery"), ("preflite", "preflight")]
+    ("typed", "meant"),
+    [
+        ("backtraking", "backtracking"),
+        ("celary", "celery"),
+        ("preflite", "preflight"),
+        ("cahce", "cached"),
+        ("retreive", "retrieves"),
+    ],
 )
 def test_a_misspelt_word_that_finds_nothing_is_told_the_word_meant(indexed: None, typed: str, meant: str) -> None:
     ran = run_deja("search", typed)
