@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .index import Index, Segment
-from .text import fold, spellings, stem
+from .text import fold, stem, written_forms
 
 if TYPE_CHECKING:
     from .search import Filters
@@ -98,12 +98,11 @@ def _as_written(index: Index, term: str, filters: Filters, only: frozenset[tuple
     held = False
     for seg_i, segment in enumerate(index.segments):
         for doc in _admitted_docs(segment, seg_i, term, filters, only):
-            if word := _word_of(segment, doc, term):
-                forms[word] = None
+            forms.update(dict.fromkeys(written_forms(segment.message(doc).text, term)))
             held = True
     if not forms:
         return term if held else ""
-    return min(forms, key=lambda form: distance(typed, form, len(typed) + len(form)))  # (folded: ``spellings``)
+    return min(forms, key=lambda form: distance(typed, form, len(typed) + len(form)))  # (folded: ``written_forms``)
 
 
 def _admitted_docs(
@@ -124,11 +123,6 @@ def _admitted_docs(
             return docs[:WRITTEN_TRIED]
         start, stop = stop, 2 * stop
     return []
-
-
-def _word_of(segment: Segment, doc: int, term: str) -> str:
-    """The word of ``doc``'s message that stems to ``term``; "" when it holds none as a plain word."""
-    return spellings(segment.message(doc).text).get(term, "")
 
 
 def distance(one: str, other: str, most: int) -> int:

@@ -606,11 +606,23 @@ def spellings(text: str) -> dict[str, str]:
     ``oomkilled``, ``oom`` and ``kill``), so the word typed in lowercase is looked for as written too (``deja search
     oomkilled`` found nothing where ``OOMKilled`` found the chat: trial20)."""
     found: dict[str, str] = {}
+    for term, word in _stemmed_words(text):
+        found.setdefault(term, word)
+    return found
+
+
+def written_forms(text: str, term: str) -> list[str]:
+    """Each plain lowercase word of ``text`` that stems to ``term``, once, in order (``cached`` and ``cache`` for
+    ``cach``): ``spellings`` keeps the first alone."""
+    return list(dict.fromkeys(word for stemmed, word in _stemmed_words(text) if stemmed == term))
+
+
+def _stemmed_words(text: str) -> Iterator[tuple[str, str]]:
+    """The term and the word as written (folded, lowercase) of each plain word of ``text`` that stemming changed."""
     for raw in _finder()(text):
         word = fold(raw).lower()
         if word.isalpha() and (stemmed := _CACHE[raw]) and stemmed[0] != word and len(stemmed) == 1:  # (``terms``')
-            found.setdefault(stemmed[0], word)
-    return found
+            yield stemmed[0], word
 
 
 def sharp_s_spellings(text: str) -> dict[str, str]:

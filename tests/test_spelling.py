@@ -26,7 +26,7 @@ def indexed(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
             "Workers drop tasks after a deploy.",
             "Celery acks them early; set acks_late and the preflight check passes.",
         ),
-        # (a stem's forms: ``cahce`` is near ``cached`` as written, not ``caching``; ``retreive`` is near the
+        # (a stem's forms: ``cahce`` is near ``cache`` as written, not ``caching``; ``retreive`` is near the
         # ``retrieves`` of the chat also holding ``retrieving``, nearer than ``receives``: review61a F1, F2)
         "00000000-0000-4000-8000-0000000000c1": (
             "Caching the product list breaks the search results.",
@@ -35,6 +35,10 @@ def indexed(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         "00000000-0000-4000-8000-0000000000c2": (
             "Retrieving the report times out.",
             "The query retrieves every row; retrieved rows are now streamed.",
+        ),
+        "00000000-0000-4000-8000-0000000000c4": (
+            "Authenticate with OAuth.",
+            "The OAuth flow authenticates; authentication stores the refresh token.",
         ),
         "00000000-0000-4000-8000-0000000000c3": (
             "The API receives a webhook but the handler never fires.",
@@ -59,8 +63,9 @@ def indexed(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         ("backtraking", "backtracking"),
         ("celary", "celery"),
         ("preflite", "preflight"),
-        ("cahce", "cached"),
+        ("cahce", "cache"),
         ("retreive", "retrieves"),
+        ("authetication", "authentication"),
     ],
 )
 def test_a_misspelt_word_that_finds_nothing_is_told_the_word_meant(indexed: None, typed: str, meant: str) -> None:
