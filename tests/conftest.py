@@ -35,6 +35,14 @@ _OVERRIDES = (
     "CURSOR_PROJECT_DIR",
     "CLAUDE_PROJECT_DIR",
     "COLUMNS",  # (a terminal's width, exported by some shells: the listings' ids and lines follow it, review57a F5)
+    # (what the runner's own shell may hold: a trace adds lines to hooks.log, a fault kills, a wait holds a hook, a
+    # Cursor agent's transcript or a Claude folder of the person running the tests is taken for the test's, flake61)
+    "DEJA_TRACE",
+    "DEJA_FAULT",
+    "DEJA_FAULT_SIGNAL",
+    "DEJA_INGEST_WAIT",
+    "CURSOR_TRANSCRIPT_PATH",
+    "CLAUDE_CONFIG_DIR",
 )
 
 

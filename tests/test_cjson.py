@@ -26,7 +26,7 @@ def _read(reader: Any, text: str) -> tuple[str, str]:
 
 
 @pytest.mark.unit
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500, deadline=None, derandomize=True)
 @given(TEXTS)
 def test_the_lenient_reading_is_json_loads(text: str) -> None:
     assert _read(lambda t: load_json(t, strict=False), text) == _read(json.loads, text)

@@ -7,6 +7,7 @@ as a process, killed at a named point (``deja.core.faults``), its files damaged 
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import stat
@@ -201,8 +202,8 @@ def test_a_damaged_segment_file_is_named_and_deja_index_rebuilds_it(
         path.write_bytes(data[: len(data) // 2])
     elif damage == "zero":
         path.write_bytes(b"")
-    else:
-        path.write_bytes(os.urandom(len(data)))
+    else:  # (the same garbage on every run: a failure one run finds, the next finds again)
+        path.write_bytes(random.Random(61).randbytes(len(data)))
 
     assert str(path) in _doctor_damage(sample)
     if damage != "garbage":  # a size check on open catches these: the refresh before a read rebuilds, and says why
@@ -226,7 +227,7 @@ def test_a_damaged_manifest_is_named_and_rebuilt(indexed_sample: Sample, damage:
     path.write_bytes(
         {
             "truncate": data[: len(data) // 2],
-            "garbage": os.urandom(len(data)),
+            "garbage": random.Random(61).randbytes(len(data)),  # (the same on every run)
             "zero": b"",
             "version": msgspec.msgpack.encode({"version": 4, "generation": 1, "built_at": 0.0}),
         }[damage]

@@ -18,8 +18,7 @@ from deja.installers.entries import deja_hook, is_deja_hook
 
 
 @pytest.fixture
-def env(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+def env(tmp_path: Path, fake_home: Path) -> dict[str, str]:
     deja = console_script(tmp_path / "bin")
     return {"HOME": str(fake_home), "PATH": str(deja.parent), "DEJA_HOME": str(fake_home / "deja-home")}
 

@@ -37,7 +37,6 @@ def running_deja(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     script.write_text(f"#!{sys.executable}\n")
     script.chmod(0o755)
     monkeypatch.setattr(sys, "argv", [str(script), "install"])
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     return str(script)
 
 

@@ -99,6 +99,16 @@ def children_of(pid: int) -> list[int]:
     return [int(each) for each in path.read_text().split()] if path.exists() else []
 
 
+def catches(pid: int, signal_number: int) -> bool:
+    """Whether process ``pid`` has a handler of its own for the signal (``SigCgt`` in Linux's ``/proc``): a served
+    search sets its SIGTSTP one once it has read its child's pid, a child takes SIGINT back from the server's SIG_IGN.
+    Before then a Ctrl-C or Ctrl-Z does something else; a fixed sleep for it lost the race under load (flake61)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (signal_number - 1) & 1)
+    return False
+
+
 def accepting(path: Path) -> bool:
     """Whether a server listens at ``path`` (a killed one's socket is left behind, refusing connections)."""
     import socket
@@ -690,8 +700,11 @@ def test_a_ctrl_c_to_a_served_search_is_passed_on_to_its_child(site_packages: Pa
     listener.bind(str(home / hook_client.SOCKET_NAME))
     listener.listen(1)
     listener.settimeout(30)
-    interrupted = CTRL_C_ON + "import sys, time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    sys.exit(130)"
-    child = subprocess.Popen([sys.executable, "-c", interrupted])  # (130 only when interrupted, as a search ends)
+    # (130 only when interrupted, as a search ends; it says when it is in its ``try``: a Ctrl-C while Python starts
+    # up ends it with 1, flake61)
+    at_work = "print('at work', flush=True)\n    time.sleep(60)"
+    interrupted = CTRL_C_ON + f"import sys, time\ntry:\n    {at_work}\nexcept KeyboardInterrupt:\n    sys.exit(130)"
+    child = subprocess.Popen([sys.executable, "-c", interrupted], stdout=subprocess.PIPE, text=True)
     handed_on = threading.Event()
 
     def server() -> None:
@@ -726,7 +739,8 @@ def test_a_ctrl_c_to_a_served_search_is_passed_on_to_its_child(site_packages: Pa
     )
     try:
         wait_for("the call handed on", handed_on.is_set, 30)
-        time.sleep(0.3)  # (the pid read: the search waits on its child's end)
+        assert child.stdout is not None and child.stdout.readline() == "at work\n"
+        wait_for("the pid read", lambda: catches(search.pid, signal.SIGTSTP), 30)  # (it then passes a Ctrl-C on)
         search.send_signal(signal.SIGINT)
         out, err = search.communicate(timeout=30)
     finally:
@@ -854,7 +868,8 @@ def test_a_ctrl_c_reaches_a_real_servers_child_at_work(serving: Served, site_pac
     search = terminal.search(site_packages, serving.env)
     try:
         wait_for("a child at work", lambda: children_of(serving.process.pid), 30)
-        time.sleep(0.5)
+        child = children_of(serving.process.pid)[0]
+        wait_for("the pid read", lambda: catches(search.pid, signal.SIGTSTP) and catches(child, signal.SIGINT), 30)
         search.send_signal(signal.SIGINT)
         time.sleep(0.5)
         terminal.release()
@@ -873,7 +888,7 @@ def test_a_ctrl_z_stops_a_served_searchs_child_and_fg_lets_it_go_on(serving: Ser
     try:
         wait_for("a child at work", lambda: children_of(serving.process.pid), 30)
         child = children_of(serving.process.pid)[0]
-        time.sleep(0.5)
+        wait_for("the pid read", lambda: catches(search.pid, signal.SIGTSTP), 30)
         search.send_signal(signal.SIGTSTP)  # (the terminal's Ctrl-Z)
         wait_for("both stopped", lambda: _state(search.pid) == "T" and _state(child) == "T", 10)
         search.send_signal(signal.SIGCONT)  # (the shell's fg)

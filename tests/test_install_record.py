@@ -218,10 +218,7 @@ def test_uninstall_without_the_record_install_wrote_elsewhere_says_so(fake_home:
     assert not (fake_home / ".config").exists(), "uninstall made no folder of its own"
 
 
-def test_uninstall_keeps_the_users_own_empty_event_list_in_claude_settings(
-    fake_home: Path, deja: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+def test_uninstall_keeps_the_users_own_empty_event_list_in_claude_settings(fake_home: Path, deja: str) -> None:
     settings = fake_home / ".claude" / "settings.json"
     settings.parent.mkdir()
     users = {"model": "opus", "hooks": {"Stop": [], "PreToolUse": [{"matcher": "Bash", "hooks": []}]}}

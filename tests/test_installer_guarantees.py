@@ -21,7 +21,6 @@ CURSOR_TARGETS = ("cursor", "cursor-auto")
 
 @pytest.fixture(autouse=True)
 def deja_home_elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     home = tmp_path / "deja-home"
     monkeypatch.setenv("DEJA_HOME", str(home))
     return home
@@ -416,12 +415,9 @@ def test_a_folder_deja_cannot_write_in_is_refused_before_any_file_is_written(fak
 
 
 @pytest.mark.skipif(os.name != "posix", reason="folder modes are POSIX's")
-def test_the_folder_of_a_symlinked_files_copy_is_checked_before_any_file_is_written(
-    fake_home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_folder_of_a_symlinked_files_copy_is_checked_before_any_file_is_written(fake_home: Path) -> None:
     """The copy of a symlinked file goes beside the link (trial58 T2), a folder other than the one the file is
     written in: one deja cannot write in is refused before anything is written, not half way."""
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     target = fake_home / "dotfiles" / "claude-settings.json"
     target.parent.mkdir()
     target.write_text('{"model": "opus"}')

@@ -64,11 +64,6 @@ USER_MCP = {
 }
 
 
-@pytest.fixture(autouse=True)
-def no_claude_override(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-
-
 @pytest.fixture
 def deja(tmp_path: Path) -> str:
     return _executable(tmp_path / "bin" / "deja")

@@ -39,7 +39,7 @@ VALUES = st.recursive(
 )
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=2000, deadline=None, derandomize=True)
 @given(VALUES)
 def test_pack_writes_what_msgspec_writes(value: object) -> None:
     assert packb(value) == msgspec.msgpack.encode(value)
@@ -81,7 +81,7 @@ def test_every_size_boundary_is_written_as_msgspec_writes_it(value: object) -> N
     assert packb(value) == msgspec.msgpack.encode(value)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500, deadline=None, derandomize=True)
 @given(
     st.recursive(
         SCALARS.filter(lambda v: not isinstance(v, datetime | float)),

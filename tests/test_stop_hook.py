@@ -76,6 +76,17 @@ def _wait_for_log(sample: Sample, text: str, seconds: float = 60) -> str:
     return found
 
 
+def _flocked(path: Path) -> bool:
+    """Whether a process holds an ``flock`` on ``path`` (Linux's ``/proc/locks`` names the file by its inode): the
+    waiting ingest makes its file before it locks it, and a turn that came in between also waited (flake61)."""
+    try:
+        inode = path.stat().st_ino
+    except FileNotFoundError:
+        return False
+    held = (line.split() for line in Path("/proc/locks").read_text().splitlines())
+    return any(fields[1] == "FLOCK" and fields[5].rsplit(":", 1)[-1] == str(inode) for fields in held)
+
+
 def _search_without_refreshing(sample: Sample, *words: str) -> list[str]:
     """The sessions ``deja search`` finds, asserting that its check found nothing changed: it answered from the
     index as it stood, without loading the refresh (which imports msgspec and the readers)."""
@@ -216,11 +227,11 @@ def test_turns_behind_a_long_build_leave_one_ingest_waiting_and_it_reads_them_al
                 f.write(orjson.dumps(user_turn(f"why does the {animal} job stall?")) + b"\n")
                 f.write(orjson.dumps(assistant_turn(f"The {animal} job waits on a lock.")) + b"\n")
             _stop(wired, API_CHAT, transcript)
-            if n == 0:  # the first takes the place of the one waiting (its lock file, made as it takes it)
+            if n == 0:  # the first takes the place of the one waiting (its lock file, held once it takes it)
                 deadline = time.monotonic() + 30
-                while not (index_dir(wired.home) / WAITING_NAME).exists() and time.monotonic() < deadline:
+                while not _flocked(index_dir(wired.home) / WAITING_NAME):
+                    assert time.monotonic() < deadline, "no ingest took the place of the one waiting"
                     time.sleep(0.05)
-                time.sleep(0.3)
         _wait_for_log(wired, "another ingest is waiting for the index, and reads this turn once it is free")
         waiting = [line for line in _wait_for_log(wired, "").splitlines() if "another ingest is waiting" in line]
         deadline = time.monotonic() + 30
