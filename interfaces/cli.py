@@ -120,7 +120,10 @@ app = typer.Typer(
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    say(message)
+    """``message`` on stderr, each of its lines a ``deja: …`` line of its own (an install names every comment and
+    trailing comma of the files it refuses, one a line: ``files.NotPlainJson``), and exit ``code``."""
+    for line in message.splitlines() or [message]:
+        say(line)
     raise typer.Exit(code)
 
 
