@@ -235,7 +235,9 @@ def sync_all(fds: Sequence[int]) -> None:
 INSTALL_LEDGER = "installed.json"
 #: What deja keeps in its home (the index, the hooks' logs, seen-sets and build request, the install
 #: ledger); nothing else there is deja's to change, in case DEJA_HOME names a folder that holds other things too.
-OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested", INSTALL_LEDGER)
+#: Where an uninstall notes the folders it is removing once its ledger is gone (``ledger.REMOVING``).
+REMOVING = "uninstall-folders.json"
+OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested", INSTALL_LEDGER, REMOVING)
 #: Everything deja makes in its home: ``OWN``, the hook server's socket and lock (``hook_client.SOCKET_NAME``,
 #: ``LOCK_NAME``) and the copies of the chat databases it reads (``readers.vscdb.COPIES``).
 MADE_IN_HOME = frozenset({*OWN, "hook-server.sock", "hook-server.lock", "read-copies"})

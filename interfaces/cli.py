@@ -528,7 +528,8 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
         from .hook_server import stop
 
         stop()
-    if not any(str(change.path) in recorded for change in changes):  # (trial17 F7: it said nothing)
+    # (trial17 F7: it said nothing; not of what a killed run left alone, which no record names: review60d F7)
+    if not any(str(change.path) in recorded or change.reason for change in changes):
         echo(
             f"{target}: no record of deja's install in {ledger.ledger_path()} (was XDG_CONFIG_HOME different when you "
             f"installed?): {'would take' if dry_run else 'took'} out deja's entries and files only; a file whose .bak "
