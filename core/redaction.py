@@ -1116,6 +1116,8 @@ def _a_config_user_may_match(text: str, lowered: str) -> bool:
             end = _user_end(lowered, value, escaped_lines=escaped_lines)
             if lowered.startswith(":", _after(lowered, end, "\\'\"")):
                 return True
+            if escaped_lines and _a_quoted_user_then_a_colon(lowered, value):
+                return True
             read_to[escaped_lines] = end
         at = lowered.find("user", at + 4)
     return False
@@ -1183,6 +1185,21 @@ def _a_config_users_value(lowered: str, at: int) -> int:
     if lowered.startswith("=", value) or (value == at and lowered.startswith(":", value)):
         return _after(lowered, value + 1, " \t")
     return value if value > at else -1
+
+
+def _a_quoted_user_then_a_colon(text: str, at: int) -> bool:
+    """Whether the value at ``at`` opens a quote (``"``, ``'``, ``$'``, a JSON string's ``\\"``) whose user ends at a
+    ``:``, as ``redact``'s quoted user reads it (``_QUOTED_USER``): a ``\\`` there is the user's own, where a line
+    among escaped ones reads ``\\:`` as one character (``printf '…\\nuser = "deplo\\:…"'``, flake61). It stops at the
+    next quote, so a line of many users is read once."""
+    at += text.startswith("$", at)
+    at += text.startswith("\\", at)
+    if text[at : at + 1] not in ("'", '"'):
+        return False
+    end = at + 1
+    while end < len(text) and not text[end].isspace() and text[end] not in ":'\"":
+        end += 1
+    return text.startswith(":", end)
 
 
 def _uid_and_gid(text: str, at: int) -> bool:

@@ -10,7 +10,6 @@ import json
 import pytest
 
 from deja.core.redact import redact
-from deja.core.redaction import as_indexed
 
 PW = "Hx7Sud0Pw42"
 
@@ -125,19 +124,3 @@ def test_a_wandb_key_given_to_its_python_login_or_an_azure_key_listed_as_yaml_is
 )
 def test_a_substitution_under_a_secret_name_comes_out_as_written(line: str) -> None:
     assert redact(line) == line
-
-
-# --------------------------------------------------------------------------- flake61's, found by the needles mutations
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="flake61 (test_redact_gate_needles' mutations, seed 63): on a printf'd curl config line after an escaped "
-    "line end, redaction._a_config_user_may_match reads the user with _user_end(escaped_lines=True), which takes "
-    "'\\:' as an escaped character of the user and finds no ':' after it; the quoted user's rule ends the user at that "
-    "':' and redacts the password. The gate says no, so as_indexed gives the text back whole",
-)
-def test_a_printed_curl_config_user_whose_name_ends_in_a_backslash_has_its_password_redacted() -> None:
-    # (in two pieces: test_redact_gate_needles reads these files' strings as its corpus, and would fail on it whole)
-    text = "printf 'url = x\\nuser = \"deplo\\" + ":Xk9mPq2Lw7\"' > .curlrc"
-    assert "Xk9mPq2Lw7" not in as_indexed(text, whatever_the_setting=True)

@@ -771,6 +771,13 @@ def test_a_curl_config_user_line_not_at_a_line_start_is_redacted(written: str) -
     assert CONFIG_SECRET not in redact(written)
 
 
+def test_a_printed_curl_config_users_quoted_name_ending_in_a_backslash_loads_the_rules() -> None:
+    """The quoted user of a line among escaped ones ends at its ``:`` though a ``\\`` is before it, as the rule reads
+    it: the gate read ``\\:`` as one escaped character and said no, so ``as_indexed`` kept the password (flake61)."""
+    written = f"printf 'url = x\\nuser = \"deplo\\:{CONFIG_SECRET}\"' > .curlrc"
+    assert as_indexed(written) == "printf 'url = x\\nuser = \"deplo\\:[redacted:cli-credentials]\"' > .curlrc"
+
+
 @pytest.mark.parametrize(
     "written",
     [
