@@ -176,10 +176,10 @@ _APART_NOUNS = ("key", "secret", "token", "pass", "pw")
 
 def may_set_a_name_apart(text: str, lowered: str) -> bool:
     """Whether ``_NAME_APART`` may find ``text`` (``lowered``: its lowercase), asked with ``str``'s methods: a noun
-    and a ``|``, a quote before a ``,``, or ``setx`` or ``set -`` (more texts, never fewer)."""
+    and a ``|``, a quote before a ``,``, or ``setx`` or a ``set`` and a flag (more texts, never fewer)."""
     if not any(noun in lowered for noun in _APART_NOUNS):
         return False
-    return "|" in text or '",' in text or "'," in text or "setx" in lowered or "set" in lowered
+    return "|" in text or '",' in text or "'," in text or _a_set_command(lowered)
 
 
 #: ``CONTEXT_GATE`` but ``NETRC_GATE`` (``redact._context_gate`` asks that one with ``a_netrc_entry``, not by a walk).
