@@ -25,6 +25,7 @@ from .redaction import (
     ARGUMENT_WORDS,
     CONTEXT_GATE_BUT_NETRC,
     MARKER,
+    NAME_STAGES,
     SENTENCE_PASSWORD_NAMES,
     TOKEN_GATE,
     WORD_CHARS,
@@ -37,6 +38,7 @@ from .redaction import (
     may_hold_a_pgpass_line,
     may_name_a_secret_in_english,
     may_name_a_secret_in_other_words,
+    may_set_a_name_apart,
     replaced,
     unescaped,
 )
@@ -1501,17 +1503,23 @@ def _after_a_machine(match: re.Match[str]) -> bool:
 
 def _starts_an_entry(match: re.Match[str]) -> bool:
     """Whether a ``default`` starts a ``.netrc`` entry, not prose ("this resets the default password policy", "our
-    build machine resets the default password daily"): after a ``machine`` entry (netrc's ``default`` comes last),
-    with a ``login``, or giving a value that looks made. A lone word at a line's start is no entry ("default password
-    manager" in a wrapped paragraph)."""
+    build machine resets the default password daily"): right after a ``machine`` entry (netrc's ``default`` comes
+    last), with a ``login``, or giving a value that looks made. A lone word at a line's start is no entry ("default
+    password manager" in a wrapped paragraph)."""
     before = match.string[max(0, match.start() - 300) : match.start()]
     if "machine" in before and _MACHINE_ENTRY.search(before) is not None:
         return True
     return "login" in match.group(0) or _looks_made(match.group("value").strip('"'), password=True)
 
 
-#: A ``.netrc`` ``machine`` entry: its host, then one of netrc's words (the bare word is in prose: "build machine").
-_MACHINE_ENTRY = Lazy(globals(), "_MACHINE_ENTRY", r"\bmachine[ \t]+\S+\s+(?:login|password|account|port|macdef)\b")
+#: A ``.netrc`` ``machine`` entry right before a ``default``: its host, then netrc's words and their values, up to
+#: the ``default``. (Any entry before it let a later line of prose read as one: "our build machine resets the default
+#: password daily" lost "daily" in a message whose first line held ``machine foo login bar``: audit60 N1.)
+_MACHINE_ENTRY = Lazy(
+    globals(),
+    "_MACHINE_ENTRY",
+    r"\bmachine[ \t]+\S+(?:\s+(?:login|password|account|port)[ \t]+(?:\"[^\"\n]*\"|[^\s\"]\S*))+\s+\Z",
+)
 
 
 def _netrc_password(match: re.Match[str]) -> bool:
@@ -3115,7 +3123,7 @@ _QUOTED = (
 #: A bare value's character: a backslash too, but not a JSON string's escaped line end or tab (escaped again too, JSON
 #: in JSON), which ends the value
 #: (``{"t":"Password: Xk9mPq2Lw\\nUser: admin"}`` ran on into ``User:`` and, ending in a colon, read as code).
-_VALUE_CHAR = r"""(?:[^\s"'`,;&)\]}\\]|\\++(?![nrt]))"""
+_VALUE_CHAR = r"""(?:[^\s"'`,;&)\]}\\<]|<(?!/)|\\++(?![nrt]))"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
 #: ``…$w&q^r7t``): such a sign ends it only before a blank, the line's end, another sign or the next ``key=`` of a
 #: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).
@@ -3407,11 +3415,11 @@ def _bare_literal(value: str, key: str, config_line: bool) -> bool:
 #: ``config[db]``, ``Vec<String>``), or one cut at its close or a blank (``get_pw(x`` of ``get_pw(x).strip()``,
 #: ``env(NAME,`` of ``env(NAME, default=x)``), or a name its closing brackets end (help text's ``PASSWORD]`` of
 #: ``[--password PASSWORD]``), after signs (``*args``, ``&pw``, ``@Value``, ``!secret``); or a bracket opening a name
-#: (``(yield``, ``[a`` of ``[a, b]``).
+#: (``(yield``, ``[a`` of ``[a, b]``). A name may follow a slice's or an array's type (Go's ``[]byte(cfg.Secret)``).
 _BRACKETED_CODE = Lazy(
     globals(),
     "_BRACKETED_CODE",
-    r"[@&*!#?:]*+(?:[\w.$]++(?:\(.*\)|\[.*\]|\{.*\}|<[\w ,.:]*>|[(\[][\w.$,:=-]*+)?|[\w.$]*+[)\]}>]++"
+    r"[@&*!#?:]*+(?:(?:\[\w*\])*[\w.$]++(?:\(.*\)|\[.*\]|\{.*\}|<[\w ,.:]*>|[(\[][\w.$,:=-]*+)?|[\w.$]*+[)\]}>]++"
     r"|[(\[{<][\w.$]*+[)\]}>]?)",
 )
 #: A call or a subscript an assignment's value stops inside, at a quote or a close the value cannot hold
@@ -3969,6 +3977,8 @@ def _in_a_keys_run(text: str, candidate: re.Match[str], run_start: int, run_end:
 _QUOTE_REACH = 72
 
 
+#: A secret variable's name's stage (``redaction.NAME_STAGES``: ``SECRET_KEY_PROD``, ``SECRET_KEY_FALLBACKS``).
+_A_NAMES_STAGE = f"(?:{'|'.join(NAME_STAGES)})"
 #: A variable named a secret given a word as its value, as ``env``, ``printenv``, a ``.env``, ``export``, ``docker run
 #: -e``, YAML, an ini file and code print it (``SECRET_KEY=…``, ``secret_key: …``, ``secretKey = …``, ``SECRET_KEY
 #: =…``, ``SECRET_KEY:…``), in any case (``secret_key`` judges the name): the key starts a word after a line's start,
@@ -3978,10 +3988,16 @@ _QUOTE_REACH = 72
 #: value ends before a JSON string's escaped line end, ``\\n``, as ``_VALUE_CHAR`` does; its repeat is not possessive,
 #: the lookahead inside it: ``tests/test_regex_old_python.py``.)
 _SECRET_VARIABLE = (
-    r"(?<![^\s;&|?(=+\"'\[,`>])(?P<key>(?=[A-Za-z])[A-Za-z0-9_]*?"
+    r"(?<![^\s;&|?(=+\"'\[,`>])(?:(?P<command>(?:setx|set(?:[ \t]+-[A-Za-z]+)+)[ \t]+)|--?"
+    r"|(?P<make>(?<![^\n])(?:(?:export|override)[ \t]+)?))?"
+    r"(?P<key>(?=[A-Za-z])[A-Za-z0-9_.-]*?"
     r"(?i:KEY|SECRET|TOKEN|PASS|PASSWORD|PASSWD|PASSPHRASE|PWD|PW|BASE)(?:_?[0-9]{1,3})?)"
-    r"(?P<sep>=[ \t]*|[ \t]+=(?!=[ \t=])[ \t]*|:(?!:)[ \t]*)"
-    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\]|\\++(?![nrt]))+)"
+    rf"(?i:_{_A_NAMES_STAGE})?"
+    r"(?P<sep>(?(command)[ \t]+|(?:(?P<cell>`?[ \t]*\|[ \t]*`?)|[\"'],[ \t]*(?:default[ \t]*=[ \t]*)?(?=[\"'])"
+    r"|[ \t]*=[ \t]*\[[ \t]*(?=[\"'])|=[ \t]*|[ \t]+=(?!=[ \t=])[ \t]*|[ \t]*(?:::|\?)=[ \t]*"
+    r"|(?(make)[ \t]*:=[ \t]*|(?!))|:(?!:)[ \t]*)))"
+    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\<]|<(?!/)|\\++(?![nrt]))+)"
+    r"(?(cell)(?=`?[ \t]*\|))"
 )
 #: What in a secret variable's word makes the assignment rule read only part of it or none (``_BARE``, ``_REFERENCE``,
 #: ``_bare_literal``): brackets, ``$``, ``%``, ``&`` and ``=`` (a Django key's ``…$k2!pq7&t1*w6(y5)b0+n``).
@@ -4023,8 +4039,8 @@ def _secret_word(match: re.Match[str]) -> str:
     contents = value[len(quote) : len(value) - len(quote)]
     if not secret_key(key) or not contents or _A_MARKER.fullmatch(contents) or _assigns_a_quoted_value(match):
         return match.group(0)
-    if quote and match.string[match.start() - 1 : match.start()] == quote:  # (``'password: '); f('``: code)
-        return match.group(0)
+    if quote and match.string[match.start() - 1 : match.start()] == quote and match.group("sep")[:1] != quote:
+        return match.group(0)  # (``'password: '); f('``: code, but ``("SECRET_KEY", "…"``'s key closes its quote)
     if any(secret_key(name) for name in _A_KEY_INSIDE.findall(contents)):
         return match.group(0)
     if "[redacted:" in contents:
@@ -4055,8 +4071,9 @@ def _a_word_then_code_or_a_query(contents: str) -> bool:
 
 
 #: A key given a value inside a word (``token=a(token=a(``, ``token:password:**…**:``): when it names a secret, the
-#: word is a run of keys the assignment rule read one by one, not one value.
-_A_KEY_INSIDE = Lazy(globals(), "_A_KEY_INSIDE", r"(?<![\w.-])([A-Za-z_][\w.-]*+)[:=]")
+#: word is a run of keys the assignment rule read one by one, not one value. A key is a name of three characters or
+#: more without digits: a Django key draws ``)pw=`` or ``+ji1pw=`` now and then, and was kept whole as a run of keys.
+_A_KEY_INSIDE = Lazy(globals(), "_A_KEY_INSIDE", r"(?<![\w.-])([A-Za-z_][A-Za-z_.-]{2,}+)[:=]")
 #: A word up to a close or a query's next field (``&name=``).
 _A_WORD_CUT = Lazy(globals(), "_A_WORD_CUT", r"[\w.$-]*+(?=\)|&[\w.-]+=)")
 
@@ -4079,7 +4096,7 @@ def _a_signed_word(value: str) -> bool:
     brackets (``{{ … }}``, ``<token>``) keep it a reference: a Django key draws none."""
     if not value or any(c.isspace() or c in "{}<>" for c in value) or _A_WHOLE_SUBSTITUTION.fullmatch(value):
         return False
-    if not _SPLIT_BY_THE_RULES.search(value) or _BRACKETED_CODE.fullmatch(value.rstrip(",;?").replace("::", ".")):
+    if not _SPLIT_BY_THE_RULES.search(value) or _BRACKETED_CODE.fullmatch(value.rstrip(",;?:").replace("::", ".")):
         return False
     return not _FILLER.fullmatch(value) and value.lower() not in _NOT_VALUES
 
@@ -4104,7 +4121,7 @@ def _a_signed_literal(value: str) -> bool:
     filler or keyword."""
     if not _SPLIT_BY_THE_RULES.search(value.removeprefix("=")):  # (``==other``: a comparison)
         return False
-    if _BRACKETED_CODE.fullmatch(value.rstrip(",;?").replace("::", ".")) or _SUBSTITUTION.search(value):
+    if _BRACKETED_CODE.fullmatch(value.rstrip(",;?:").replace("::", ".")) or _SUBSTITUTION.search(value):
         return False
     if _A_WHOLE_SUBSTITUTION.fullmatch(value):  # (a format, ``"%s-%s" % (…)``)
         return False
@@ -4642,7 +4659,9 @@ def _context_gate(text: str) -> bool:
     lowered = text.lower()
     if "define" in lowered and _CONTEXT_GATE.search(text) is not None:
         return True
-    return any(word in lowered for word in ARGUMENT_WORDS)
+    if any(word in lowered for word in ARGUMENT_WORDS):
+        return True
+    return may_set_a_name_apart(text, lowered) and _CONTEXT_GATE.search(text) is not None
 
 
 _TOKEN_RULES = (*_PROVIDER_RULES, *(rule for rule in _CONTEXT_RULES if rule.kind in ("bearer", "basic-auth")))

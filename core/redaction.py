@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 #: key in JSON, ``"%fqf#…"``, or ``value: $k2!…``): red60 (review59e F2, F3, F4); a URL's password holding a ``/``
 #: (a base64-made one), or an ``@`` and a ``/``, the tail of a private key above its END line with no BEGIN line, a
 #: quoted password with blanks starting with "My" or ending with "!" (a word mixing letters and digits in it), Yarn's
-#: ``npmAuthIdent``, Google's ``1//0…`` refresh token: red60b (trial60 F1-F5);
+#: ``npmAuthIdent``, Google's ``1//0…`` refresh token: red60b (trial60 F1-F5); a Django key under a near form of a
+#: secret's name (``secret-key:``, ``--set django.secretKey=``, Make's ``:=``/``?=``, ``setx``, fish's ``set -gx``,
+#: ``SECRET_KEY_FALLBACKS``/``_PROD``, a Markdown table's cell, ``setdefault("SECRET_KEY", "…")``): red61
+#: (review60c F3; and less: a value's closing tag ``</code>``, prose after a ``.netrc`` entry, audit60 N1);
 #: 36: a URL whose slashes a JSON encoder escaped (``https:\\/\\/hooks.slack.com\\/…``, ``postgres:\\/\\/u:PW@…``),
 #: the rest of a hostile line's value past 16 secret-named keys one inside the other's (red58's quadratic
 #: ``?key=`` line), an ssm SecureString beside a plain parameter after ``&``, ``#`` or in the next JSON string
@@ -158,10 +161,31 @@ TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 NETRC_GATE = r"\A(?>(?:(?!(?:machine|default)\s)[\s\S])*)(?:machine|default)\s[\s\S]*password"
 #: ``ARGUMENT_WORDS`` as a pattern's alternatives, a word's ``(`` read as itself (``login(``).
 _ARGUMENT_WORDS_PATTERN = "|".join(word.replace("(", "\\(") for word in ARGUMENT_WORDS)
+#: A word holding a secret's noun set apart from a value by no ``:`` or ``=`` (``redact._SECRET_VARIABLE``): a
+#: Markdown table's cell (``| SECRET_KEY | … |``), a call's first argument (``setdefault("SECRET_KEY", "…")``), a
+#: name Windows' ``setx`` or fish's ``set -gx`` gives a value. (The word is read from its start, its noun looked for
+#: ahead: read from each noun in it, a word of ``keykey…`` would take time growing with its square.)
+_A_WORD_NAMING_A_SECRET = r"(?=[\w.-]*?(?i:key|secret|token|pass|pw))[\w.-]*+"
+_NAME_APART = (
+    rf"(?<![\w.-]){_A_WORD_NAMING_A_SECRET}(?:`?[ \t]*\||[\"'],)"
+    rf"|(?i:setx|set(?:[ \t]+-[a-z]+)+)[ \t]+{_A_WORD_NAMING_A_SECRET}[ \t]"
+)
+#: The nouns of ``_NAME_APART`` (lowercase).
+_APART_NOUNS = ("key", "secret", "token", "pass", "pw")
+
+
+def may_set_a_name_apart(text: str, lowered: str) -> bool:
+    """Whether ``_NAME_APART`` may find ``text`` (``lowered``: its lowercase), asked with ``str``'s methods: a noun
+    and a ``|``, a quote before a ``,``, or ``setx`` or a ``set`` and a flag (more texts, never fewer)."""
+    if not any(noun in lowered for noun in _APART_NOUNS):
+        return False
+    return "|" in text or '",' in text or "'," in text or _a_set_command(lowered)
+
+
 #: ``CONTEXT_GATE`` but ``NETRC_GATE`` (``redact._context_gate`` asks that one with ``a_netrc_entry``, not by a walk).
 CONTEXT_GATE_BUT_NETRC = (
     rf"[:=<']|--|ENV[ \t]|[\s\"]-p|(?i:{_ARGUMENT_WORDS_PATTERN})|login[ \t]|\t(?:TRUE|FALSE)\t"
-    r"|(?i:define)[ \t]*\("
+    rf"|(?i:define)[ \t]*\(|{_NAME_APART}"
 )
 CONTEXT_GATE = f"{CONTEXT_GATE_BUT_NETRC}|{NETRC_GATE}"
 
@@ -647,6 +671,8 @@ def _may_pass_a_gate(text: str) -> bool:
     lowered = text.lower()
     if "basic" in lowered or "define" in lowered or any(word in lowered for word in ARGUMENT_WORDS):
         return True
+    if may_set_a_name_apart(text, lowered):
+        return True
     if may_name_a_secret(lowered):
         return True
     if any(len(word) >= 16 for word in text.split()):  # a run of 16 characters without a blank: ``\S{16}``
@@ -783,6 +809,13 @@ def _after(text: str, at: int, chars: str) -> int:
     return at
 
 
+#: What a secret variable's name may end with after its noun (``redact._SECRET_VARIABLE``), naming a deployment or
+#: the keys a rotation keeps (``SECRET_KEY_PROD``, Django's ``SECRET_KEY_FALLBACKS``): the noun before it says what the
+#: value is.
+NAME_STAGES = ("prod", "production", "dev", "development", "staging", "stage", "test", "testing", "local", "qa", "uat",
+               "live", "old", "new", "prev", "previous", "backup", "fallbacks", "fallback")  # fmt: skip
+
+
 def _a_noun_given_a_value(text: str, lowered: str) -> bool:
     """What the rules called on by ``pass``, ``pw``, ``secret``, ``token`` and ``key`` need around one: a noun with
     a ``:`` or ``=`` after it (``redact._NOUN_SEP``, every assignment's), a comment after a blank and a word holding
@@ -793,10 +826,33 @@ def _a_noun_given_a_value(text: str, lowered: str) -> bool:
         while at != -1:
             end = at + len(stem)
             for noun_end in ends:
-                if lowered.startswith(noun_end, end) and _a_sign_after(lowered, end + len(noun_end)):
+                if lowered.startswith(noun_end, end) and _a_sign_after(
+                    lowered, _past_a_stage(lowered, end + len(noun_end))
+                ):
                     return True
             at = lowered.find(stem, at + 1)
-    return _a_comment_after_a_noun(text) or _gh_secret_set(text)
+    return _a_comment_after_a_noun(text) or _gh_secret_set(text) or _a_set_command(lowered)
+
+
+def _past_a_stage(lowered: str, at: int) -> int:
+    """Where a name's stage (``_prod``: ``NAME_STAGES``) that starts at ``at`` of ``lowered`` ends, or ``at``."""
+    if lowered[at : at + 1] == "_":
+        for stage in NAME_STAGES:
+            if lowered.startswith(stage, at + 1) and _a_sign_after(lowered, at + 1 + len(stage)):
+                return at + 1 + len(stage)
+    return at
+
+
+def _a_set_command(lowered: str) -> bool:
+    """Whether ``lowered`` holds Windows' ``setx`` or a ``set`` and a flag after blanks (fish's ``set -gx``), which
+    give a name its value after a blank (``redact._SECRET_VARIABLE``)."""
+    at = lowered.find("set")
+    while at != -1:
+        after = _after(lowered, at + 3, " \t")
+        if lowered[at + 3 : at + 4] == "x" or (after > at + 3 and lowered[after : after + 1] == "-"):
+            return True
+        at = lowered.find("set", at + 1)
+    return False
 
 
 def _a_sign_after(lowered: str, at: int) -> bool:
@@ -805,7 +861,9 @@ def _a_sign_after(lowered: str, at: int) -> bool:
     while at < len(lowered) and (lowered[at] in _BEFORE_A_SIGN or lowered[at].isdigit()):
         at += 1
     at = _after(lowered, at, " \t\u00a0")
-    return lowered[at : at + 1] in (":", "=")
+    if lowered[at : at + 1] == "," and lowered[at - 1 : at] in ("'", '"'):  # (``setdefault("SECRET_KEY", "…")``)
+        return True
+    return lowered[at : at + 1] in (":", "=", "|") or lowered[at : at + 2] == "?="
 
 
 def _a_comment_after_a_noun(text: str) -> bool:

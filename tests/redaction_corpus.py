@@ -53,6 +53,11 @@ def login(username: str, password: str | None = None) -> Session:
     password_hash = Column(String(128), nullable=False)
     data["password"] = hash_password(data["password"])
     os.environ["API_KEY"] = api_key
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mysite.settings")
+    SECRET_KEY = os.getenv("SECRET_KEY", "dev-only-secret-key")
+    if (token := get_token()):
+    app.secret_key = os.environ.get("SECRET_KEY", "dev")
+    self.token = request.headers.get("X-Token")
     return {"token": token, "expires_in": 3600}
     assert response.json()["token_type"] == "bearer"
     parser.add_argument("--password", help="database password")
@@ -133,6 +138,8 @@ func Login(username, password string) (*Session, error) {
 	for key, value := range headers {
 	return &Client{token: token, baseURL: baseURL}, nil
 	password := flag.String("password", "", "database password")
+	token := &oauth2.Token{AccessToken: accessToken}
+secret := []byte(cfg.Secret)
 """,
     "rust": """
 use std::env;
@@ -150,6 +157,15 @@ fn verify(password: &str, hash: &str) -> bool {
 """,
     "shell": """
 export GITHUB_TOKEN=$(gh auth token)
+setx PATH "%PATH%;C:\\tools\\bin"
+setx API_KEY %API_KEY%
+set -gx API_KEY $API_KEY
+set -gx SECRET_KEY (cat ~/.config/app/secret)
+set -euo pipefail
+cat password.txt | sha256sum
+echo "$TOKEN" | base64 -d
+TOKEN ?= $(GITHUB_TOKEN)
+SECRET_KEY_PROD=${SECRET_KEY_PROD}
 export API_KEY="${API_KEY:-}"
 TOKEN=$(vault kv get -field=token secret/ci)
 curl -H "Authorization: Bearer $TOKEN" https://api.github.com/user
@@ -330,6 +346,11 @@ git show 3f2a9c1e5b7d4a6f8e0c2b4d6f8a0c2e4b6d8f0a
 """,
     "prose": """
 The token expired, so the client gets a 401 and retries with a fresh one.
+| SECRET_KEY | Django's secret key, required |
+| `SECRET_KEY` | `string` | (required) |
+| password | string | yes | the user's password |
+| GITHUB_TOKEN | `$GITHUB_TOKEN` |
+Pass <code>token=None</code> to skip the check.
 Basic authentication is disabled on this endpoint; use a bearer token instead.
 Rotate the API key in the dashboard, then update the secret in the vault.
 Set the password in your .env file (see .env.example) and restart the server.
@@ -480,6 +501,10 @@ def code_lines() -> list[tuple[str, str]]:
 def _join(*parts: str) -> str:
     """One fake secret from pieces, so no piece of this file looks like a live one."""
     return "".join(parts)
+
+
+#: A Django key (``get_random_secret_key``'s alphabet: brackets, ``$``, ``&`` and ``=`` among its signs).
+_DJANGO_KEY = _join("dj4ng0-k3y!x9$k2@pq7", "&t1*w6(y5)b0+n^r8=z")
 
 
 _B64_40 = _join("wJalrXUtnFEMI", "/K7MDENG/bPxRfiCY", "Zq4T9m1LkQ")
@@ -1042,6 +1067,22 @@ SECRETS: list[Secret] = [
     # A Django key holding brackets, ``$`` and ``&=`` as ``env`` prints it (trial59 F1: most such keys leaked).
     Secret(
         "django-key-brackets", "secret", _join("dj4ng0-x9$k2!pq7@zv#m3", "^r8&=t1*w6(y5)b0+n"), "SECRET_KEY={secret}"
+    ),
+    # A Django key under a near form of a secret's name (review60c F3): kebab-case and dotted names, Make's ``?=``,
+    # Windows' ``setx``, fish's ``set -gx``, a stage after the noun, a Markdown table's cell, a call's next argument.
+    *(
+        Secret(f"django-key-{name}", "secret", _DJANGO_KEY, template)
+        for name, template in (
+            ("kebab-yaml", "secret-key: {secret}"),
+            ("helm-set", "helm upgrade web ./chart --set django.secretKey={secret}"),
+            ("make", "SECRET_KEY ?= {secret}"),
+            ("setx", 'setx SECRET_KEY "{secret}"'),
+            ("fish", "set -gx SECRET_KEY {secret}"),
+            ("fallbacks", 'SECRET_KEY_FALLBACKS = ["{secret}"]'),
+            ("prod", "SECRET_KEY_PROD={secret}"),
+            ("table", "| SECRET_KEY | {secret} |"),
+            ("setdefault", 'os.environ.setdefault("SECRET_KEY", "{secret}")'),
+        )
     ),
     Secret("env-then-call", "secret", _join("Xk29", "fLq8", "ZpW7"), "var token={secret};init()"),
     # Google's OAuth refresh token, bare as ``firebase login:ci`` prints it (trial60 F5).

@@ -463,6 +463,63 @@ def test_a_django_key_under_a_lowercase_or_spaced_secret_name_is_redacted_whole(
 
 
 @pytest.mark.parametrize(
+    "form",
+    [
+        "secret-key: @@",  # kebab-case YAML (Spring, Helm values)
+        "helm install web ./chart --set django.secretKey=@@",
+        "app.secret.key=@@",
+        "app --secret-key=@@",
+        "SECRET_KEY := @@",  # Make
+        "SECRET_KEY ?= @@",
+        "SECRET_KEY ::= @@",
+        'setx SECRET_KEY "@@"',  # Windows
+        "setx SECRET_KEY @@",
+        "set -gx SECRET_KEY '@@'",  # fish
+        "set -gx SECRET_KEY @@",
+        'SECRET_KEY_FALLBACKS = ["@@"]',  # Django's rotation
+        "SECRET_KEY_PROD=@@",
+        "DJANGO_SECRET_KEY_PRODUCTION: @@",
+        "| SECRET_KEY | @@ |",  # a Markdown table
+        "| `SECRET_KEY` | `@@` |",
+        'os.environ.setdefault("SECRET_KEY", "@@")',
+        "os.environ.setdefault('SECRET_KEY', '@@')",
+        'env("SECRET_KEY", default="@@")',
+    ],
+)
+def test_a_django_key_under_a_near_form_of_a_secret_name_is_redacted_whole(form: str) -> None:
+    """review60c F3: a name in kebab case or dotted, Make's ``:=``/``?=``, ``setx``, ``set -gx``, a stage after the
+    noun, a Markdown table's cell, a call's next argument: 10 to 200 of 200 kept 12 characters or more."""
+    assert len(_leaked(form)) <= 2
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("<code>SECRET_KEY=Xy7#kq(9)Lm</code>", "<code>SECRET_KEY=[redacted:secret]</code>"),
+        ("Set <code>password=Xy7kq9Lm22</code> in .env", "Set <code>password=[redacted:secret]</code> in .env"),
+        ("<td>DB_PASSWORD=Tr0ub4dor&3x</td>", "<td>DB_PASSWORD=[redacted:secret]</td>"),
+    ],
+)
+def test_a_secret_variable_in_html_loses_its_value_and_keeps_its_closing_tag(before: str, after: str) -> None:
+    """The value ran on into ``</code>`` and the marker took the tag with it."""
+    assert redact(before) == after
+
+
+def test_prose_after_a_netrc_entry_in_the_same_message_keeps_its_words() -> None:
+    """audit60 N1: a ``machine`` entry anywhere before made a later "the default password daily" an entry."""
+    text = (
+        "netrc: machine foo login bar default password Xy7kq9Lm22\nour build machine resets the default password daily"
+    )
+    assert redact(text) == (
+        "netrc: machine foo login bar default password [redacted:secret]\n"
+        "our build machine resets the default password daily"
+    )
+    assert redact("machine a login x password y\ndefault password Xy7kq9Lm22") == (
+        "machine a login x password [redacted:secret]\ndefault password [redacted:secret]"
+    )
+
+
+@pytest.mark.parametrize(
     ("before", "after"),
     [
         ("PASSWORD=Xy7#kq(9)Lm", "PASSWORD=[redacted:secret]"),

@@ -160,6 +160,41 @@ def test_a_megabyte_line_of_lowercase_secret_variables_or_their_tails_is_redacte
 
 
 @pytest.mark.hostile
+@pytest.mark.parametrize(
+    ("unit", "gate"),
+    [
+        ("set -a ", False),
+        ("set -gx a.key ", False),
+        ("setx ", False),
+        ("a.", False),
+        ("--a", False),
+        ("| key ", False),
+        ("|key|", False),
+        ('"key", ', False),
+        ("key_prod", False),
+        ("a.secret.key=", False),
+        ("secret-key: ", False),
+        ("KEY ?= ", False),
+        ("\nKEY := ", False),
+        ("KEY_FALLBACKS = ['", False),
+        ("key=a<", False),
+        ("machine a password b ", False),
+        ("default password x ", False),
+        ("keykey", True),
+        ("set -a ", True),
+        ("key|", True),
+    ],
+)
+def test_a_megabyte_line_of_near_forms_of_a_secret_variable_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str, gate: bool
+) -> None:
+    """review60c F3's forms (``_SECRET_VARIABLE``'s kebab and dotted names, Make's signs, ``setx`` and ``set -gx``, a
+    stage, a table's cell, a call's next argument; the gate's ``_NAME_APART``), the closing tag a value stops at, and
+    a ``.netrc`` ``default`` asked for the entry right before it (``_MACHINE_ENTRY``): a line of a megabyte."""
+    assert _cpu_seconds(1_000_000, tmp_path, unit, gate=gate) / _cpu_seconds(250_000, tmp_path, unit, gate=gate) < 8
+
+
+@pytest.mark.hostile
 @pytest.mark.parametrize("unit", ["password:", "token:", "password:token:"])
 def test_a_long_run_of_keys_without_blanks_is_redacted_in_time_linear_in_its_size(tmp_path: Path, unit: str) -> None:
     """Each key's value ran to the run's end, ending in a colon (no secret), and the next key read it again (fix45e:
