@@ -4089,14 +4089,22 @@ def _assigns_a_quoted_value(match: re.Match[str]) -> bool:
 
 
 def _a_signed_word(value: str) -> bool:
-    """Whether a value given to a secret name, a word (no blank), is a literal holding signs (as ``_a_signed_literal``
-    reads a secret variable's, but a substitution inside it is none) that a reference's look hid (``_REFERENCE``: a leading ``$`` or ``%``, a ``$(`` inside), and no substitution
-    whole (``_A_WHOLE_SUBSTITUTION``): a Django key quoted in JSON, ``"SECRET_KEY": "%fqf#oeqh…"``, or a Kubernetes
-    env entry's ``value: $k2!…`` (review59e F3, F4: 8 and 20 of 200 were kept). A template's braces or angle
-    brackets (``{{ … }}``, ``<token>``) keep it a reference: a Django key draws none."""
+    """Whether a value given to a secret name, a word (no blank), is a literal holding signs (as
+    ``_a_signed_literal`` reads a secret variable's, but a substitution inside it is none) that a reference's look
+    hid (``_REFERENCE``: a leading ``$`` or ``%``, a ``$(`` inside), and no substitution whole
+    (``_A_WHOLE_SUBSTITUTION``): a Django key quoted in JSON, ``"SECRET_KEY": "%fqf#oeqh…"``, or a Kubernetes env
+    entry's ``value: $k2!…`` (review59e F3, F4: 8 and 20 of 200 were kept). A template's braces or angle brackets
+    (``{{ … }}``, ``<token>``) keep it a reference: a Django key draws none."""
     if not value or any(c.isspace() or c in "{}<>" for c in value) or _A_WHOLE_SUBSTITUTION.fullmatch(value):
         return False
-    if not _SPLIT_BY_THE_RULES.search(value) or _BRACKETED_CODE.fullmatch(value.rstrip(",;?:").replace("::", ".")):
+    return bool(_SPLIT_BY_THE_RULES.search(value)) and _no_code_nor_filler(value)
+
+
+def _no_code_nor_filler(value: str) -> bool:
+    """Whether a word holding signs is no code (``_BRACKETED_CODE``: a call, an index, a path of names, with a
+    statement's ``,;?:`` after it), no filler and no keyword: what ``_a_signed_word`` and ``_a_signed_literal`` ask
+    last."""
+    if _BRACKETED_CODE.fullmatch(value.rstrip(",;?:").replace("::", ".")):
         return False
     return not _FILLER.fullmatch(value) and value.lower() not in _NOT_VALUES
 
@@ -4121,11 +4129,9 @@ def _a_signed_literal(value: str) -> bool:
     filler or keyword."""
     if not _SPLIT_BY_THE_RULES.search(value.removeprefix("=")):  # (``==other``: a comparison)
         return False
-    if _BRACKETED_CODE.fullmatch(value.rstrip(",;?:").replace("::", ".")) or _SUBSTITUTION.search(value):
+    if _SUBSTITUTION.search(value) or _A_WHOLE_SUBSTITUTION.fullmatch(value):  # (a format, ``"%s-%s" % (…)``)
         return False
-    if _A_WHOLE_SUBSTITUTION.fullmatch(value):  # (a format, ``"%s-%s" % (…)``)
-        return False
-    return not _FILLER.fullmatch(value) and value.lower() not in _NOT_VALUES
+    return _no_code_nor_filler(value)
 
 
 _KEY_RULES: tuple[Rule, ...] = (
