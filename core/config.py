@@ -412,23 +412,9 @@ def checked(key: str, raw: str) -> Any:
                 f"{key}: {shown} is a link to {echoed(target, PATH_CHARS)}, which leads nowhere; give a folder"
             )
         if key == "home":
-            _check_parent_there(value)
             _check_writable_home(value)
             _check_folder_of_its_own(value)
     return value
-
-
-def _check_parent_there(home: str) -> None:
-    """ConfigError when neither ``home`` nor the folder above it is there: deja makes its home's own folder, not the
-    folders above it (``folders.missing_home_parent``), so such a home, stored, stopped every command (trial60 F8)."""
-    from .redaction import PATH_CHARS, echoed
-
-    parent = oscalls.dirname(home)
-    if not oscalls.isdir(home) and not oscalls.isdir(parent):
-        raise ConfigError(
-            f"home: {echoed(parent, PATH_CHARS)} does not exist, and deja makes no folder above its home; "
-            "make it first (mount its drive), or give another folder"
-        )
 
 
 def _check_writable_home(home: str) -> None:

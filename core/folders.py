@@ -96,21 +96,6 @@ def missing_home() -> str:
     return folder if os.path.commonpath([oscalls.abspath(deja_home()), home_folder]) == home_folder else ""
 
 
-def missing_home_parent() -> str:
-    """The folder above deja's home when the home is set (``DEJA_HOME``, the config's ``home``) and neither is there,
-    else "": a drive not mounted (``/media/me/usb/deja``), a typo. deja makes its home's own folder, never the folders
-    above it: each hook made the whole path and a fresh index on the disk below the mount point, in silence (trial60
-    F8). The default home (``${XDG_CACHE_HOME:-~/.cache}/deja``) is made with its parents, as the XDG spec asks."""
-    resolved = config.resolve("home")
-    if resolved.source == "default" or not resolved.value:
-        return ""
-    home_folder = str(resolved.value)
-    parent = oscalls.dirname(home_folder)
-    if parent == home_folder or oscalls.isdir(home_folder) or oscalls.isdir(parent):
-        return ""
-    return parent
-
-
 def cursor_config_dir() -> str:
     """``${CURSOR_CONFIG_DIR:-~/.cursor}``: where Cursor reads mcp.json, hooks.json and commands (installers write here).
     A relative value (``relative_cursor_config_dir``) is taken as unset: install and uninstall refuse it, and a hook,

@@ -38,37 +38,9 @@ class HomeMissing(FileNotFoundError):
         )
 
 
-class HomeParentMissing(FileNotFoundError):
-    """deja's home is set (``DEJA_HOME``, the config's ``home``) in a folder that is not there
-    (``folders.missing_home_parent``): a drive not mounted, a typo. deja makes its home's own folder, not the folders
-    above it, where an index made on the disk below a mount point answered as if there were no history (trial60 F8).
-    """
-
-    def __init__(self, home: str, parent: str) -> None:
-        super().__init__(errno.ENOENT, oscalls.strerror(errno.ENOENT), parent)
-        self.home = home
-
-    def __str__(self) -> str:
-        return f"{self.what()}; deja makes its home but no folder above it: {self.fix()}"
-
-    def what(self) -> str:
-        """Which folder is missing, and for which setting (doctor's finding says it with ``fix`` apart)."""
-        from .config import resolve
-
-        named = "DEJA_HOME" if resolve("home").source == "env" else "deja's home (deja config set home)"
-        return f"{named} is {self.home}, whose folder {self.filename} does not exist (a drive not mounted?)"
-
-    def fix(self) -> str:
-        from .config import resolve
-
-        other = "set DEJA_HOME to another folder" if resolve("home").source == "env" else "deja config set home DIR"
-        return f"mount that drive or mkdir -p {_quoted(str(self.filename))}, or {other}"
-
-
 def private_dir(path: StrPath) -> None:
     """``path`` made with any missing parents, each created 0700; an existing one is left as it is. The user's home
-    folder is never made (``HomeMissing``), nor the folder above a home set in one that is not there
-    (``HomeParentMissing``): nothing is, when either is missing."""
+    folder is never made (``HomeMissing``): nothing is, when it is missing."""
     missing = []
     step = oscalls.fspath(path)
     while not oscalls.isdir(step):
@@ -78,14 +50,10 @@ def private_dir(path: StrPath) -> None:
             break
         step = parent
     if missing:
-        from .folders import deja_home, home, missing_home_parent  # (only when a folder is made: a hook's usual run
-        # makes none)
+        from .folders import home  # (only when a folder is made: a hook's usual run makes none)
 
         if home() in missing:
             raise HomeMissing(home())
-        parent = missing_home_parent()
-        if parent in missing and deja_home() in missing:
-            raise HomeParentMissing(deja_home(), parent)
     for folder in reversed(missing):
         try:
             oscalls.mkdir(folder, DIR_MODE)
@@ -235,9 +203,7 @@ def sync_all(fds: Sequence[int]) -> None:
 INSTALL_LEDGER = "installed.json"
 #: What deja keeps in its home (the index, the hooks' logs, seen-sets and build request, the install
 #: ledger); nothing else there is deja's to change, in case DEJA_HOME names a folder that holds other things too.
-#: Where an uninstall notes the folders it is removing once its ledger is gone (``ledger.REMOVING``).
-REMOVING = "uninstall-folders.json"
-OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested", INSTALL_LEDGER, REMOVING)
+OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested", INSTALL_LEDGER)
 #: Everything deja makes in its home: ``OWN``, the hook server's socket and lock (``hook_client.SOCKET_NAME``,
 #: ``LOCK_NAME``) and the copies of the chat databases it reads (``readers.vscdb.COPIES``).
 MADE_IN_HOME = frozenset({*OWN, "hook-server.sock", "hook-server.lock", "read-copies"})

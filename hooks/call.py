@@ -8,7 +8,7 @@ from ..core import config, folders, oscalls
 from ..core.cjson import dump_json, load_host_json
 from ..core.digests import blake2b
 from ..core.lines import to_word
-from ..core.private import HomeMissing, HomeParentMissing, open_private, private_dir, remove
+from ..core.private import HomeMissing, open_private, private_dir, remove
 from ..core.regular_files import open_regular, read_regular
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -167,9 +167,6 @@ def _say_unlogged(home: str, path: str, exc: OSError) -> None:
     from ..core.escapes import surrogates_escaped
     from ..core.private import home_fix
 
-    if isinstance(exc, HomeParentMissing):  # (no index either: the hooks stay silent until the folder is there)
-        sys.stderr.write(surrogates_escaped(f"deja: {exc}; the hooks stay silent until then") + "\n")
-        return
     why = exc.strerror or str(exc)
     if oscalls.exists(path) and not oscalls.isfile(path):  # (no mode mends a folder or a FIFO in the log's place)
         what = "a folder" if oscalls.isdir(path) else "not a regular file"

@@ -119,19 +119,12 @@ def _unreadable(files: list[str], count: int, home: Path) -> str:
     more to say why), and what becomes of them: one this user may not read is read by no refresh until its owner
     makes it readable, and a damaged one by none until it is moved away, as `deja index` says (the log line said
     a damaged store was "read again by the next refresh", which never mends it: fix47h)."""
-    from ..core.readers.unreadable import (
-        CURSOR_MENDS,
-        MID_WRITE,
-        make_readable,
-        named_files,
-        unreadable_named,
-        why_unreadable,
-    )
+    from ..core.readers.unreadable import CURSOR_MENDS, MID_WRITE, make_readable, unreadable_named, why_unreadable
 
     why = why_unreadable(files[0]) if files else ""
     named = unreadable_named(files, count, why)
     if why == "permission denied":
-        return f"{named} could not be read: kept as it was; {make_readable(named_files(files, count), 'deja index')}"
+        return f"{named} could not be read: kept as it was; {make_readable(files[0], 'deja index')}"
     if why == "damaged":
         return f"{named} could not be read this time: kept as it was; {_move_away(files[0], home)}"
     if why == MID_WRITE:

@@ -107,10 +107,8 @@ def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
     settled = ledger.settle_uninstall(planned, placed)
     changes = ledger.with_unplaced_records(settled, placed, cursor.IN_CONFIG_FOLDER)
     changes += stopped_writes(changes)
-    record = ledger.plan_save(found, ledger.after_uninstall(placed, changes))
-    unfinished = ledger.unfinished_removals([*changes, *record])  # (after the record: a folder may hold the ledger)
-    _check_and_apply(changes, [*record, *unfinished], dry_run)
-    return changes + [change for change in unfinished if change.reason]
+    _check_and_apply(changes, ledger.plan_save(found, ledger.after_uninstall(placed, changes)), dry_run)
+    return changes
 
 
 def _refuse_a_relative_cursor_folder(target: str, *, uninstalling: bool = False) -> None:

@@ -28,7 +28,7 @@ from .entries import (
     plan_server,
     stripped,
 )
-from .files import Change, refuse_hand_edits
+from .files import Change
 
 HOOKS = (
     Hook("SessionStart", "hook-context", None, 10),
@@ -75,7 +75,6 @@ def hook_group(deja: str, hook: Hook) -> dict[str, Any]:
 
 
 def plan_install(deja: str, *, hooks: bool) -> list[Change]:
-    refuse_hand_edits([mcp_path(), *([settings_path()] if hooks else [])])
     changes = [plan_server(mcp_path(), server_entry(deja))]
     if hooks:
         wanted = {hook.event: hook_group(deja, hook) for hook in HOOKS}

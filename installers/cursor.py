@@ -28,7 +28,7 @@ from .entries import (
     plan_server,
     stripped,
 )
-from .files import Change, refuse_hand_edits, shape_error
+from .files import Change, shape_error
 
 HOOKS = (
     Hook("sessionStart", "hook-context", None, 10),
@@ -119,7 +119,6 @@ def unloadable(document: dict[str, Any]) -> list[Unloadable]:
 
 
 def plan_install(deja: str, *, hooks: bool) -> list[Change]:
-    refuse_hand_edits([mcp_path(), *([hooks_path()] if hooks else [])])
     changes = [plan_server(mcp_path(), server_entry(deja)), *guidance.plan_install(deja, command_path())]
     if hooks:
         wanted = {hook.event: hook_entry(deja, hook) for hook in HOOKS}

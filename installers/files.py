@@ -25,7 +25,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from ..core.cjson import lone_surrogates
 from ..core.private import private_dir, replace_private
@@ -121,8 +121,19 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
     try:
         value = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_integer)
     except json.JSONDecodeError as error:
-        if text.startswith(("//", "/*"), error.pos) or _trailing_comma(text, error.pos) is not None:
-            raise NotPlainJson(hand_edits(path, text)) from None
+        if text.startswith(("//", "/*"), error.pos):
+            problem = f"holds a comment ({text[error.pos : error.pos + 2]} at column {error.colno}), which JSON does not allow"
+            raise InstallError(
+                f"{path}:{error.lineno}",
+                problem,
+                "deja changed nothing; remove the comments, then run the command again",
+            ) from None
+        if (found := _trailing_comma(text, error.pos)) is not None:
+            comma, closing = found
+            line, column = text.count("\n", 0, comma) + 1, comma - text.rfind("\n", 0, comma)
+            problem = f"has a trailing comma (column {column}) before {text[closing]!r}, which JSON does not allow"
+            todo = "deja changed nothing; remove that comma, then run the command again"
+            raise InstallError(f"{path}:{line}", problem, todo) from None
         # (json's own message ends "at" before the place it gives: "Invalid control character at", trial60 F10)
         raise InstallError(
             f"{path}:{error.lineno}", f"{error.msg.removesuffix(' at')} (column {error.colno})"
@@ -152,89 +163,6 @@ def refuse_lone_surrogate(path: Path, text: str | None) -> None:
     )
     todo = "deja changed nothing; remove that escape or complete its pair, then run the command again"
     raise InstallError(f"{path}:{line}", problem, todo)
-
-
-class NotPlainJson(InstallError):
-    """A file with comments or trailing commas (JSON edited by hand as editors allow, JSONC), each one named on a
-    line of its own (``hand_edits``): refused one at a time, a file took a run per comment and comma (trial60 F10)."""
-
-    def __init__(self, found: list[HandEdit]) -> None:
-        comments = any(edit.comment for edit in found)
-        commas = sum(not edit.comment for edit in found)
-        what = " and ".join(
-            (["the comments"] if comments else [])
-            + (["that comma" if commas == 1 and not comments else "the trailing commas"] if commas else [])
-        )
-        self.todo = f"deja changed nothing; remove {what}, then run the command again"
-        super().__init__(found[0].where, found[0].problem, self.todo)
-        self.found = found
-
-    def __str__(self) -> str:
-        """One line per problem, in each file (``refuse_hand_edits``), what to do after the last."""
-        return "\n".join(f"{edit.where}: {edit.problem}" for edit in self.found) + f"; {self.todo}"
-
-
-class HandEdit(NamedTuple):
-    """A comment or a trailing comma in a JSON file: where (``path:line``), and what it is."""
-
-    where: str
-    problem: str
-    comment: bool
-
-
-#: What ``hand_edits`` looks for outside strings: a string (skipped), a comment, a comma before a closing bracket
-#: (blanks and comments between).
-_HAND_EDIT = re.compile(
-    r'"(?:[^"\\]|\\.)*"?|//[^\n]*|/\*(?:[^*]|\*(?!/))*(?:\*/)?|,(?=(?:\s|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*[}\]])',
-)
-
-
-def hand_edits(path: Path, text: str) -> list[HandEdit]:
-    """Every comment and trailing comma of ``text``, in order, each with its line and column."""
-    found = []
-    for match in _HAND_EDIT.finditer(text):
-        at, token = match.start(), match[0]
-        if token.startswith('"'):
-            continue
-        line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
-        if token == ",":
-            after = len(text) - len(_blanks_and_comments(text[at + 1 :]))
-            problem = f"has a trailing comma (column {column}) before {text[after]!r}, which JSON does not allow"
-            found.append(HandEdit(f"{path}:{line}", problem, comment=False))
-        else:
-            problem = f"holds a comment ({token[:2]} at column {column}), which JSON does not allow"
-            found.append(HandEdit(f"{path}:{line}", problem, comment=True))
-    return found
-
-
-def _blanks_and_comments(text: str) -> str:
-    """``text`` from its first character that is neither a blank nor in a comment."""
-    while True:
-        text = text.lstrip()
-        if text.startswith("//"):
-            end = text.find("\n")
-            text = text[end:] if end >= 0 else ""
-        elif text.startswith("/*"):
-            end = text.find("*/")
-            text = text[end + 2 :] if end >= 0 else ""
-        else:
-            return text
-
-
-def refuse_hand_edits(paths: list[Path]) -> None:
-    """NotPlainJson naming every comment and trailing comma of every file of ``paths`` that is not plain JSON: an
-    install refused mcp.json's comment, then its comma, then hooks.json's, in three runs (trial60 F10). A file that
-    is plain JSON, or not JSON for another reason, is left to the install's own reading, which names that."""
-    found: list[HandEdit] = []
-    for path in paths:
-        try:
-            parse_object(path, read_text(path))
-        except NotPlainJson as refused:
-            found += refused.found
-        except InstallError:
-            continue
-    if found:
-        raise NotPlainJson(found)
 
 
 def _trailing_comma(text: str, pos: int) -> tuple[int, int] | None:

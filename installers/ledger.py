@@ -47,7 +47,7 @@ from typing import Any
 
 from ..core.config import file_in_path
 from ..core.paths import deja_config_dir, deja_home, home
-from ..core.private import INSTALL_LEDGER, REMOVING
+from ..core.private import INSTALL_LEDGER
 from ..core.regular_files import forbidden
 from .files import Change, InstallError, backup_path, parse_object, plan_text, read_text
 
@@ -133,49 +133,8 @@ def plan_save(old: Ledger, new: Ledger) -> list[Change]:
     if moving:
         changes.append(plan_text(legacy, read_text(legacy), None))
     if not new:
-        removals = _emptied_folders(folders, {str(path)})
-        changes = [*_noted(removals), *changes, *removals, *_unnoted(removals)]
+        changes += _emptied_folders(folders, {str(path)})
     return changes
-
-
-def _note_path() -> Path:
-    """Where an uninstall notes the folders it removes after its ledger: in deja's home, which none of them is."""
-    return deja_home() / REMOVING
-
-
-def _noted(removals: list[Change]) -> list[Change]:
-    """The note of the folders ``removals`` takes out once the ledger that names them is gone (deja's home must be
-    there: none is made for it): an uninstall killed between the two left them empty, nobody's by any record, and
-    every uninstall after kept them (review60d F7). ``unfinished_removals`` reads it."""
-    note = _note_path()
-    if not removals or not note.parent.is_dir():
-        return []
-    return [plan_text(note, read_text(note), json.dumps([str(change.path) for change in removals]) + "\n")]
-
-
-def _unnoted(removals: list[Change]) -> list[Change]:
-    """The note's removal, once ``removals`` are done (``_noted``)."""
-    return [Change(_note_path(), "removed", "")] if _noted(removals) else []
-
-
-def unfinished_removals(changes: list[Change]) -> list[Change]:
-    """The folders an uninstall killed before it removed them noted (``_noted``) that are empty once ``changes`` are
-    made, deepest first, with their reason, then the note's removal; none where there is no note. Only those, only
-    empty: a file put in one since keeps it."""
-    note = _note_path()
-    try:
-        listed = json.loads(read_text(note) or "null")
-    except (ValueError, InstallError):
-        listed = None
-    if not isinstance(listed, list):
-        return []
-    gone = {os.path.realpath(change.path) for change in changes if change.action == "removed"}
-    folders = [folder for folder in listed if isinstance(folder, str) and os.path.isdir(folder)]
-    removals = [
-        replace(change, reason="an uninstall killed before it removed it left it empty")
-        for change in _emptied_folders(folders, gone)
-    ]
-    return [*removals, Change(note, "removed", "")]
 
 
 def _emptied_folders(folders: list[str], gone: set[str]) -> list[Change]:

@@ -120,10 +120,7 @@ app = typer.Typer(
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    """``message`` on stderr, each of its lines a ``deja: …`` line of its own (an install names every comment and
-    trailing comma of the files it refuses, one a line: ``files.NotPlainJson``), and exit ``code``."""
-    for line in message.splitlines() or [message]:
-        say(line)
+    say(message)
     raise typer.Exit(code)
 
 
@@ -528,8 +525,7 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
         from .hook_server import stop
 
         stop()
-    # (trial17 F7: it said nothing; not of what a killed run left alone, which no record names: review60d F7)
-    if not any(str(change.path) in recorded or change.reason for change in changes):
+    if not any(str(change.path) in recorded for change in changes):  # (trial17 F7: it said nothing)
         echo(
             f"{target}: no record of deja's install in {ledger.ledger_path()} (was XDG_CONFIG_HOME different when you "
             f"installed?): {'would take' if dry_run else 'took'} out deja's entries and files only; a file whose .bak "

@@ -46,7 +46,6 @@ from ..core.indexer.plan import RETRIED, out_of_sight_sources, sessions_in_roots
 from ..core.lean_msgspec import msgspec
 from ..core.moved_away import dropped_with
 from ..core.private import (
-    HomeParentMissing,
     cannot_write,
     file_home_fix,
     folders_written,
@@ -197,7 +196,7 @@ def _wiring() -> list[Finding]:
     try:
         return [Finding(f.level, "wiring", f.message, f.fix) for f in wiring_report()]
     except InstallError as exc:
-        return [Finding("error", "wiring", "; ".join(str(exc).splitlines()))]  # (``files.NotPlainJson``: a line each)
+        return [Finding("error", "wiring", str(exc))]
 
 
 def diagnose(home: Path | None = None) -> Report:
@@ -891,10 +890,6 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
         made = "is a file, not a folder" if blocker == str(home) else f"cannot be made: {blocker} is a file"
         what = f"deja's home {home} {made}: the index cannot be kept in it"
         return [Finding("error", "index", what, file_home_fix(blocker))]
-    if parent := folders.missing_home_parent():  # (its nearest folder takes files: the probe below finds nothing)
-        index.unwritable = f"{parent}: not there"
-        missing = HomeParentMissing(str(home), parent)
-        return [Finding("error", "index", f"{missing.what()}: deja makes no folder above its home", missing.fix())]
     folder, why = unwritable_home_folder(home)
     if not folder:
         return []

@@ -143,26 +143,18 @@ def _stop_on_a_broken_config() -> None:
         sys.exit(1)
 
 
-#: The commands that make no home: they repair the settings, wire Cursor, or make a home of their own (the demo).
-NOT_IN_THE_HOME = frozenset({*REPAIRS, "install", "uninstall", "demo"})
-
-
 def _stop_on_a_missing_home(argv: list[str]) -> None:
     """One line, exit 1, when deja's home would be made in a home folder that is not there (``folders.missing_home``):
     every command would build an empty index there and answer as if there were no history. Hooks say nothing and
     make nothing (``private.private_dir``). The commands that write under the home folder whatever ``DEJA_HOME``
     says (``install``, ``uninstall``, ``config set``/``unset``) say so too, where they said "check its permissions"
-    of a folder that is not there (review12 R4). A home set in a folder that is not there (``missing_home_parent``: a
-    drive not mounted) stops every command that would make it, where each made the whole path (trial60 F8)."""
-    from ..core.folders import deja_home, home, missing_home, missing_home_parent
-    from ..core.private import HomeMissing, HomeParentMissing
+    of a folder that is not there (review12 R4)."""
+    from ..core.folders import home, missing_home
+    from ..core.private import HomeMissing
 
     folder = missing_home()
     if folder:
         sys.stderr.write(f"deja: {HomeMissing(folder)}\n")
-        sys.exit(1)
-    if argv[0] not in NOT_IN_THE_HOME and (parent := missing_home_parent()):
-        sys.stderr.write(f"deja: {HomeParentMissing(deja_home(), parent)}\n")
         sys.exit(1)
     writes = argv[0] in ("install", "uninstall") or argv[:2] in (["config", "set"], ["config", "unset"])
     if writes and not oscalls.isdir(home()):

@@ -21,7 +21,7 @@ import time
 
 from ..core import folders
 from ..core.index.format import IndexKeptOut, IndexUnreadable
-from ..core.private import HomeMissing, HomeParentMissing
+from ..core.private import HomeMissing
 from ..core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
@@ -377,7 +377,7 @@ def unwritable(exc: OSError) -> str:
     Cursor file: the refresh skips those it cannot read, so this is the last line of defence), named as such. A
     folder above the home is one the home was being made in (``XDG_CACHE_HOME`` not there, and its folder not this
     user's to write): no file of it was read, and the line was "cannot read ~/.cache: give your user access" (fix42c)."""
-    if isinstance(exc, (HomeMissing, HomeParentMissing)):
+    if isinstance(exc, HomeMissing):
         return str(exc)
     home = os.path.abspath(folders.deja_home())
     where = exc.filename or home
@@ -1119,12 +1119,11 @@ def _dropped(path: str) -> str:
 
 
 def _make_readable(result: RefreshResult, then: str = "deja index") -> str:
-    """The chmod that lets this user read the stores a refresh could not read for want of permission that its line
-    names (``unreadable.named_files``): on the
+    """The chmod that lets this user read the first store a refresh could not read for want of permission: on the
     file itself, or on the folder above it that hides it (``regular_files.forbidden``), as doctor gives it."""
-    from ..core.readers.unreadable import make_readable, named_files
+    from ..core.readers.unreadable import make_readable
 
-    return make_readable(named_files(result.unreadable_files, result.unreadable_kept), then)
+    return make_readable(result.unreadable_files[0], then)
 
 
 def _blocker(result: RefreshResult) -> str:

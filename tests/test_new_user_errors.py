@@ -98,7 +98,7 @@ def test_config_refuses_a_home_that_is_a_file(fake_home: Path) -> None:
         assert result.stderr.splitlines() == [f"deja: home: {afile} is a file, not a folder; give a folder path"]
     config_file = fake_home / ".config" / "deja" / "config.toml"
     assert not config_file.exists() or "home" not in config_file.read_text()
-    assert run_deja("config", "set", "home", str(fake_home / "new-home")).returncode == 0
+    assert run_deja("config", "set", "home", str(fake_home / "new" / "home")).returncode == 0
 
 
 def test_config_refuses_a_home_that_holds_the_users_own_files(fake_home: Path) -> None:

@@ -81,29 +81,6 @@ def test_a_raw_control_character_in_a_string_is_named_by_its_column(fake_home: P
     )
 
 
-def test_install_names_every_comment_and_trailing_comma_of_both_files_in_one_run(fake_home: Path) -> None:
-    """Refused one problem a run, a comment in mcp.json, then its trailing comma, then hooks.json's, took three runs
-    (trial60 F10): each file, each problem, one line each, what to do after the last."""
-    cursor = fake_home / ".cursor"
-    cursor.mkdir()
-    mcp_text = '{\n  // mine\n  "mcpServers": {\n    "a": {"command": "a", "args": ["//x",]}, /* b */\n  }\n}\n'
-    hooks_text = '{\n  "version": 1,\n  "hooks": {"stop": [],}\n}\n'
-    (cursor / "mcp.json").write_text(mcp_text)
-    (cursor / "hooks.json").write_text(hooks_text)
-    ran = run_deja("install", "cursor-auto")
-    mcp, hooks = cursor / "mcp.json", cursor / "hooks.json"
-    assert (ran.returncode, ran.stdout) == (1, "")
-    assert ran.stderr.splitlines() == [
-        f"deja: {mcp}:2: holds a comment (// at column 3), which JSON does not allow",
-        f"deja: {mcp}:4: has a trailing comma (column 41) before ']', which JSON does not allow",
-        f"deja: {mcp}:4: has a trailing comma (column 44) before '}}', which JSON does not allow",
-        f"deja: {mcp}:4: holds a comment (/* at column 46), which JSON does not allow",
-        f"deja: {hooks}:3: has a trailing comma (column 23) before '}}', which JSON does not allow; deja changed "
-        "nothing; remove the comments and the trailing commas, then run the command again",
-    ]
-    assert (mcp.read_text(), hooks.read_text()) == (mcp_text, hooks_text)
-
-
 def test_export_into_a_path_under_a_file_says_it_is_a_file(indexed_sample: Sample, tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("mine\n")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -168,56 +167,3 @@ def test_a_file_named_like_a_temporary_file_but_not_deja_s_stays(fake_home: Path
     assert run_deja("uninstall", "cursor", env=env, script=deja).returncode == 0
 
     assert theirs.read_text() == "the user's notes\n"
-
-
-def _rmdirs(env: dict[str, str], deja: Path, *strace: str) -> subprocess.CompletedProcess[str]:
-    """``deja uninstall cursor-auto`` under strace, tracing its ``rmdir`` calls (or killing it at one)."""
-    return subprocess.run(
-        [str(shutil.which("strace")), "-f", "-qq", "-e", "trace=rmdir", *strace, str(deja), "uninstall", "cursor-auto"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-@pytest.mark.skipif(not shutil.which("strace"), reason="needs strace to kill the uninstall at a folder's removal")
-def test_the_next_uninstall_removes_the_empty_folders_a_kill_in_the_last_removals_left(
-    fake_home: Path, deja: Path
-) -> None:
-    """Killed at the removal of ``~/.config/deja`` (its ledger already gone), uninstall left that folder and
-    ``~/.config`` empty, nobody's by any record, and every uninstall after kept them (review60d F7)."""
-    (fake_home / ".cache" / "deja").mkdir(parents=True)  # (deja's home, where the hooks and the index are)
-    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
-    before = sorted(str(path) for path in fake_home.rglob("*"))
-    assert run_deja("install", "cursor-auto", env=env, script=deja).returncode == 0
-    traced = _rmdirs(env, deja)
-    removed = [line.split('"')[1] for line in traced.stderr.splitlines() if line.startswith("rmdir(")]
-    config = str(fake_home / ".config" / "deja")
-    assert config in removed, traced.stderr
-    assert sorted(str(path) for path in fake_home.rglob("*")) == before
-
-    assert run_deja("install", "cursor-auto", env=env, script=deja).returncode == 0
-    killed = _rmdirs(env, deja, "-e", f"inject=rmdir:signal=KILL:when={removed.index(config) + 1}")
-    assert killed.returncode != 0
-    assert (fake_home / ".config" / "deja").is_dir() and not any((fake_home / ".config" / "deja").iterdir())
-
-    done = run_deja("uninstall", "cursor-auto", env=env, script=deja)
-    assert done.returncode == 0, done.stderr
-    why = "an uninstall killed before it removed it left it empty"
-    assert done.stdout.splitlines() == [
-        f"cursor-auto: removed {config}",
-        f"cursor-auto: {config}: {why}",
-        f"cursor-auto: removed {fake_home / '.config'}",
-        f"cursor-auto: {fake_home / '.config'}: {why}",
-    ]
-    assert sorted(str(path) for path in fake_home.rglob("*")) == before
-
-
-def test_an_empty_config_folder_no_uninstall_noted_stays(fake_home: Path, deja: Path) -> None:
-    """Only the folders a killed uninstall noted go: an empty ``~/.config/deja`` of the user's own stays."""
-    (fake_home / ".cache" / "deja").mkdir(parents=True)
-    (fake_home / ".config" / "deja").mkdir(parents=True)
-    done = run_deja("uninstall", "cursor-auto", env={"HOME": str(fake_home), "PATH": str(deja.parent)}, script=deja)
-    assert done.returncode == 0 and "nothing of deja's to remove" in done.stdout, done.stdout + done.stderr
-    assert (fake_home / ".config" / "deja").is_dir()

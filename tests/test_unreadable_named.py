@@ -405,22 +405,3 @@ def test_a_chat_placed_while_its_workspace_json_could_not_be_read_is_placed_once
     ran = user("index")
     assert ran.returncode == 0 and "could not be read" not in ran.stderr, ran.stderr
     assert _project_dir(user) == str(folder)
-
-
-def test_a_chat_whose_transcript_and_store_it_may_not_read_names_both(cli_root: Path) -> None:
-    """``deja index`` named the transcript alone, doctor both; the chmod given opened only the one named, and the
-    next run named the other (trial60 F10)."""
-    transcript = _chat_with_a_store(cli_root)
-    store = chat_dir_for(cli_root, CWD, "t1") / "store.db"
-    transcript.chmod(0)
-    store.chmod(0)
-    try:
-        ran = user("index")
-    finally:
-        transcript.chmod(0o644)
-        store.chmod(0o644)
-    assert ran.returncode == 0
-    assert ran.stderr.splitlines()[0] == (
-        f"{transcript} (permission denied) and {store} could not be read: nothing was read from them before; "
-        f"make them readable: chmod u+r {transcript} {store}, then `deja index`"
-    )

@@ -165,10 +165,10 @@ def read_changes(
             grew = problems[UNREADABLE_TRANSCRIPT] > transcripts_unread
             unread.chats[sid] = UNREADABLE_TRANSCRIPT if grew else UNREADABLE_STORE
         if read.unreadable and ide is None:
-            files = read.unreadable_files or [chat.transcript or str(chat.chat_dir)]  # (a chat's transcript and store)
-            unread.stores += len(files)
-            unread.new += len(files) * (not _read_before(record, unread.chats[sid] == UNREADABLE_STORE))
-            unread.files += files[: max(UNREADABLE_NAMED - len(unread.files), 0)]
+            unread.stores += 1
+            unread.new += not _read_before(record, unread.chats[sid] == UNREADABLE_STORE)
+            if len(unread.files) < UNREADABLE_NAMED:
+                unread.files.append(read.unreadable_file or chat.transcript or str(chat.chat_dir))
             if record is not None and record.where is not None:
                 unread.kept.add(sid)  # the index keeps the session as it was
                 continue

@@ -72,9 +72,8 @@ class CliRead(msgspec.Struct):
     #: The chat's transcript or store.db is there but could not be read this time (locked, damaged, a FIFO in its
     #: place, a folder above it this user cannot search): the session lacks what it holds.
     unreadable: bool = False
-    #: The files that could not be read (none when every file was), which a message names: the transcript, and its
-    #: store too where neither could be read (``deja index`` named the transcript alone, doctor both: trial60 F10).
-    unreadable_files: list[str] = []
+    #: The file that could not be read ("" when every file was), which a message names.
+    unreadable_file: str = ""
 
 
 def read_cli_session(
@@ -150,7 +149,7 @@ def read_cli_chat(
     )
     set_session_times(session, stamp is not None, None if subagent else meta)
     unread = bool(store and store.unreadable)
-    return CliRead(session, end, stamp, unread, [str(chat_dir / STORE_DB)] if unread and chat_dir else [])
+    return CliRead(session, end, stamp, unread, str(chat_dir / STORE_DB) if unread and chat_dir else "")
 
 
 def with_store_turns(transcript: list[Message], store: list[Message]) -> list[Message]:
@@ -299,9 +298,9 @@ def _store_instead(transcript: Path, chat_dir: Path | None, problems: Counter[st
     it read from the transcript before, and the next refresh reads the chat again. A subagent's transcript has no
     store of its own."""
     if chat_dir is None or is_subagent(transcript) or gone(chat_dir / STORE_DB):
-        return CliRead(None, unreadable=True, unreadable_files=[str(transcript)])
+        return CliRead(None, unreadable=True, unreadable_file=str(transcript))
     read = _read_store_chat(chat_dir, problems)
-    return CliRead(read.session, unreadable=True, unreadable_files=[str(transcript), *read.unreadable_files])
+    return CliRead(read.session, unreadable=True, unreadable_file=str(transcript))
 
 
 def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
@@ -315,7 +314,7 @@ def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
     store_db = chat_dir / STORE_DB
     store = read_store(store_db, problems)
     if store.unreadable:
-        return CliRead(None, unreadable=True, unreadable_files=[str(store_db)])
+        return CliRead(None, unreadable=True, unreadable_file=str(store_db))
     if not store.messages:
         return CliRead(None)
     meta = read_chat_meta(chat_dir)

@@ -65,34 +65,14 @@ def _walk_tables(db: sqlite3.Connection) -> None:
 
 def unreadable_named(files: list[str], count: int, why: str) -> str:
     """The stores a refresh could not read, as a message names them: the first of ``files`` (the ones known by name)
-    and ``why`` (``why_unreadable``), its store too where both of a chat's could not be read (``named_files``), and
-    how many more; their count alone when none is known by name. The CLI's
+    and ``why`` (``why_unreadable``), and how many more; their count alone when none is known by name. The CLI's
     lines and the session-end hook's log line say it alike."""
     stores = "Cursor store" if count == 1 else "Cursor stores"
     if not files:
         return f"{count} {stores}"
     named = f"{files[0]} ({why})" if why else files[0]
-    both = len(named_files(files, count)) == 2  # (a chat's transcript and its store)
-    more = count - 1 - both
-    if both:
-        named = f"{named}{', ' if more else ' and '}{files[1]}"
+    more = count - 1
     return f"{named} and {more} more {'Cursor store' if more == 1 else 'Cursor stores'}" if more else named
-
-
-def named_files(files: list[str], count: int) -> list[str]:
-    """Those of ``files`` (the first of ``count`` stores a refresh could not read) that a message names: the first,
-    with its store where it is a transcript whose store could not be read either (``deja index`` named the
-    transcript alone, doctor both, and the chmod given opened one: trial60 F10); the others are counted."""
-    if count >= 2 and len(files) >= 2 and _one_chat(files[0], files[1]):
-        return files[:2]
-    return files[:1]
-
-
-def _one_chat(transcript: str, store: str) -> bool:
-    """Whether ``store`` is the ``store.db`` of the chat whose transcript is ``transcript`` (``<id>.jsonl``, in
-    ``agent-transcripts/<id>/`` or beside it; the store in ``chats/<hash>/<id>/``)."""
-    chat_id = os.path.basename(transcript).removesuffix(".jsonl")
-    return transcript.endswith(".jsonl") and store.endswith(os.sep + os.path.join(chat_id, "store.db"))
 
 
 #: What ``move_away`` adds to a damaged file's name: doctor takes a chat whose ``store.db`` went so as moved away.
@@ -108,14 +88,12 @@ def move_away(path: str) -> str:
     return f"mv {shlex.quote(path)} {shlex.quote(path + MOVED_AWAY)}"
 
 
-def make_readable(paths: list[str], then: str) -> str:
-    """What lets this user read ``paths`` (one, or the two a message names: ``named_files``), which a refresh could not
-    read for want of permission: the chmod of each file itself, or of the folder above it that hides it
-    (``regular_files.forbidden``), by its owner, then ``then``. The CLI's lines and the session-end hook's log line
-    say it alike (a refresh never mends it). Of a ``workspace.json``, ``then`` is a full read
-    (``after_made_readable``)."""
-    them = "it" if len(paths) == 1 else "them"
-    return f"make {them} readable: {readable_command(paths)}, then `{after_made_readable(paths, then)}`"
+def make_readable(path: str, then: str) -> str:
+    """What lets this user read ``path``, which a refresh could not read for want of permission: the chmod of the
+    file itself, or of the folder above it that hides it (``regular_files.forbidden``), by its owner, then ``then``.
+    The CLI's lines and the session-end hook's log line say it alike (a refresh never mends it). Of a
+    ``workspace.json``, ``then`` is a full read (``after_made_readable``)."""
+    return f"make it readable: {readable_command([path])}, then `{after_made_readable([path], then)}`"
 
 
 def after_made_readable(paths: list[str], then: str = "deja index") -> str:
