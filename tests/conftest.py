@@ -82,6 +82,34 @@ def lock_wait_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(vscdb, "_LOCK_WAITS", vscdb._LockWaits())
 
 
+@pytest.fixture(autouse=True)
+def no_refresher_left(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each MCP refresher a test's server started in this process (``build_server``, ``Tools``: a tool call asks
+    one, ``LiveIndex._ask_refresh``) ends with the test. It ends when its stdin closes, as ``deja mcp``'s does when
+    the server's process exits; pytest's process held it open to the end of the run, dozens of them idle for
+    minutes. An ask is sent ``AFTER_CALL_SECONDS`` after the call: a timer still waiting may start one yet."""
+    import threading
+
+    from deja.interfaces import mcp_refresh
+
+    started: list[mcp_refresh.Refresher] = []
+    start = mcp_refresh.Refresher.__init__
+
+    def starting(self: mcp_refresh.Refresher, home: str) -> None:
+        start(self, home)
+        started.append(self)
+
+    monkeypatch.setattr(mcp_refresh.Refresher, "__init__", starting)
+    yield
+    for timer in [thread for thread in threading.enumerate() if isinstance(thread, threading.Timer)]:
+        timer.join(5)
+    for refresher in started:
+        process = refresher._process
+        if process.stdin is not None:
+            process.stdin.close()
+        process.wait(30)
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ../shared, or skip the test where a user's clone has none."""
     path = SHARED.joinpath(*parts)
