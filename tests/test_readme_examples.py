@@ -11,7 +11,7 @@ from harness import Sample, run_deja
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 #: Where README's examples put the sample's api project.
-README_API = "/tmp/deja-demo/projects/api"
+README_API = "/tmp/deja-demo/history/projects/api"
 
 
 def _block_after(marker: str) -> str:
@@ -31,6 +31,19 @@ def test_the_session_start_example_is_what_the_hook_gives_for_the_sample(indexed
     done = run_deja("hook-context", input=json.dumps({**payload, "cursor_version": "2.4.21"}), env=indexed_sample.env)
     given = json.loads(done.stdout)["additional_context"].replace(api, README_API)
     assert _undated(_block_after("**sessionStart** (`hook-context`)")) == _undated(given)
+
+
+def test_the_prompt_example_is_what_the_hook_gives_after_that_session_start(indexed_sample: Sample) -> None:
+    """README showed the turn whole, which a conversation that had the sessionStart before it never gets: its block
+    already lists that session's asked:/concluded: (audit60 F2)."""
+    api = str(indexed_sample.history.projects["api"])
+    start = {"conversation_id": "r2", "hook_event_name": "sessionStart", "workspace_roots": [api]}
+    assert run_deja("hook-context", input=json.dumps(start), env=indexed_sample.env).returncode == 0
+    prompt = "pytest can't import api.cache on my new laptop, what was the fix?"
+    payload = {**start, "hook_event_name": "beforeSubmitPrompt", "prompt": prompt}
+    done = run_deja("hook-prompt", input=json.dumps(payload), env=indexed_sample.env)
+    given = json.loads(done.stdout)["additional_context"]
+    assert _undated(_block_after("**beforeSubmitPrompt** (`hook-prompt`)")) == _undated(given)
 
 
 def _fields(cell: str) -> set[str]:
