@@ -3122,8 +3122,10 @@ _QUOTED = (
 )
 #: A bare value's character: a backslash too, but not a JSON string's escaped line end or tab (escaped again too, JSON
 #: in JSON), which ends the value
-#: (``{"t":"Password: Xk9mPq2Lw\\nUser: admin"}`` ran on into ``User:`` and, ending in a colon, read as code).
-_VALUE_CHAR = r"""(?:[^\s"'`,;&)\]}\\<]|<(?!/)|\\++(?![nrt]))"""
+#: (``{"t":"Password: Xk9mPq2Lw\\nUser: admin"}`` ran on into ``User:`` and, ending in a colon, read as code); a
+#: ``<`` too, but not a closing tag's ``</name>``, which ends it (``<code>SECRET_KEY=…</code>``; a password's ``</``
+#: is its own, review61c F3).
+_VALUE_CHAR = r"""(?:[^\s"'`,;&)\]}\\<]|<(?!/[A-Za-z][\w:-]*>)|\\++(?![nrt]))"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
 #: ``…$w&q^r7t``): such a sign ends it only before a blank, the line's end, another sign or the next ``key=`` of a
 #: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).
@@ -3996,7 +3998,7 @@ _SECRET_VARIABLE = (
     r"(?P<sep>(?(command)[ \t]+|(?:(?P<cell>`?[ \t]*\|[ \t]*`?)|[\"'],[ \t]*(?:default[ \t]*=[ \t]*)?(?=[\"'])"
     r"|[ \t]*=[ \t]*\[[ \t]*(?=[\"'])|=[ \t]*|[ \t]+=(?!=[ \t=])[ \t]*|[ \t]*(?:::|\?)=[ \t]*"
     r"|(?(make)[ \t]*:=[ \t]*|(?!))|:(?!:)[ \t]*)))"
-    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\<]|<(?!/)|\\++(?![nrt]))+)"
+    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\<]|<(?!/[A-Za-z][\w:-]*>)|\\++(?![nrt]))+)"
     r"(?(cell)(?=`?[ \t]*\|))"
 )
 #: What in a secret variable's word makes the assignment rule read only part of it or none (``_BARE``, ``_REFERENCE``,

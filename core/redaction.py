@@ -168,7 +168,7 @@ _ARGUMENT_WORDS_PATTERN = "|".join(word.replace("(", "\\(") for word in ARGUMENT
 _A_WORD_NAMING_A_SECRET = r"(?=[\w.-]*?(?i:key|secret|token|pass|pw))[\w.-]*+"
 _NAME_APART = (
     rf"(?<![\w.-]){_A_WORD_NAMING_A_SECRET}(?:`?[ \t]*\||[\"'],)"
-    rf"|(?i:setx|set(?:[ \t]+-[a-z]+)+)[ \t]+{_A_WORD_NAMING_A_SECRET}[ \t]"
+    rf"|(?<![^\s;&|?(=+\"'\[,`>])(?i:setx|set(?:[ \t]+-[a-z]+)+)[ \t]+{_A_WORD_NAMING_A_SECRET}[ \t]"
 )
 #: The nouns of ``_NAME_APART`` (lowercase).
 _APART_NOUNS = ("key", "secret", "token", "pass", "pw")
@@ -835,11 +835,16 @@ def _a_noun_given_a_value(text: str, lowered: str) -> bool:
 
 
 def _past_a_stage(lowered: str, at: int) -> int:
-    """Where a name's stage (``_prod``: ``NAME_STAGES``) that starts at ``at`` of ``lowered`` ends, or ``at``."""
-    if lowered[at : at + 1] == "_":
+    """Where a name's stage (``_prod``: ``NAME_STAGES``) that starts at ``at`` of ``lowered`` ends, after the number
+    the rule reads before it (``_2_prod``, ``1_prod``: ``redact._SECRET_VARIABLE``'s ``_?[0-9]{1,3}``, review61c F2),
+    or ``at``."""
+    numbered = at + lowered.startswith("_", at)
+    digits = _after(lowered, numbered, "0123456789")
+    start = digits if digits > numbered else at
+    if lowered[start : start + 1] == "_":
         for stage in NAME_STAGES:
-            if lowered.startswith(stage, at + 1) and _a_sign_after(lowered, at + 1 + len(stage)):
-                return at + 1 + len(stage)
+            if lowered.startswith(stage, start + 1) and _a_sign_after(lowered, start + 1 + len(stage)):
+                return start + 1 + len(stage)
     return at
 
 

@@ -498,11 +498,25 @@ def test_a_django_key_under_a_near_form_of_a_secret_name_is_redacted_whole(form:
         ("<code>SECRET_KEY=Xy7#kq(9)Lm</code>", "<code>SECRET_KEY=[redacted:secret]</code>"),
         ("Set <code>password=Xy7kq9Lm22</code> in .env", "Set <code>password=[redacted:secret]</code> in .env"),
         ("<td>DB_PASSWORD=Tr0ub4dor&3x</td>", "<td>DB_PASSWORD=[redacted:secret]</td>"),
+        # (a ``</`` inside a password is no closing tag: the value runs on, review61c F3)
+        ("DB_PASSWORD=Xk9</mQ2#zLp8vR", "DB_PASSWORD=[redacted:secret]"),
+        ("SECRET_KEY=ab</cd9$kq7!zz(3)mm", "SECRET_KEY=[redacted:secret]"),
     ],
 )
 def test_a_secret_variable_in_html_loses_its_value_and_keeps_its_closing_tag(before: str, after: str) -> None:
     """The value ran on into ``</code>`` and the marker took the tag with it."""
     assert redact(before) == after
+
+
+@pytest.mark.parametrize(
+    "form", ["API_KEY_2_PROD = @@", "API_KEY1_PROD=@@", "TOKEN_1_STAGING: @@", "| API_KEY_2_PROD | @@ |"]
+)
+def test_a_numbered_name_with_a_stage_is_redacted_as_the_hooks_and_the_tools_read_it(form: str) -> None:
+    """The gate read no stage after a name's number (``_2_prod``), so ``as_indexed`` kept what the rules redact
+    (review61c F2: 181 to 183 of 200 Django keys)."""
+    key = "5l9nusu(b5wwez3vkv%a6(f%lvb1ji_zss=v2u$x+%%l-$q00o"
+    text = form.replace("@@", key)
+    assert key not in as_indexed(text, whatever_the_setting=True)
 
 
 def test_prose_after_a_netrc_entry_in_the_same_message_keeps_its_words() -> None:

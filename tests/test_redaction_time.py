@@ -178,11 +178,15 @@ def test_a_megabyte_line_of_lowercase_secret_variables_or_their_tails_is_redacte
         ("\nKEY := ", False),
         ("KEY_FALLBACKS = ['", False),
         ("key=a<", False),
+        ("key=a</", False),
+        ("key=a</b", False),
+        ("key -set", False),  # (a ``set`` inside ``-set`` read every flag after it: review61c F1)
         ("machine a password b ", False),
         ("default password x ", False),
         ("keykey", True),
         ("set -a ", True),
         ("key|", True),
+        ("key -set", True),
     ],
 )
 def test_a_megabyte_line_of_near_forms_of_a_secret_variable_is_redacted_in_time_linear_in_its_size(
