@@ -76,15 +76,17 @@ def transcript_records(transcript: Path) -> int:
 def measure(bin_dir: Path, home: Path, runs: int) -> dict[str, dict[str, list[tuple[float, float]]]]:
     """(wall ms, CPU ms) of each run by case (nothing changed, after a turn) and kind, interleaved.
 
-    The chat grown is printed before and after, in records: each turn adds two for good to the history the bench
-    reads (``bench_index._append_turn``), and a search after a turn refreshes that chat whole, so the figures after
-    a turn grow with it from run to run (about 10 µs a message of the refresh at 1k, stop 58)."""
+    The chat grown is put back as it was after the run: each turn adds two records to the history the bench reads
+    (``bench_index._append_turn``), and a search after a turn refreshes that chat whole, so kept, the figures after
+    a turn grew with it from run to run (about 10 µs a message of the refresh at 1k, stop 58; 228 records at stop
+    59, 360 at stop 60) and no two runs compared."""
     env = {**os.environ, "DEJA_HOME": str(home)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user runs it: the installed bytecode is used
     stop_hook_server(home)
     time.sleep(1.5)
     server = start_server(bin_dir, {**env, "DEJA_HOOK_SERVER": "1"}, home)
     transcript = _newest_transcript(home)
+    as_it_was = transcript.read_bytes()
     grown_from = transcript_records(transcript)
     runs_by: dict[str, dict[str, list[tuple[float, float]]]] = {
         case: {kind: [] for kind in KINDS} for case in ("unchanged", "after a turn")
@@ -108,7 +110,9 @@ def measure(bin_dir: Path, home: Path, runs: int) -> dict[str, dict[str, list[tu
                     runs_by[case][kind].append((wall, cpu + children_cpu_of(server) - before))
     finally:
         stop_hook_server(home)
-    print(f"the chat grown: {grown_from} records before this run, {transcript_records(transcript)} after")
+        grown_to = transcript_records(transcript)
+        transcript.write_bytes(as_it_was)
+    print(f"the chat grown: {grown_from} records, {grown_to} by the last turn, put back to {grown_from}")
     return runs_by
 
 
