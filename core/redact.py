@@ -3125,7 +3125,8 @@ _QUOTED = (
 #: (``{"t":"Password: Xk9mPq2Lw\\nUser: admin"}`` ran on into ``User:`` and, ending in a colon, read as code); a
 #: ``<`` too, but not a closing tag's ``</name>``, which ends it (``<code>SECRET_KEY=…</code>``; a password's ``</``
 #: is its own, review61c F3).
-_VALUE_CHAR = r"""(?:[^\s"'`,;&)\]}\\<]|<(?!/[A-Za-z][\w:-]*>)|\\++(?![nrt]))"""
+_NOT_A_CLOSING_TAG = r"<(?!/[A-Za-z][\w:-]*>)"
+_VALUE_CHAR = rf"""(?:[^\s"'`,;&)\]}}\\<]|{_NOT_A_CLOSING_TAG}|\\++(?![nrt]))"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
 #: ``…$w&q^r7t``): such a sign ends it only before a blank, the line's end, another sign or the next ``key=`` of a
 #: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).
@@ -3170,7 +3171,11 @@ _NOUN_SEP = Lazy(
 #: (``x--password``, a run of dashes), so a run of ``[\w-]`` is read once from its start: read from each ``--`` in it
 #: to the noun at its end, a line of ``--a--a…`` or of dashes took time quadratic in its length (red57: 20 KB of
 #: dashes and a ``password=x``, 12 s).
-_FLAG = rf"--(?<![\w-]--)(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
+#: A bare value stops at a closing tag, as ``_VALUE_CHAR``'s does (``<code>--api-key=…</code>``: review61c F5).
+_FLAG = (
+    rf"--(?<![\w-]--)(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)"
+    rf"(?P<value>{_QUOTED}|(?:[^\s\"'`$<-]|{_NOT_A_CLOSING_TAG})(?:[^\s\"'`<]|{_NOT_A_CLOSING_TAG})*)"
+)
 #: (Its first letter is a class, not ``(?i:``: the engine then skips to an ``i`` or a ``w`` as a substring search
 #: does, instead of trying the pattern at every place: a log's ``KeyError: 'password'`` paid for a whole scan. The
 #: class holds what ``(?i)i`` matches, the dotted and dotless i too.)
@@ -3998,7 +4003,7 @@ _SECRET_VARIABLE = (
     r"(?P<sep>(?(command)[ \t]+|(?:(?P<cell>`?[ \t]*\|[ \t]*`?)|[\"'],[ \t]*(?:default[ \t]*=[ \t]*)?(?=[\"'])"
     r"|[ \t]*=[ \t]*\[[ \t]*(?=[\"'])|=[ \t]*|[ \t]+=(?!=[ \t=])[ \t]*|[ \t]*(?:::|\?)=[ \t]*"
     r"|(?(make)[ \t]*:=[ \t]*|(?!))|:(?!:)[ \t]*)))"
-    r"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\<]|<(?!/[A-Za-z][\w:-]*>)|\\++(?![nrt]))+)"
+    rf"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\<]|{_NOT_A_CLOSING_TAG}|\\++(?![nrt]))+)"
     r"(?(cell)(?=`?[ \t]*\|))"
 )
 #: What in a secret variable's word makes the assignment rule read only part of it or none (``_BARE``, ``_REFERENCE``,

@@ -498,6 +498,13 @@ def test_a_django_key_under_a_near_form_of_a_secret_name_is_redacted_whole(form:
         ("<code>SECRET_KEY=Xy7#kq(9)Lm</code>", "<code>SECRET_KEY=[redacted:secret]</code>"),
         ("Set <code>password=Xy7kq9Lm22</code> in .env", "Set <code>password=[redacted:secret]</code> in .env"),
         ("<td>DB_PASSWORD=Tr0ub4dor&3x</td>", "<td>DB_PASSWORD=[redacted:secret]</td>"),
+        # (a flag's value too, review61c F5)
+        (
+            "Run <code>mytool --api-key=Zx81kQ2mPq7LrT0v</code> once",
+            "Run <code>mytool --api-key=[redacted:secret]</code> once",
+        ),
+        ("<b>--password Zx81kQ2mPq7LrT0v</b>", "<b>--password [redacted:secret]</b>"),
+        ("--password=Xk9</mQ2#zLp8vR", "--password=[redacted:secret]"),
         # (a ``</`` inside a password is no closing tag: the value runs on, review61c F3)
         ("DB_PASSWORD=Xk9</mQ2#zLp8vR", "DB_PASSWORD=[redacted:secret]"),
         ("SECRET_KEY=ab</cd9$kq7!zz(3)mm", "SECRET_KEY=[redacted:secret]"),
