@@ -26,6 +26,7 @@ from .redaction import (
     CONTEXT_GATE_BUT_NETRC,
     MARKER,
     NAME_STAGES,
+    SECRET_NOUNS,
     SENTENCE_PASSWORD_NAMES,
     TOKEN_GATE,
     WORD_CHARS,
@@ -4156,7 +4157,6 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _COMMENTED, ("pass", "pw", "secret", "token", "key"), replace=_commented),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
-_ASSIGNMENT_NEEDLES = ("pass", "pw", "secret", "token", "key")
 _SECRET_WORD = Rule("secret", _SECRET_VARIABLE, (), replace=_secret_word)
 
 
@@ -4827,7 +4827,7 @@ def _by_the_rules(text: str) -> str:
     if _context_gate(text):
         for rule in _KEYED_NEEDLES.due(original, lowered):
             text = _apply(rule, text)
-        if _holds(original, lowered, _ASSIGNMENT_NEEDLES):
+        if _holds(original, lowered, SECRET_NOUNS):
             text = _assignments(text)
             text = _apply(_SECRET_WORD, text)
         text = _pgpass(text)

@@ -132,6 +132,10 @@ def withheld(built_with: str) -> str:
     return "the index was redacted by older rules"
 
 
+#: The nouns a secret's name is built on, in lowercase: what the assignments' rules look for first
+#: (``redact._SECRET_WORD``), the names ``_NAME_APART`` sets apart, and the stems whose ends ``_NOUN_ENDS`` lists.
+SECRET_NOUNS = ("pass", "pw", "secret", "token", "key")
+
 #: Two cheap gates, so a text that cannot hold a match skips a group of rules (``redact.scrub``), or the rules'
 #: import (``as_indexed``): every token is a run of 16 characters or more without a space (a basic credential may
 #: be shorter), and every credential found by its context needs a separator, a quote, a flag (mysql's
@@ -165,19 +169,17 @@ _ARGUMENT_WORDS_PATTERN = "|".join(word.replace("(", "\\(") for word in ARGUMENT
 #: Markdown table's cell (``| SECRET_KEY | … |``), a call's first argument (``setdefault("SECRET_KEY", "…")``), a
 #: name Windows' ``setx`` or fish's ``set -gx`` gives a value. (The word is read from its start, its noun looked for
 #: ahead: read from each noun in it, a word of ``keykey…`` would take time growing with its square.)
-_A_WORD_NAMING_A_SECRET = r"(?=[\w.-]*?(?i:key|secret|token|pass|pw))[\w.-]*+"
+_A_WORD_NAMING_A_SECRET = rf"(?=[\w.-]*?(?i:{'|'.join(SECRET_NOUNS)}))[\w.-]*+"
 _NAME_APART = (
     rf"(?<![\w.-]){_A_WORD_NAMING_A_SECRET}(?:`?[ \t]*\||[\"'],)"
     rf"|(?<![^\s;&|?(=+\"'\[,`>])(?i:setx|set(?:[ \t]+-[a-z]+)+)[ \t]+{_A_WORD_NAMING_A_SECRET}[ \t]"
 )
-#: The nouns of ``_NAME_APART`` (lowercase).
-_APART_NOUNS = ("key", "secret", "token", "pass", "pw")
 
 
 def may_set_a_name_apart(text: str, lowered: str) -> bool:
     """Whether ``_NAME_APART`` may find ``text`` (``lowered``: its lowercase), asked with ``str``'s methods: a noun
     and a ``|``, a quote before a ``,``, or ``setx`` or a ``set`` and a flag (more texts, never fewer)."""
-    if not any(noun in lowered for noun in _APART_NOUNS):
+    if not any(noun in lowered for noun in SECRET_NOUNS):
         return False
     return "|" in text or '",' in text or "'," in text or _a_set_command(lowered)
 
@@ -683,7 +685,7 @@ def _may_pass_a_gate(text: str) -> bool:
 
 #: What a text must hold for ``redact.scrub`` to change it, but a token (``TOKEN_NEEDLES``), a ``.pgpass`` line or
 #: a named secret: a needle of a keyed rule (``redact._KEYED_RULES``, the rules a separator lets a text be asked)
-#: or of the assignments (``redact._ASSIGNMENT_NEEDLES``). A lowercase needle is looked for in the lowercased text,
+#: or of the assignments (``SECRET_NOUNS``). A lowercase needle is looked for in the lowercased text,
 #: any other as written, as ``redact`` looks for them; ``tests/test_redact_lazy.py`` checks that these are the
 #: rules' own.
 KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerconfigjson", ":\t>", ":\t|", ":   >",
@@ -794,7 +796,7 @@ def _may_hold_a_token(text: str, lowered: str, exact: bool) -> bool:
 #: The forms of a secret's noun in the rules (``redact._NOUNS``): what a flag's or an element's name ends with.
 NOUN_FORMS = ("pass", "password", "passwd", "passphrase", "passcode", "pw", "pwd", "secret", "token", "key",
               "key_base", "key_id", "keyid")  # fmt: skip
-#: What follows each of ``redact._ASSIGNMENT_NEEDLES`` in the assignments' noun (``redact._NOUN_SEP``).
+#: What follows each of ``SECRET_NOUNS`` in the assignments' noun (``redact._NOUN_SEP``).
 _NOUN_ENDS = {"pass": ("", "word", "wd", "phrase", "code"), "pw": ("", "d"), "secret": ("",), "token": ("",),
               "key": ("", "_base", "_id", "id")}  # fmt: skip
 #: What ``redact._NOUN_SEP`` lets stand between a noun and its ``:`` or ``=`` but blanks (digits too: ``_2``, a

@@ -315,7 +315,7 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
     }
     tools = [name.split("\\")[0].split("[")[0] for name in redact._LISTED_TOOLS.split("|")]
     assert tools == list(redaction.LISTED_PROGRAMS)  # (the names ``_a_listed_program`` looks for: every one)
-    assert set(redact._ASSIGNMENT_NEEDLES) == {"pass", "pw", "secret", "token", "key"}  # (the assignments' too)
+    assert tuple(redaction._NOUN_ENDS) == redaction.SECRET_NOUNS  # (the assignments' nouns, each with its ends)
     import re
 
     nouns = re.compile(redact._NOUNS)  # (the nouns' forms are its: no more, no fewer)

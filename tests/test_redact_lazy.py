@@ -269,7 +269,7 @@ def test_the_needles_the_failure_gate_asks_for_are_the_keyed_rules_and_the_assig
     from deja.core import redaction
 
     assert all(rule.needles for rule in redact._KEYED_RULES)
-    own = {needle for rule in redact._KEYED_RULES for needle in rule.needles} | set(redact._ASSIGNMENT_NEEDLES)
+    own = {needle for rule in redact._KEYED_RULES for needle in rule.needles} | set(redaction.SECRET_NOUNS)
     assert set(redaction.KEYED_NEEDLES) == own and len(redaction.KEYED_NEEDLES) == len(own)
 
 
