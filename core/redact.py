@@ -3127,6 +3127,12 @@ _QUOTED = (
 #: ``<`` too, but not a closing tag's ``</name>``, which ends it (``<code>SECRET_KEY=…</code>``; a password's ``</``
 #: is its own, review61c F3).
 _NOT_A_CLOSING_TAG = r"<(?!/[A-Za-z][\w:-]*>)"
+#: An inline element's opening tag a value may stand in (``password=<b>…</b>``, ``--api-key=<code>…</code>``): the
+#: value is what it wraps, the tags stay. Not before what no bare secret starts with (``_NO_SECRET_STARTS``) nor a
+#: reference's sign: ``<code>{{token}}`` stays a placeholder, and ``<b>$Zx…`` is read with its tag, as before
+#: (review62b F1, F2: read after the tag, a ``$`` made it a reference, and it was kept).
+_INLINE_TAG = r"<(?i:b|strong|i|em|code|kbd|samp|tt|mark|u)>(?![\s$%&(\[{<@!#?])"
+_AN_INLINE_TAG = rf"(?:{_INLINE_TAG})?"
 _VALUE_CHAR = rf"""(?:[^\s"'`,;&)\]}}\\<]|{_NOT_A_CLOSING_TAG}|\\++(?![nrt]))"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
 #: ``…$w&q^r7t``): such a sign ends it only before a blank, the line's end, another sign or the next ``key=`` of a
@@ -3159,7 +3165,8 @@ _ASSIGNMENT = Lazy(
     "_ASSIGNMENT",
     rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>(?:\\\\)?\\?[\"']?)\]?(?P<label>{_LABEL_CLOSE})"
     rf"(?P<sep>[ \t\u00a0]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
-    rf"(?P<bold>{_EMPHASIS_CLOSE}(?=\s|\\n)[ \t]*)?{_NEXT_LINE_ITEM}(?P<value>{_QUOTED}|{_EMPHASISED}|{_BARE})",
+    rf"(?P<bold>{_EMPHASIS_CLOSE}(?=\s|\\n)[ \t]*)?{_NEXT_LINE_ITEM}{_AN_INLINE_TAG}"
+    rf"(?P<value>{_QUOTED}|{_EMPHASISED}|{_BARE})",
 )
 #: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
 _NOUN_SEP = Lazy(
@@ -3175,7 +3182,7 @@ _NOUN_SEP = Lazy(
 #: A bare value stops at a closing tag, as ``_VALUE_CHAR``'s does (``<code>--api-key=…</code>``: review61c F5).
 _FLAG = (
     rf"--(?<![\w-]--)(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)"
-    rf"(?P<value>{_QUOTED}|(?:[^\s\"'`$<-]|{_NOT_A_CLOSING_TAG})(?:[^\s\"'`<]|{_NOT_A_CLOSING_TAG})*)"
+    rf"{_AN_INLINE_TAG}(?P<value>{_QUOTED}|(?:[^\s\"'`$<-]|{_NOT_A_CLOSING_TAG})(?:[^\s\"'`<]|{_NOT_A_CLOSING_TAG})*)"
 )
 #: (Its first letter is a class, not ``(?i:``: the engine then skips to an ``i`` or a ``w`` as a substring search
 #: does, instead of trying the pattern at every place: a log's ``KeyError: 'password'`` paid for a whole scan. The
@@ -3932,7 +3939,9 @@ def _may_give_a_secret(text: str, candidate: re.Match[str]) -> bool:
     asks so first; the key is read back from the noun, not from the value), and its value does not start with a sign
     no bare secret starts with (``?token=?token=…``: ``_bare_literal``; no separator, blank, quote or emphasis can
     come between the ``=`` and such a sign)."""
-    if text[candidate.end() : candidate.end() + 1] in _NO_SECRET_STARTS:
+    if text[candidate.end() : candidate.end() + 1] in _NO_SECRET_STARTS and not _A_VALUES_TAG.match(
+        text, candidate.end()
+    ):
         return False
     return secret_key(_assignment_key(text, candidate.start(), candidate.start("kq"))[0])
 
@@ -3940,6 +3949,8 @@ def _may_give_a_secret(text: str, candidate: re.Match[str]) -> bool:
 #: What no value ``_assignment`` redacts starts with right after its ``:`` or ``=`` (a bare value's first signs
 #: ``_bare_literal`` refuses; a ``*`` may open emphasis, a ``&`` no value at all).
 _NO_SECRET_STARTS = frozenset("([{<@!#?")
+#: What opens the value of ``password=<b>…</b>`` all the same (``_AN_INLINE_TAG``).
+_A_VALUES_TAG = Lazy(globals(), "_A_VALUES_TAG", _INLINE_TAG)
 #: How many keys inside one value read before them are read: each reads the rest of it again.
 _REREADS = 16
 
@@ -4004,7 +4015,7 @@ _SECRET_VARIABLE = (
     r"(?P<sep>(?(command)[ \t]+|(?:(?P<cell>`?[ \t]*\|[ \t]*`?)|[\"'],[ \t]*(?:default[ \t]*=[ \t]*)?(?=[\"'])"
     r"|[ \t]*=[ \t]*\[[ \t]*(?=[\"'])|=[ \t]*|[ \t]+=(?!=[ \t=])[ \t]*|[ \t]*(?:::|\?)=[ \t]*"
     r"|(?(make)[ \t]*:=[ \t]*|(?!))|:(?!:)[ \t]*)))"
-    rf"(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\<]|{_NOT_A_CLOSING_TAG}|\\++(?![nrt]))+)"
+    rf"{_AN_INLINE_TAG}(?P<value>\"[^\"\n]*+\"|'[^'\n]*+'|(?:[^\s\"'`\\<]|{_NOT_A_CLOSING_TAG}|\\++(?![nrt]))+)"
     r"(?(cell)(?=`?[ \t]*\|))"
 )
 #: What in a secret variable's word makes the assignment rule read only part of it or none (``_BARE``, ``_REFERENCE``,

@@ -505,13 +505,24 @@ def test_a_django_key_under_a_near_form_of_a_secret_name_is_redacted_whole(form:
         ),
         ("<b>--password Zx81kQ2mPq7LrT0v</b>", "<b>--password [redacted:secret]</b>"),
         ("--password=Xk9</mQ2#zLp8vR", "--password=[redacted:secret]"),
+        # (a value an inline element wraps is the value, review62: the tag read as a made-up ``<token>``)
+        ("--api-key=<b>Zx81kQ2mPq7LrT0v</b>", "--api-key=<b>[redacted:secret]</b>"),
+        ("password=<b>Zx81kQ2mPq7LrT0v</b>", "password=<b>[redacted:secret]</b>"),
+        ("DB_PASSWORD=<code>Xy7kq9Lm22</code> set", "DB_PASSWORD=<code>[redacted:secret]</code> set"),
+        ("SECRET_KEY=<b>django-insecure-abc123xyz987</b>", "SECRET_KEY=<b>[redacted:secret]</b>"),
+        ("run --token <code>Zx81kQ2mPq7LrT0v</code> x", "run --token <code>[redacted:secret]</code> x"),
+        ("password=<token>", "password=<token>"),
+        ("token=<b>${TOKEN}</b>", "token=<b>${TOKEN}</b>"),
+        ("token=<code>{{token}}</code>", "token=<code>{{token}}</code>"),  # (review62b F2)
+        ("password=<b>$Zx81kQ2mPq7LrT0v</b>", "password=[redacted:secret]</b>"),  # (F1: read with its tag, as before)
         # (a ``</`` inside a password is no closing tag: the value runs on, review61c F3)
         ("DB_PASSWORD=Xk9</mQ2#zLp8vR", "DB_PASSWORD=[redacted:secret]"),
         ("SECRET_KEY=ab</cd9$kq7!zz(3)mm", "SECRET_KEY=[redacted:secret]"),
     ],
 )
-def test_a_secret_variable_in_html_loses_its_value_and_keeps_its_closing_tag(before: str, after: str) -> None:
-    """The value ran on into ``</code>`` and the marker took the tag with it."""
+def test_a_secret_in_html_loses_its_value_and_keeps_its_tags(before: str, after: str) -> None:
+    """The value ran on into ``</code>`` and the marker took the tag with it; a value an inline element wraps was
+    kept whole."""
     assert redact(before) == after
 
 

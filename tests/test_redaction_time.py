@@ -181,6 +181,9 @@ def test_a_megabyte_line_of_lowercase_secret_variables_or_their_tails_is_redacte
         ("key=a</", False),
         ("key=a</b", False),
         ("key -set", False),  # (a ``set`` inside ``-set`` read every flag after it: review61c F1)
+        ("password=<b>", False),  # (an inline element's tag before a value: review62b)
+        ("--token <code>x", False),
+        ("KEY=<i>$", False),
         ("machine a password b ", False),
         ("default password x ", False),
         ("keykey", True),
@@ -193,8 +196,8 @@ def test_a_megabyte_line_of_near_forms_of_a_secret_variable_is_redacted_in_time_
     tmp_path: Path, unit: str, gate: bool
 ) -> None:
     """review60c F3's forms (``_SECRET_VARIABLE``'s kebab and dotted names, Make's signs, ``setx`` and ``set -gx``, a
-    stage, a table's cell, a call's next argument; the gate's ``_NAME_APART``), the closing tag a value stops at, and
-    a ``.netrc`` ``default`` asked for the entry right before it (``_MACHINE_ENTRY``): a line of a megabyte."""
+    stage, a table's cell, a call's next argument; the gate's ``_NAME_APART``), the closing tag a value stops at, the
+    inline element's tag it may stand in, and a ``.netrc`` ``default`` asked for the entry right before it (``_MACHINE_ENTRY``): a line of a megabyte."""
     assert _cpu_seconds(1_000_000, tmp_path, unit, gate=gate) / _cpu_seconds(250_000, tmp_path, unit, gate=gate) < 8
 
 
