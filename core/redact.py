@@ -3457,11 +3457,21 @@ def _names_a_variable(parts: list[str]) -> bool:
     return parts[0] in _OBJECTS or secret_key(last) or (_ENV_NAME.fullmatch(last) is not None and len(last) > 1)
 
 
+#: A quoted value that is one inline element (``"<code>…</code>"``), read as what it wraps.
+_WRAPPED_IN_A_TAG = Lazy(
+    globals(),
+    "_WRAPPED_IN_A_TAG",
+    r"[ \t]*<(?P<tag>b|strong|i|em|code|kbd|samp|tt|mark|u)>(?P<inner>[^<]*)</(?P=tag)>[ \t]*\Z",
+)
+
+
 def _quoted_secret(contents: str, key: str) -> bool:
     """A quoted literal that is a secret: not empty, a placeholder, a path, or words for people ("Forgot password?").
 
     A value with blanks is a passphrase (``password = "correct horse battery staple"``) unless it reads as words for
     people (``_words_for_people``); under a key naming a passphrase it is one whatever it reads as."""
+    if (wrapped := _WRAPPED_IN_A_TAG.match(contents)) is not None:  # ``"<b>…</b>"``: what it wraps (review62b F3)
+        contents = wrapped.group("inner")
     value = contents.strip()
     if _a_signed_word(value):
         return True

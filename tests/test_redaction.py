@@ -527,6 +527,21 @@ def test_a_secret_in_html_loses_its_value_and_keeps_its_tags(before: str, after:
 
 
 @pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ('{"password": "<b>Zx81kQ2mPq7LrT0v</b>"}', '{"password": "[redacted:secret]"}'),
+        ('password: "<code>Zx81kQ2mPq7LrT0v</code>"', 'password: "[redacted:secret]"'),
+        ('--api-key "<code>Zx81kQ2mPq7LrT0v</code>"', '--api-key "[redacted:secret]"'),
+        ('password: "<b>required</b>"', 'password: "<b>required</b>"'),
+        ('token: "<code>${TOKEN}</code>"', 'token: "<code>${TOKEN}</code>"'),
+    ],
+)
+def test_a_quoted_secret_an_inline_element_wraps_is_redacted(before: str, after: str) -> None:
+    """review62b F3: a quoted value that is one element (JSON's, YAML's) was read with its tags, as no secret."""
+    assert redact(before) == after
+
+
+@pytest.mark.parametrize(
     "form", ["API_KEY_2_PROD = @@", "API_KEY1_PROD=@@", "TOKEN_1_STAGING: @@", "| API_KEY_2_PROD | @@ |"]
 )
 def test_a_numbered_name_with_a_stage_is_redacted_as_the_hooks_and_the_tools_read_it(form: str) -> None:

@@ -184,6 +184,7 @@ def test_a_megabyte_line_of_lowercase_secret_variables_or_their_tails_is_redacte
         ("password=<b>", False),  # (an inline element's tag before a value: review62b)
         ("--token <code>x", False),
         ("KEY=<i>$", False),
+        ('"password": "<b>x</b>', False),
         ("machine a password b ", False),
         ("default password x ", False),
         ("keykey", True),
