@@ -3461,7 +3461,7 @@ def _names_a_variable(parts: list[str]) -> bool:
 _WRAPPED_IN_A_TAG = Lazy(
     globals(),
     "_WRAPPED_IN_A_TAG",
-    r"[ \t]*<(?P<tag>b|strong|i|em|code|kbd|samp|tt|mark|u)>(?P<inner>[^<]*)</(?P=tag)>[ \t]*\Z",
+    r"[ \t]*<(?P<tag>(?i:b|strong|i|em|code|kbd|samp|tt|mark|u))>(?P<inner>[^<]*)</(?P=tag)>[ \t]*\Z",
 )
 
 
@@ -3470,8 +3470,7 @@ def _quoted_secret(contents: str, key: str) -> bool:
 
     A value with blanks is a passphrase (``password = "correct horse battery staple"``) unless it reads as words for
     people (``_words_for_people``); under a key naming a passphrase it is one whatever it reads as."""
-    if (wrapped := _WRAPPED_IN_A_TAG.match(contents)) is not None:  # ``"<b>…</b>"``: what it wraps (review62b F3)
-        contents = wrapped.group("inner")
+    contents = _unwrapped(contents)
     value = contents.strip()
     if _a_signed_word(value):
         return True
@@ -3480,6 +3479,12 @@ def _quoted_secret(contents: str, key: str) -> bool:
     if not any(c.isspace() for c in contents) or _key_words(key)[-1] == "passphrase":
         return True
     return not _words_for_people(value)
+
+
+def _unwrapped(contents: str) -> str:
+    """What a quoted value that is one inline element wraps (``"<b>…</b>"``: review62b F3), else the value."""
+    wrapped = _WRAPPED_IN_A_TAG.match(contents)
+    return contents if wrapped is None else wrapped.group("inner")
 
 
 #: How a sentence ends: a quoted value ending so is a message (``"Invalid token."``), not a passphrase, unless a word
@@ -3570,6 +3575,7 @@ def _assignment(match: re.Match[str]) -> str:
     key, named, begin = _assignment_key(text, match.start(), match.start("kq"))
     quote, value, sep = match.group("kq")[-1:], match.group("value"), match.group("sep")
     opening, contents, closing = _unquote(value)
+    contents = _unwrapped(contents) if opening else contents
     if key != named and not _a_made_key(contents.strip("*")):  # a label in prose: "API key: OPENAI_API_KEY"
         return whole
     before = text[begin - 1] if begin > 0 else "\n"

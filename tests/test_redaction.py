@@ -534,6 +534,10 @@ def test_a_secret_in_html_loses_its_value_and_keeps_its_tags(before: str, after:
         ('--api-key "<code>Zx81kQ2mPq7LrT0v</code>"', '--api-key "[redacted:secret]"'),
         ('password: "<b>required</b>"', 'password: "<b>required</b>"'),
         ('token: "<code>${TOKEN}</code>"', 'token: "<code>${TOKEN}</code>"'),
+        ('password: "<B>Zx81kQ2mPq7LrT0v</B>"', 'password: "[redacted:secret]"'),
+        # (what the same value without its tags is, it is with them: review62c F1, F2)
+        ("password: `<code>process.env.GITHUB_TOKEN</code>`", "password: `<code>process.env.GITHUB_TOKEN</code>`"),
+        ('API key: "<code>OPENAI_API_KEY</code>"', 'API key: "<code>OPENAI_API_KEY</code>"'),
     ],
 )
 def test_a_quoted_secret_an_inline_element_wraps_is_redacted(before: str, after: str) -> None:
