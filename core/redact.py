@@ -3131,7 +3131,8 @@ _NOT_A_CLOSING_TAG = r"<(?!/[A-Za-z][\w:-]*>)"
 #: value is what it wraps, the tags stay. Not before what no bare secret starts with (``_NO_SECRET_STARTS``) nor a
 #: reference's sign: ``<code>{{token}}`` stays a placeholder, and ``<b>$Zx…`` is read with its tag, as before
 #: (review62b F1, F2: read after the tag, a ``$`` made it a reference, and it was kept).
-_INLINE_TAG = r"<(?i:b|strong|i|em|code|kbd|samp|tt|mark|u)>(?![\s$%&(\[{<@!#?])"
+_INLINE_TAG_NAME = r"(?i:b|strong|i|em|code|kbd|samp|tt|mark|u)"
+_INLINE_TAG = rf"<{_INLINE_TAG_NAME}>(?![\s$%&(\[{{<@!#?])"
 _AN_INLINE_TAG = rf"(?:{_INLINE_TAG})?"
 _VALUE_CHAR = rf"""(?:[^\s"'`,;&)\]}}\\<]|{_NOT_A_CLOSING_TAG}|\\++(?![nrt]))"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
@@ -3461,7 +3462,7 @@ def _names_a_variable(parts: list[str]) -> bool:
 _WRAPPED_IN_A_TAG = Lazy(
     globals(),
     "_WRAPPED_IN_A_TAG",
-    r"[ \t]*<(?P<tag>(?i:b|strong|i|em|code|kbd|samp|tt|mark|u))>(?P<inner>[^<]*)</(?P=tag)>[ \t]*\Z",
+    rf"[ \t]*<(?P<tag>{_INLINE_TAG_NAME})>(?P<inner>[^<]*)</(?P=tag)>[ \t]*\Z",
 )
 
 
@@ -4181,7 +4182,7 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLOW_BARE_VALUE, ("name: ", "key: "), replace=_flow_bare_value),
     Rule("secret", _FLOW_VALUE_FIRST, ("name: ", "key: "), replace=lambda m: _flow_value_first(m)),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
-    Rule("secret", _COMMENTED, ("pass", "pw", "secret", "token", "key"), replace=_commented),
+    Rule("secret", _COMMENTED, SECRET_NOUNS, replace=_commented),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
 _SECRET_WORD = Rule("secret", _SECRET_VARIABLE, (), replace=_secret_word)

@@ -1542,7 +1542,7 @@ def _a_netlify_pair(text: str, lowered: str) -> bool:
 
 def _a_nouns_name(name: str) -> bool:
     """Whether a lowercase name holds a secret's noun, as every name ``redact.secret_key`` says yes to does."""
-    return any(noun in name for noun in ("pass", "pw", "secret", "token", "key"))
+    return any(noun in name for noun in SECRET_NOUNS)
 
 
 def _a_net_use_password(text: str, lowered: str) -> bool:
@@ -1707,7 +1707,7 @@ def _a_git_config_secret(text: str, lowered: str) -> bool:
 #: patterns; ``tests/test_redact_gate_needles.py`` checks that a text it says no to comes back from ``scrub`` as it
 #: was, over the tests' secrets, the bench's texts and mutations around each needle.
 NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
-    **dict.fromkeys(("pass", "pw", "secret", "token", "key"), _a_noun_given_a_value),
+    **dict.fromkeys(SECRET_NOUNS, _a_noun_given_a_value),
     **dict.fromkeys(("://", "@", "sentry"), _credentials_in_a_url),
     "--": _a_flag_named_a_secret,
     "-----": _a_key_value_table,

@@ -198,7 +198,8 @@ def test_a_megabyte_line_of_near_forms_of_a_secret_variable_is_redacted_in_time_
 ) -> None:
     """review60c F3's forms (``_SECRET_VARIABLE``'s kebab and dotted names, Make's signs, ``setx`` and ``set -gx``, a
     stage, a table's cell, a call's next argument; the gate's ``_NAME_APART``), the closing tag a value stops at, the
-    inline element's tag it may stand in, and a ``.netrc`` ``default`` asked for the entry right before it (``_MACHINE_ENTRY``): a line of a megabyte."""
+    inline element's tag it may stand in, and a ``.netrc`` ``default`` asked for the entry right before it
+    (``_MACHINE_ENTRY``): a line of a megabyte."""
     assert _cpu_seconds(1_000_000, tmp_path, unit, gate=gate) / _cpu_seconds(250_000, tmp_path, unit, gate=gate) < 8
 
 
