@@ -22,7 +22,7 @@ import sys
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from _socket import socket
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from typing import Any, NoReturn
 
 #: The socket's name in deja's home.
@@ -134,6 +134,18 @@ def fingerprint(folder: str) -> tuple[Any, ...]:
     return (*code_fingerprint(folder), sys.getfilesystemencoding(), sys.flags.utf8_mode, streams)
 
 
+def send_call(connection: socket, message: bytes, fds: Sequence[int]) -> None:
+    """Send a call on ``connection``: ``message`` after its length, with the descriptors ``fds`` (``SCM_RIGHTS``): how a
+    hook hands the server its call, and the server hands it on to its spare (``hook_server.Server._handed``)."""
+    from _socket import SCM_RIGHTS, SOL_SOCKET
+
+    data = len(message).to_bytes(_INT, "little") + message
+    streams = b"".join(fd.to_bytes(_INT, sys.byteorder) for fd in fds)
+    sent = connection.sendmsg([data], [(SOL_SOCKET, SCM_RIGHTS, streams)])
+    if sent < len(data):
+        connection.sendall(data[sent:])
+
+
 def answer(folder: str, command: str) -> None:
     """Have the server answer this hook call, and end this process with its exit code; return where it did not
     (``why_not`` says why, ``start_wanted`` whether to start one)."""
@@ -144,7 +156,7 @@ def answer(folder: str, command: str) -> None:
     if not path:
         return
     try:
-        from _socket import AF_UNIX, SCM_RIGHTS, SOCK_STREAM, SOL_SOCKET
+        from _socket import AF_UNIX, SOCK_STREAM
         from _socket import socket as Socket
     except ImportError:  # (no Unix sockets here)
         return
@@ -169,12 +181,8 @@ def answer(folder: str, command: str) -> None:
             return
         from posix import environ, getcwd
 
-        message = marshal.dumps((fingerprint(folder), sys.argv, getcwd(), dict(environ)))
-        data = len(message).to_bytes(_INT, "little") + message
-        fds = b"".join(fd.to_bytes(_INT, sys.byteorder) for fd in (0, 1, 2))
-        sent = connection.sendmsg([data], [(SOL_SOCKET, SCM_RIGHTS, fds)])
-        if sent < len(data):  # (a send of nothing raises EPIPE where the server, quick to decline, has hung up:
-            connection.sendall(data[sent:])  # its reply was lost, review55d F6)
+        # (a send of nothing raises EPIPE where the server, quick to decline, has hung up: its reply was lost, review55d F6)
+        send_call(connection, marshal.dumps((fingerprint(folder), sys.argv, getcwd(), dict(environ))), (0, 1, 2))
         try:
             reply = _receive(connection, 1, deadline)
         except TimeoutError:  # (it took this call's streams, and may yet answer on them: no second answer here)

@@ -99,6 +99,27 @@ def children_of(pid: int) -> list[int]:
     return [int(each) for each in path.read_text().split()] if path.exists() else []
 
 
+def _streams(process: int) -> tuple[str, ...] | None:
+    """What process ``process``'s standard streams are (None where it is gone)."""
+    try:
+        return tuple(os.readlink(f"/proc/{process}/fd/{fd}") for fd in range(3))
+    except OSError:
+        return None
+
+
+def answering(pid: int) -> list[int]:
+    """The children of server ``pid`` that took a call: their standard streams are their caller's, where the spare's,
+    forked ahead of the next call (``hook_server.Server._fork_spare``), are still the server's."""
+    own = _streams(pid)
+    return [child for child in children_of(pid) if (held := _streams(child)) is not None and held != own]
+
+
+def spares(pid: int) -> list[int]:
+    """The children of server ``pid`` waiting for a call: their standard streams are still the server's."""
+    own = _streams(pid)
+    return [child for child in children_of(pid) if _streams(child) == own]
+
+
 def catches(pid: int, signal_number: int) -> bool:
     """Whether process ``pid`` has a handler of its own for the signal (``SigCgt`` in Linux's ``/proc``): a served
     search sets its SIGTSTP one once it has read its child's pid, a child takes SIGINT back from the server's SIG_IGN.
@@ -242,7 +263,7 @@ def served_call(
 def _running_child(pid: int) -> tuple[int, str] | None:
     """The newest child of ``pid`` that still runs, and its folder; None while there is none (a child of an earlier
     call, killed with its harness, may still be listed as it ends: its ``/proc`` folder is gone a moment later)."""
-    for child in reversed(children_of(pid)):
+    for child in reversed(answering(pid)):
         try:
             return child, os.readlink(f"/proc/{child}/cwd")
         except FileNotFoundError:
@@ -340,7 +361,7 @@ def test_a_killed_servers_socket_is_run_past_and_replaced(
         wait_for("its socket", lambda: accepting(socket_of(serving.env)))  # (not the killed one's, left behind)
         _, payload = payloads(indexed_sample, "to-the-new-one")["prompt that recalls"]
         process = started_hook(site_packages, command, serving.env)
-        wait_for("a child of the new server", lambda: children_of(new), 10)
+        wait_for("a child of the new server", lambda: answering(new), 10)
         out, _ = process.communicate(json.dumps(payload).encode(), timeout=60)
         assert out == done.stdout
     finally:
@@ -380,8 +401,8 @@ def test_a_child_that_hangs_is_killed_and_the_hook_exits_0_within_its_budget(
     command, payload = payloads(indexed_sample, "hangs")["prompt that recalls"]
     started = time.monotonic()
     process = started_hook(site_packages, command, serving.env)
-    wait_for("a child of the server", lambda: children_of(serving.process.pid), 10)
-    child = children_of(serving.process.pid)[0]
+    wait_for("a child of the server", lambda: answering(serving.process.pid), 10)
+    child = answering(serving.process.pid)[0]
     os.kill(child, signal.SIGSTOP)
     out, err = process.communicate(json.dumps(payload).encode(), timeout=60)
     assert (process.returncode, out, err) == (0, b"", b"")
@@ -396,8 +417,8 @@ def test_a_child_that_dies_gives_exit_0_and_nothing(
 ) -> None:
     command, payload = payloads(indexed_sample, "dies")["prompt that recalls"]
     process = started_hook(site_packages, command, serving.env)
-    wait_for("a child of the server", lambda: children_of(serving.process.pid), 10)
-    os.kill(children_of(serving.process.pid)[0], signal.SIGKILL)
+    wait_for("a child of the server", lambda: answering(serving.process.pid), 10)
+    os.kill(answering(serving.process.pid)[0], signal.SIGKILL)
     out, err = process.communicate(json.dumps(payload).encode(), timeout=60)
     assert (process.returncode, out, err) == (0, b"", b"")
     assert "the hook server's child ended without an answer" in (indexed_sample.home / "hooks.log").read_text()
@@ -472,8 +493,8 @@ def test_a_hook_killed_by_its_harness_takes_its_child_with_it(
         stdout=subprocess.PIPE,
         env=serving.env,
     )
-    wait_for("a child of the server", lambda: children_of(serving.process.pid), 10)
-    child = children_of(serving.process.pid)[0]
+    wait_for("a child of the server", lambda: answering(serving.process.pid), 10)
+    child = answering(serving.process.pid)[0]
     os.kill(child, signal.SIGSTOP)  # (as a child stuck in its work)
     process.kill()
     process.communicate(timeout=30)
@@ -526,7 +547,7 @@ def test_a_server_a_hook_started_without_a_locale_serves_the_next_hook(site_pack
         server = int((home / hook_client.LOCK_NAME).read_text())
         second = started_hook(site_packages, "hook-prompt", env)  # (stdin left open: a served call's child waits on it)
         try:
-            wait_for("a child of the server answering the second hook", lambda: children_of(server), 5)
+            wait_for("a child of the server answering the second hook", lambda: answering(server), 5)
         finally:
             second.communicate(json.dumps({**LOCALE_PROMPT, "conversation_id": "second"}).encode(), timeout=60)
         assert second.returncode == 0
@@ -867,8 +888,8 @@ def test_a_ctrl_c_reaches_a_real_servers_child_at_work(serving: Served, site_pac
     terminal = HeldTerminal()
     search = terminal.search(site_packages, serving.env)
     try:
-        wait_for("a child at work", lambda: children_of(serving.process.pid), 30)
-        child = children_of(serving.process.pid)[0]
+        wait_for("a child at work", lambda: answering(serving.process.pid), 30)
+        child = answering(serving.process.pid)[0]
         wait_for("the pid read", lambda: catches(search.pid, signal.SIGTSTP) and catches(child, signal.SIGINT), 30)
         search.send_signal(signal.SIGINT)
         time.sleep(0.5)
@@ -886,8 +907,8 @@ def test_a_ctrl_z_stops_a_served_searchs_child_and_fg_lets_it_go_on(serving: Ser
     terminal = HeldTerminal()
     search = terminal.search(site_packages, serving.env)
     try:
-        wait_for("a child at work", lambda: children_of(serving.process.pid), 30)
-        child = children_of(serving.process.pid)[0]
+        wait_for("a child at work", lambda: answering(serving.process.pid), 30)
+        child = answering(serving.process.pid)[0]
         wait_for("the pid read", lambda: catches(search.pid, signal.SIGTSTP), 30)
         search.send_signal(signal.SIGTSTP)  # (the terminal's Ctrl-Z)
         wait_for("both stopped", lambda: _state(search.pid) == "T" and _state(child) == "T", 10)
@@ -907,8 +928,8 @@ def test_a_server_killed_during_a_search_takes_its_child_with_it(serving: Served
     terminal = HeldTerminal()
     search = terminal.search(site_packages, serving.env)
     try:
-        wait_for("a child at work", lambda: children_of(serving.process.pid), 30)
-        child = children_of(serving.process.pid)[0]
+        wait_for("a child at work", lambda: answering(serving.process.pid), 30)
+        child = answering(serving.process.pid)[0]
         serving.process.kill()
         _, err = search.communicate(timeout=20)
         assert search.returncode == 1, err
@@ -982,3 +1003,65 @@ def test_doctor_says_a_server_of_another_locale_leaves_this_shells_searches_unse
         assert f"hook server: runs (pid {server.process.pid}): its children answer the hooks\n" in alike, alike
     finally:
         server.stop()
+
+
+# --------------------------------------------------------------------------- the spare, forked ahead of the next call
+
+
+def test_the_next_call_is_answered_by_the_spare_the_server_forked_ahead_of_it(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    alone = {**serving.env, hook_client.SWITCH: "0"}
+    command, payload = payloads(indexed_sample, "to-the-spare")["prompt that recalls"]
+    wait_for("a spare", lambda: spares(serving.process.pid), 10)
+    (spare,) = spares(serving.process.pid)
+    call = served_call(serving, site_packages, command, payload)
+    assert call.child == spare, "the call went to a child forked for it"
+    own = launch(site_packages, command, payloads(indexed_sample, "in-its-own-process")["prompt that recalls"][1], alone)
+    assert (call.done.returncode, call.done.stdout, call.done.stderr) == (own.returncode, own.stdout, own.stderr)
+    wait_for("the next spare", lambda: [each for each in spares(serving.process.pid) if each != spare], 10)
+
+
+def test_a_spare_rehearsing_writes_nothing_into_deja_s_home(site_packages: Path, indexed_sample: Sample) -> None:
+    """Its rehearsal reads the index as a prompt hook does, and no more: no log line, no conversation state."""
+    home = Path(indexed_sample.env["DEJA_HOME"])
+    before = {path: path.stat().st_mtime_ns for path in home.rglob("*") if path.is_file()}
+    server = Served(site_packages, {**indexed_sample.env, **SWITCH})
+    try:
+        wait_for("a spare", lambda: spares(server.process.pid), 10)
+        time.sleep(1.0)  # (its rehearsal's reads done: well under a second on the sample)
+        after = {path: path.stat().st_mtime_ns for path in home.rglob("*") if path.is_file()}
+    finally:
+        server.stop()
+    server_files = {home / hook_client.LOCK_NAME}
+    assert {path: at for path, at in after.items() if path not in server_files} == before
+
+
+def test_a_spare_that_was_killed_leaves_the_next_call_to_a_child_forked_for_it(
+    serving: Served, site_packages: Path, indexed_sample: Sample
+) -> None:
+    wait_for("a spare", lambda: spares(serving.process.pid), 10)
+    (spare,) = spares(serving.process.pid)
+    os.kill(spare, signal.SIGKILL)
+    wait_for("the spare's end", lambda: not running(spare), 10)
+    command, payload = payloads(indexed_sample, "after-the-spare")["prompt that recalls"]
+    call = served_call(serving, site_packages, command, payload)
+    assert call.child != spare and call.done.returncode == 0
+    assert "Past turns" in json.loads(call.done.stdout)["additional_context"]
+
+
+def test_the_spare_ends_with_the_server_that_forked_it(serving: Served, site_packages: Path) -> None:
+    """A server that steps aside (``deja uninstall``), or is killed, leaves no spare waiting for a call forever."""
+    wait_for("a spare", lambda: spares(serving.process.pid), 10)
+    (spare,) = spares(serving.process.pid)
+    socket_of(serving.env).unlink()  # (what ``hook_server.stop`` does)
+    wait_for("the spare's end", lambda: not running(spare), 10)
+    serving.process.wait(10)
+    second = Served(site_packages, serving.env)
+    try:
+        wait_for("a spare of the second server", lambda: spares(second.process.pid), 10)
+        (spare,) = spares(second.process.pid)
+        second.process.kill()
+        wait_for("its spare's end", lambda: not running(spare), 10)
+    finally:
+        second.stop()
