@@ -142,8 +142,8 @@ def send_call(connection: socket, message: bytes, fds: Sequence[int]) -> None:
     data = len(message).to_bytes(_INT, "little") + message
     streams = b"".join(fd.to_bytes(_INT, sys.byteorder) for fd in fds)
     sent = connection.sendmsg([data], [(SOL_SOCKET, SCM_RIGHTS, streams)])
-    if sent < len(data):
-        connection.sendall(data[sent:])
+    if sent < len(data):  # (a send of nothing raises EPIPE where the server, quick to decline, has hung up: its reply
+        connection.sendall(data[sent:])  # was lost, review55d F6)
 
 
 def answer(folder: str, command: str) -> None:
@@ -181,7 +181,6 @@ def answer(folder: str, command: str) -> None:
             return
         from posix import environ, getcwd
 
-        # (a send of nothing raises EPIPE where the server, quick to decline, has hung up: its reply was lost, review55d F6)
         send_call(connection, marshal.dumps((fingerprint(folder), sys.argv, getcwd(), dict(environ))), (0, 1, 2))
         try:
             reply = _receive(connection, 1, deadline)

@@ -40,6 +40,8 @@ IDLE_SECONDS = 600.0
 CHECK_SECONDS = 1.0
 #: How long it waits for a caller's message once connected (a caller sends it at once).
 RECEIVE_SECONDS = 1.0
+#: How long handing a call on to the spare may take (a spare that said it is ready reads it at once).
+HAND_SECONDS = 1.0
 #: A server started less than this long ago (the lock's time) is not started again: one that cannot start is not
 #: retried on every hook call.
 RESTART_SECONDS = 30.0
@@ -360,8 +362,8 @@ class Server:
         self.stopping = False
         self.wake_read, self.wake_write = oscalls.pipe()
         #: The child forked ahead of the next call (``_fork_spare``), and whether one is wanted where there is none:
-        #: from the start, not after a spare that ended without a call or one that could not be forked (it would go
-        #: so again) until a call has ended.
+        #: from the start, but not after a spare that ended without a call (killed, say) or one that could not be
+        #: forked, until a call has ended (it could go so again and again).
         self.spare: _Spare | None = None
         self.spare_wanted = True
         self._catch_children()
@@ -404,7 +406,6 @@ class Server:
             if not self.stopping and self._should_stop():
                 self._stop_listening()
         self.listener.close()
-        self._drop_spare()
 
     def _take(self) -> None:
         """Accept one call and hand it to a child; the caller is told why where it is not."""
@@ -461,8 +462,9 @@ class Server:
 
     def _fork_spare(self) -> None:
         """Fork the child that takes the next call: it rehearses one (``_rehearse``) and says it is ready. A call
-        handed to it starts at its own work, where a child forked for the call waited for the fork and then paid, on
-        its first writes, what the rehearsal paid: about 3 ms of every hook. It is forked as soon as the spare before
+        handed to it starts at its own work, where a child forked for the call waited for the fork (about 1 ms) and
+        then paid, on its first writes, what the rehearsal paid (about 2 ms more of a recalling prompt at 1k
+        sessions). It is forked as soon as the spare before
         it has taken its call, so it rehearses while that call runs (on the core its caller, waiting, leaves idle),
         and is ready for the next even when hooks come one right after another (a tool's pre- and post-hook)."""
         from _socket import AF_UNIX, SOCK_STREAM, socketpair
@@ -487,7 +489,7 @@ class Server:
         self.spare = _Spare(pid, ours)
 
     def _hear_spare(self) -> None:
-        """The spare said it is ready, or ended (its socket closed: a rehearsal that could not end well)."""
+        """The spare said it is ready, or ended (its socket closed)."""
         spare = self.spare
         assert spare is not None
         try:
@@ -497,8 +499,7 @@ class Server:
         if said == READY:
             spare.ready = True
         else:
-            self._drop_spare()
-            self.spare_wanted = False
+            self._spare_ended()
 
     def _handed(self, fds: list[int], message: Any) -> int | None:
         """Hand the call (its streams ``fds`` and ``message``) to the spare where it is ready: its pid, or None
@@ -507,7 +508,7 @@ class Server:
         if spare is None or not spare.ready:
             return None
         try:
-            spare.channel.settimeout(RECEIVE_SECONDS)
+            spare.channel.settimeout(HAND_SECONDS)
             hook_client.send_call(spare.channel, marshal.dumps(message), fds)
         except OSError:
             kill(spare.pid)
@@ -518,10 +519,16 @@ class Server:
         return spare.pid
 
     def _drop_spare(self) -> None:
-        """Let the spare go: its socket closed, it ends without a call (``_wait_for_a_call``)."""
+        """Let the spare go: its socket closed, it ends without a call (``_wait_for_a_call``); in a child, its copy
+        of the socket closed."""
         if self.spare is not None:
             self.spare.channel.close()
             self.spare = None
+
+    def _spare_ended(self) -> None:
+        """The spare ended without a call: let it go, and want no other until a call has ended."""
+        self._drop_spare()
+        self.spare_wanted = False
 
     def _refusal(self, message: Any, fds: list[int], peer: int) -> bytes:
         """What to answer instead of a child: STALE to a caller of another deja (this server steps aside), DECLINED
@@ -616,7 +623,7 @@ class Server:
             if not pid:
                 return
             if self.spare is not None and pid == self.spare.pid:
-                self._drop_spare()
+                self._spare_ended()
             conn, _ = self.calls.pop(pid, (None, 0.0))
             if conn is None:
                 continue
@@ -653,6 +660,8 @@ class Server:
         to be taken hears at once and answers in its own process."""
         self.stopping = True
         self.listener.close()
+        if self.spare is not None:  # (one stuck in its rehearsal, on a hung disk, would not see its socket close)
+            kill(self.spare.pid)
         self._drop_spare()
         if self.own is not None and _identity(self.path) == self.own:
             _remove(self.path)
@@ -696,10 +705,13 @@ def _rehearse(home: str) -> None:
     """Do, in a spare before it has a call, what a prompt hook does with the index of the server's home (``home``):
     open it and recall for ``REHEARSAL``, nothing shown nor written. The pages of the server's objects a call writes
     to (their reference counts, the interpreter's caches in the code it runs) are copied into the spare now, rather
-    than one by one as the call first touches them (for a recalling prompt at 1k sessions, 1,230 of those copies
-    were 570 after a rehearsal, and the call 2 ms shorter). Nothing read here is kept for the call, which reads the
-    index, the settings and its caller's environment as its own. A rehearsal that fails (no index yet, another
-    deja's format) leaves the spare as a child forked for the call would be."""
+    than one by one as the call first touches them (a recalling prompt at 1k sessions: about 1,230 of those copies
+    became about 500, and its work 2 ms shorter). Nothing read from the index is kept for the call, which reads the
+    index, the settings and its caller's environment as its own: what stays is what pure functions of a text
+    remember (its terms, a pattern compiled), and the fault points' counts start again (``faults.forget_passes``). A
+    rehearsal that fails (no index yet, another deja's format) leaves the spare as a child forked for the call."""
+    from ..core import faults
+
     try:
         from ..core.index.light import LIGHT
         from ..core.index.reader import Index
@@ -708,6 +720,8 @@ def _rehearse(home: str) -> None:
         recall_for(Index.open(home, LIGHT), REHEARSAL, "safe", set(), set())
     except Exception:  # noqa: BLE001 - whatever a rehearsal meets is no call's failure
         return
+    finally:
+        faults.forget_passes()
 
 
 def take_environment(environment: dict[bytes, bytes]) -> None:

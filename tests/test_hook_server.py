@@ -85,12 +85,16 @@ def wait_for(what: str, check: Any, seconds: float = 30) -> None:
 
 
 def running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie does not; one reaped between the two looks is gone)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    state = Path(f"/proc/{pid}/stat")
-    return not state.exists() or state.read_text().split(") ")[-1][:1] != "Z"
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:  # (reaped since the kill's look; or no ``/proc`` here, where the kill's look says)
+        return not Path("/proc/self").exists()
+    return state.split(") ")[-1][:1] != "Z"
 
 
 def children_of(pid: int) -> list[int]:
@@ -1017,7 +1021,9 @@ def test_the_next_call_is_answered_by_the_spare_the_server_forked_ahead_of_it(
     (spare,) = spares(serving.process.pid)
     call = served_call(serving, site_packages, command, payload)
     assert call.child == spare, "the call went to a child forked for it"
-    own = launch(site_packages, command, payloads(indexed_sample, "in-its-own-process")["prompt that recalls"][1], alone)
+    own = launch(
+        site_packages, command, payloads(indexed_sample, "in-its-own-process")["prompt that recalls"][1], alone
+    )
     assert (call.done.returncode, call.done.stdout, call.done.stderr) == (own.returncode, own.stdout, own.stderr)
     wait_for("the next spare", lambda: [each for each in spares(serving.process.pid) if each != spare], 10)
 
@@ -1037,17 +1043,44 @@ def test_a_spare_rehearsing_writes_nothing_into_deja_s_home(site_packages: Path,
     assert {path: at for path, at in after.items() if path not in server_files} == before
 
 
-def test_a_spare_that_was_killed_leaves_the_next_call_to_a_child_forked_for_it(
+def test_a_spare_killed_is_not_replaced_before_a_call_and_the_call_gets_a_child_forked_for_it(
     serving: Served, site_packages: Path, indexed_sample: Sample
 ) -> None:
+    """One that ends without a call could end so again and again: the next spare comes once a call has ended."""
     wait_for("a spare", lambda: spares(serving.process.pid), 10)
     (spare,) = spares(serving.process.pid)
     os.kill(spare, signal.SIGKILL)
     wait_for("the spare's end", lambda: not running(spare), 10)
+    time.sleep(1.5)  # (a server's loop looks again within a second: ``CHECK_SECONDS``)
+    assert spares(serving.process.pid) == [], "a spare forked again before any call"
     command, payload = payloads(indexed_sample, "after-the-spare")["prompt that recalls"]
     call = served_call(serving, site_packages, command, payload)
     assert call.child != spare and call.done.returncode == 0
     assert "Past turns" in json.loads(call.done.stdout)["additional_context"]
+    wait_for("a spare after the call", lambda: spares(serving.process.pid), 10)
+
+
+def test_a_spare_stuck_in_its_rehearsal_leaves_calls_to_children_forked_for_them_and_ends_with_the_server(
+    site_packages: Path, indexed_sample: Sample
+) -> None:
+    """Its rehearsal reads the index (the spare of a server whose environment stops a process reading the manifest
+    stops there), a call finds no spare ready and is answered all the same, and the server stepping aside kills a
+    spare that would never see its socket close (a hung disk)."""
+    stopping = {"DEJA_FAULT": "reader-read-manifest", "DEJA_FAULT_SIGNAL": "STOP"}
+    server = Served(site_packages, {**indexed_sample.env, **SWITCH, **stopping})
+    try:
+        wait_for("a spare", lambda: spares(server.process.pid), 10)
+        (spare,) = spares(server.process.pid)
+        wait_for("the spare stopped reading the index", lambda: _state(spare) == "T", 10)
+        command, payload = payloads(indexed_sample, "past-a-stuck-spare")["prompt that recalls"]
+        call = served_call(server, site_packages, command, payload, {**indexed_sample.env, **SWITCH})
+        assert call.child != spare and call.done.returncode == 0
+        assert "Past turns" in json.loads(call.done.stdout)["additional_context"]
+        socket_of(server.env).unlink()  # (what ``hook_server.stop`` does)
+        wait_for("the stuck spare's end", lambda: not running(spare), 10)
+        server.process.wait(10)
+    finally:
+        server.stop()
 
 
 def test_the_spare_ends_with_the_server_that_forked_it(serving: Served, site_packages: Path) -> None:
