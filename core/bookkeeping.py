@@ -87,10 +87,17 @@ class BookkeepingDamaged(IndexUnreadable):
     """A bookkeeping file is missing, cut short or not what was written: the next refresh rebuilds the index."""
 
 
-def read_record(path: Path, kind: type[Any]) -> Any:
-    """A bookkeeping file decoded as ``kind``, or BookkeepingDamaged naming it."""
+#: A decoder for each kind of bookkeeping file, made once at import (see ``index.records._MANIFEST``).
+_DECODERS: dict[Any, msgspec.msgpack.Decoder[Any]] = {
+    kind: msgspec.msgpack.Decoder(kind) for kind in (State, dict[str, ChatState], dict[str, str])
+}
+
+
+def read_record(path: Path, kind: Any) -> Any:
+    """A bookkeeping file decoded as ``kind`` (``State``, a shard's ``dict[str, ChatState]`` or a database's
+    fingerprints, ``dict[str, str]``), or BookkeepingDamaged naming it."""
     try:
-        return msgspec.msgpack.decode(path.read_bytes(), type=kind)
+        return _DECODERS[kind].decode(path.read_bytes())
     except FileNotFoundError:
         raise BookkeepingDamaged(f"{path} is missing") from None
     except OSError as exc:

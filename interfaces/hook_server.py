@@ -5,9 +5,10 @@ A hook is mostly Python starting and loading deja (``hook_client`` says how much
 that did both starts at the hook's own work. The launcher (``interfaces/hook.py``) starts the server, as
 ``<python> -I -S <launcher> serve-hooks``, the first time a hook finds none (``start_beside``: detached, its
 standard streams on the null device, so it never holds Cursor's pipes). It listens on ``hook-server.sock`` in deja's
-home (a 0700 folder; the socket 0600), takes calls from its own user only, and for each forks a child that puts the
+home (a 0700 folder; the socket 0600), takes calls from its own user only, and hands each to a child that puts the
 caller's standard streams, folder, environment and arguments in place of its own and runs the hook as the launcher
-does (``deja.interfaces.entry.main``); when the child ends the server sends the caller its exit code.
+does (``deja.interfaces.entry.main``); when the child ends the server sends the caller its exit code. The child is
+forked ahead of the call where it can be (the spare: ``Server._fork_spare``), else when the call comes.
 
 No module a hook imports keeps state taken at import from the environment, the folder, the time or the files (the
 settings, the folders, the time zone are read when called; ``tests/test_hook_server.py`` runs calls from two homes

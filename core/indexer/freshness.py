@@ -67,9 +67,13 @@ class Freshness(msgspec.Struct):
     hot: dict[str, CliState] = {}
 
 
+#: The record's decoder, made once at import (see ``index.records._MANIFEST``).
+_RECORD = msgspec.json.Decoder(Freshness)
+
+
 def load(directory: Path) -> Freshness | None:
     try:
-        return msgspec.json.decode((directory / RECORD).read_bytes(), type=Freshness)
+        return _RECORD.decode((directory / RECORD).read_bytes())
     except (OSError, msgspec.DecodeError):
         return None
 

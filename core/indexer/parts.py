@@ -56,14 +56,13 @@ class Written(msgspec.Struct):
         """
         frames = _frames(self.spilled)
         held = _by_shard(self.where, self.chats)
-        decoder = msgspec.msgpack.Decoder(_Records)
         with contextlib.ExitStack() as stack:
             files = {path: stack.enter_context(open(path, "rb")) for path in self.spilled}
             for number in sorted(frames.keys() | held.keys()):
                 records = held.pop(number, _Records({}, {}))
                 for path, offset, length in frames.get(number, []):
                     files[path].seek(offset)
-                    more = decoder.decode(files[path].read(length))
+                    more = _RECORDS.decode(files[path].read(length))
                     records.where.update(more.where)
                     records.chats.update(more.chats)
                 yield number, records.where, records.chats
@@ -76,6 +75,10 @@ class _Records(msgspec.Struct):
 
     where: dict[str, Location]
     chats: dict[str, ChatState]
+
+
+#: A spill file frame's decoder, made once at import (see ``index.records._MANIFEST``).
+_RECORDS = msgspec.msgpack.Decoder(_Records)
 
 
 def _by_shard(where: dict[str, Location], chats: dict[str, ChatState]) -> dict[int, _Records]:

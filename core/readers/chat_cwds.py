@@ -20,7 +20,7 @@ refresh that files a chat by its project's slug.
 import os
 import time
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..lean_msgspec import msgspec
 from ..private import replace_private
@@ -50,6 +50,8 @@ class Cache(Summary):
 
 
 Kept = TypeVar("Kept", Summary, Cache)
+#: The cache's decoders, as its summary and whole, made once at import (see ``index.records._MANIFEST``).
+_DECODERS: dict[Any, msgspec.msgpack.Decoder[Any]] = {kind: msgspec.msgpack.Decoder(kind) for kind in (Summary, Cache)}
 
 
 def chat_cwds(roots: list[Path], cache: Path | None) -> list[Cwd]:
@@ -121,7 +123,7 @@ def _load(cache: Path | None, kind: type[Kept]) -> Kept:
     if cache is None:
         return kind()
     try:
-        return msgspec.msgpack.decode(cache.read_bytes(), type=kind)
+        return _DECODERS[kind].decode(cache.read_bytes())
     except (OSError, msgspec.DecodeError):
         return kind()
 
