@@ -465,9 +465,9 @@ class Server:
         """Fork the child that takes the next call: it rehearses one (``_rehearse``) and says it is ready. A call
         handed to it starts at its own work, where a child forked for the call waited for the fork (about 1 ms) and
         then paid, on its first writes, what the rehearsal paid (about 2 ms more of a recalling prompt at 1k
-        sessions). It is forked as soon as the spare before
-        it has taken its call, so it rehearses while that call runs (on the core its caller, waiting, leaves idle),
-        and is ready for the next even when hooks come one right after another (a tool's pre- and post-hook)."""
+        sessions). It is forked as soon as the spare before it has taken its call, so it rehearses while that call
+        runs (on the core its caller, waiting, leaves idle), and is ready for the next even when hooks come one right
+        after another (a tool's pre- and post-hook)."""
         from _socket import AF_UNIX, SOCK_STREAM, socketpair
         from posix import fork
 
