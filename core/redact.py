@@ -1647,6 +1647,90 @@ def _table_rows(match: re.Match[str]) -> str:
 _TABLE_ROW = Lazy(globals(), "_TABLE_ROW", r"[ \t]*([\w.-]*)([ \t]{2,})?(.*)")
 
 
+def _grid(match: re.Match[str]) -> str:
+    """A Markdown table's rows, or a text table's (``mysql``'s, ``psql``'s, between ``+---+`` borders), with each
+    cell that gives a secret replaced: the cell after one naming a secret (``| DB_PASSWORD | Xk9… |``, a ``Key``/
+    ``Value`` table) and each cell under a header naming one (``| user | password |``, then ``| admin | Xk9… |``).
+    No separator marks such a value, so it must look made, as a sentence's must (``_looks_made``): ``| password |
+    string |`` (a schema's type), ``| token | required |`` stay. A header row (the one a ``|---|`` row or a border
+    follows) gives no value: ``| Password | Notes |``."""
+    table = match.group(0)
+    lines = table.split("\n")
+    ruled = [_GRID_RULE.fullmatch(line) is not None for line in lines]
+    rows = [_Cell.row(line) if "|" in line and not rule else [] for line, rule in zip(lines, ruled, strict=True)]
+    header = next((n for n in range(len(rows) - 1) if rows[n] and ruled[n + 1]), -1)
+    named = {n: cell for n, cell in enumerate(rows[header]) if cell.names_a_secret()} if header >= 0 else {}
+    out: list[str] = []
+    at = last = 0
+    for n, (line, cells) in enumerate(zip(lines, rows, strict=True)):
+        given = {i + 1: cell for i, cell in enumerate(cells) if cell.names_a_secret()} if n > header else {}
+        for i in sorted(given.keys() | named.keys() if n > header else ()):
+            if i < len(cells) and cells[i].gives_a_secret((named.get(i) or given[i]).name()):
+                start, end = cells[i].value_span()
+                out += (table[last : at + start], "[redacted:secret]")
+                last = at + end
+        at += len(line) + 1
+    return "".join(out) + table[last:]
+
+
+class _Cell:
+    """A table row's cell (``_grid``): where it starts and ends in its row, its text, whether a ``|`` closes it."""
+
+    __slots__ = ("closed", "end", "start", "text")
+
+    def __init__(self, start: int, end: int, text: str, closed: bool) -> None:
+        self.start, self.end, self.text, self.closed = start, end, text, closed
+
+    @staticmethod
+    def row(line: str) -> list[_Cell]:
+        """A row's cells between its ``|`` (a ``\\|`` is one inside a cell); the text after the last ``|`` is a
+        cell only where it holds more than blanks (``| a | b``)."""
+        bars = [at for at in range(len(line)) if line[at] == "|" and (at == 0 or line[at - 1] != "\\")]
+        cells = [_Cell(start + 1, end, line[start + 1 : end], True) for start, end in zip(bars, bars[1:], strict=False)]
+        tail = line[bars[-1] + 1 :].rstrip("\r")
+        return [*cells, _Cell(bars[-1] + 1, bars[-1] + 1 + len(tail), tail, False)] if tail.strip() else cells
+
+    def name(self) -> str:
+        """The cell's text without its blanks and its code or bold marks."""
+        return self.text.strip(" \t\r").strip("`*")
+
+    def names_a_secret(self) -> bool:
+        """Whether a ``|`` closes the cell and it names a secret (``secret_key``), in code or bold or not (two marks
+        at most on each side: ``redaction._a_noun_given_a_value`` asks for a noun so before a ``|``)."""
+        text = self.text.strip(" \t")
+        marks = max(len(text) - len(text.lstrip("`*")), len(text) - len(text.rstrip("`*")))
+        return self.closed and marks <= 2 and bool(self.name()) and secret_key(self.name())
+
+    def gives_a_secret(self, name: str) -> bool:
+        """Whether the cell is one value (no blank inside, in code or not) that looks made (``_looks_made``), given
+        a secret ``name``d."""
+        value = self.text.strip(" \t\r").strip("`")
+        if not value or any(c.isspace() for c in value) or value.startswith("[redacted:"):
+            return False
+        return _looks_made(value, password=_a_passwords_name(name))
+
+    def value_span(self) -> tuple[int, int]:
+        """Where the cell's value is in its row: its blanks and code marks left out."""
+        inner = self.text.strip(" \t\r")
+        start = self.start + len(self.text) - len(self.text.lstrip(" \t")) + len(inner) - len(inner.lstrip("`"))
+        return start, start + len(inner.strip("`"))
+
+
+def _a_passwords_name(name: str) -> bool:
+    """Whether a secret's name (``DB password``, ``PGPASSWORD``, ``admin_pw``) is a password's: its value may be a
+    weak one (``hunter22``: ``_looks_made``)."""
+    return any(word.endswith(_PASSWORDS_NAMES) for word in _key_words(name)[-1:])
+
+
+_PASSWORDS_NAMES = ("password", "passwd", "passphrase", "passcode", "pwd", "pw", "pass")
+
+
+#: A row that rules a table: Markdown's ``|---|:--:|``, a text table's ``+----+----+``.
+_GRID_RULE = Lazy(
+    globals(), "_GRID_RULE", r"[ \t]*(?:\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?|\+[-=+]+\+)[ \t]*\r?"
+)
+
+
 class _SecretData:
     """The replace of a Kubernetes Secret's ``data:``/``stringData:`` map (``kubectl get secret -o yaml|json``) for
     one text, made afresh for each (``Rule.fresh``): every value there is a secret whatever its key (a
@@ -2915,6 +2999,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         ("-----",),
         replace=_table_rows,
     ),
+    # A Markdown table, or a text table between ``+---+`` borders: its rows, one after another (the needle: a row's
+    # ``|``, asked for a noun right before it as an assignment's before its ``:``: ``redaction._a_noun_given_a_value``).
+    Rule(
+        "secret",
+        r"(?m)^(?:[ \t]*(?:\|[^\n]*|\+[-=+]+\+[ \t]*\r?)(?:\n|\Z))+",
+        ("|",),
+        replace=_grid,
+    ),
     Rule(
         # ``terraform output -json``: a value Terraform itself marks ``"sensitive": true``: a string, or an object, a
         # map or a list (nested eight deep: a type says object, then its fields, at each level), which becomes one string.
@@ -3131,8 +3223,11 @@ _NOT_A_CLOSING_TAG = r"<(?!/[A-Za-z][\w:-]*>)"
 #: value is what it wraps, the tags stay. Not before what no bare secret starts with (``_NO_SECRET_STARTS``) nor a
 #: reference's sign: ``<code>{{token}}`` stays a placeholder, and ``<b>$Zx…`` is read with its tag, as before
 #: (review62b F1, F2: read after the tag, a ``$`` made it a reference, and it was kept).
-_INLINE_TAG_NAME = r"(?i:b|strong|i|em|code|kbd|samp|tt|mark|u)"
-_INLINE_TAG = rf"<{_INLINE_TAG_NAME}>(?![\s$%&(\[{{<@!#?])"
+#: Its attributes (``<code class="secret">``) are read over, and up to three such tags in a row (``<b><i>…``): the
+#: value is what the innermost wraps.
+_INLINE_TAG_NAME = r"(?i:b|strong|i|em|code|kbd|samp|tt|mark|u|span|var)"
+_TAG_ATTRIBUTES = r"""(?:[ \t]+[\w:.-]+(?:=(?:"[^"<>\n]*"|'[^'<>\n]*'|[\w.:-]+))?)*[ \t]*"""
+_INLINE_TAG = rf"(?:<{_INLINE_TAG_NAME}{_TAG_ATTRIBUTES}>){{1,3}}(?![\s$%&(\[{{<@!#?])"
 _AN_INLINE_TAG = rf"(?:{_INLINE_TAG})?"
 _VALUE_CHAR = rf"""(?:[^\s"'`,;&)\]}}\\<]|{_NOT_A_CLOSING_TAG}|\\++(?![nrt]))"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
@@ -3189,7 +3284,7 @@ _FLAG = (
 #: does, instead of trying the pattern at every place: a log's ``KeyError: 'password'`` paid for a whole scan. The
 #: class holds what ``(?i)i`` matches, the dotted and dotless i too.)
 _SQL = r"(?:[Ii\u0130\u0131](?i:dentified\s+by)|[Ww](?i:ith\s+(?:encrypted\s+)?password))\s+'([^'\n]+)'"
-_XML = rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>"
+_XML = rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>{_AN_INLINE_TAG}(?P<value>[^<\s]+)(?:</{_INLINE_TAG_NAME}>){{0,3}}</(?P=tag)>"
 #: A setting whose name is given as a value, then its value: a .NET ``web.config``'s ``<add key="ApiKey"
 #: value="…"/>``, Spring's and Ant's ``<property name="password" value="…"/>``, a JSON list of ``{"name":
 #: "DB_PASSWORD", "value": "…"}`` (a container's environment; escaped inside a JSON string too, as ``aws ecs
@@ -3462,7 +3557,7 @@ def _names_a_variable(parts: list[str]) -> bool:
 _WRAPPED_IN_A_TAG = Lazy(
     globals(),
     "_WRAPPED_IN_A_TAG",
-    rf"[ \t]*<(?P<tag>{_INLINE_TAG_NAME})>(?P<inner>[^<]*)</(?P=tag)>[ \t]*\Z",
+    rf"[ \t]*<(?P<tag>{_INLINE_TAG_NAME}){_TAG_ATTRIBUTES}>(?P<inner>[^<]*)</(?P=tag)>[ \t]*\Z",
 )
 
 
@@ -3731,6 +3826,30 @@ def _flag(match: re.Match[str]) -> str:
     ):
         return whole
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
+
+
+#: An HTML form's password field given a value (``<input type="password" value="…">``), its attributes in any order:
+#: a field named for a secret is the setting rules' (``name="password" value="…"``), but ``type`` says it too.
+_PASSWORD_INPUT = (
+    r"(?i:<input)\b(?=[^<>]*?\b(?i:type)[ \t]*=[ \t]*[\"']?(?i:password)\b)[^<>]*?\b(?i:value)[ \t]*=[ \t]*"
+    r"(?P<q>[\"'])(?P<value>(?:(?!(?P=q))[^<>\n])+)(?P=q)"
+)
+#: An HTML table's or definition list's pair: a cell naming a secret, then the cell that gives it
+#: (``<th>Password</th><td>…</td>``, ``<td>API key</td> <td>…</td>``, ``<dt>Token</dt><dd>…</dd>``), each in an
+#: inline element or not. As in a Markdown table (``_grid``), the value must look made.
+_CELL_PAIR = (
+    rf"<(?P<kt>(?i:t[dh]|dt))\b{_TAG_ATTRIBUTES}>[ \t]*{_AN_INLINE_TAG}(?P<name>[^<>\n]{{1,80}}?)"
+    rf"(?:</{_INLINE_TAG_NAME}>){{0,3}}[ \t]*</(?P=kt)>\s*<(?P<vt>(?i:td|dd))\b{_TAG_ATTRIBUTES}>[ \t]*"
+    rf"{_AN_INLINE_TAG}(?P<value>[^<>\s]+)(?:</{_INLINE_TAG_NAME}>){{0,3}}[ \t]*</(?P=vt)>"
+)
+
+
+def _cell_pair(match: re.Match[str]) -> str:
+    """A cell naming a secret and the next one giving it (``_CELL_PAIR``), its value replaced where it looks made."""
+    name, value = match.group("name").strip(), match.group("value")
+    if not secret_key(name) or not _looks_made(value, password=_a_passwords_name(name)):
+        return match.group(0)
+    return _marked(match, "value", "[redacted:secret]")
 
 
 def _tagged(match: re.Match[str]) -> str:
@@ -4173,6 +4292,8 @@ def _a_signed_literal(value: str) -> bool:
 _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLAG, ("--",), replace=_flag),
     Rule("secret", _XML, ("</",), replace=_tagged),
+    Rule("secret", _PASSWORD_INPUT, ("<input",), group="value", check=lambda m: _plain_value(m.group("value"), "pw")),
+    Rule("secret", _CELL_PAIR, ("</td>", "</th>", "</dt>"), replace=_cell_pair),
     Rule("secret", _KEY_VALUE, _SETTING_NEEDLES, replace=_key_value, again=True),
     Rule("secret", _VALUE_KEY, _SETTING_NEEDLES, replace=_key_value),
     Rule("secret", _KEY_VALUE_LINES, ("name: ", "key: "), replace=_key_value_lines, again=True),

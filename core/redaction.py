@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (37: a secret variable's word under a name in any case and spaced any way (``secret_key: …``, ``secretKey=…``,
+#: (38: a value a table gives a secret's name where it looks made (Markdown's, a text table's between ``+---+``
+#: borders, HTML's ``<th>…</th><td>…</td>``), under a column named for one too; ``<input type="password" value=…>``;
+#: an inline element around a value with attributes, nested or a ``<span>``/``<var>``, inside an element named for
+#: the secret too (``<password><b>…</b></password>``): red64;
+#: 37: a secret variable's word under a name in any case and spaced any way (``secret_key: …``, ``secretKey=…``,
 #: ``SECRET_KEY =…``, ``SECRET_KEY:…``), and the tail after another rule's marker kept (``…=[redacted:openai-key]/index``);
 #: a quoted or a Kubernetes env entry's value under a secret name a substitution only when it is one whole (a Django
 #: key in JSON, ``"%fqf#…"``, or ``value: $k2!…``): red60 (review59e F2, F3, F4); a URL's password holding a ``/``
@@ -92,7 +96,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 37
+RULES_VERSION = 38
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
@@ -166,12 +170,12 @@ NETRC_GATE = r"\A(?>(?:(?!(?:machine|default)\s)[\s\S])*)(?:machine|default)\s[\
 #: ``ARGUMENT_WORDS`` as a pattern's alternatives, a word's ``(`` read as itself (``login(``).
 _ARGUMENT_WORDS_PATTERN = "|".join(word.replace("(", "\\(") for word in ARGUMENT_WORDS)
 #: A word holding a secret's noun set apart from a value by no ``:`` or ``=`` (``redact._SECRET_VARIABLE``): a
-#: Markdown table's cell (``| SECRET_KEY | … |``), a call's first argument (``setdefault("SECRET_KEY", "…")``), a
+#: Markdown table's cell (``| SECRET_KEY | … |``, in code or bold: ``| **Password** | … |``), a call's first argument (``setdefault("SECRET_KEY", "…")``), a
 #: name Windows' ``setx`` or fish's ``set -gx`` gives a value. (The word is read from its start, its noun looked for
 #: ahead: read from each noun in it, a word of ``keykey…`` would take time growing with its square.)
 _A_WORD_NAMING_A_SECRET = rf"(?=[\w.-]*?(?i:{'|'.join(SECRET_NOUNS)}))[\w.-]*+"
 _NAME_APART = (
-    rf"(?<![\w.-]){_A_WORD_NAMING_A_SECRET}(?:`?[ \t]*\||[\"'],)"
+    rf"(?<![\w.-]){_A_WORD_NAMING_A_SECRET}(?:[`*]{{0,2}}[ \t]*\||[\"'],)"
     rf"|(?<![^\s;&|?(=+\"'\[,`>])(?i:setx|set(?:[ \t]+-[a-z]+)+)[ \t]+{_A_WORD_NAMING_A_SECRET}[ \t]"
 )
 
@@ -639,10 +643,12 @@ def _assigned_from(text: str, start: int) -> int:
 
 
 def _may_hold_a_secret(text: str) -> bool:
-    """Whether a person's text (a prompt, a value typed) names a secret or holds what may be a key, as written or as
-    a terminal shows it (``_and_as_seen``): only such a text loads the rules in ``without_secrets``."""
+    """Whether a person's text (a prompt, a value typed) names a secret, holds what may be a key or a table's cell
+    naming a secret (``| DB_PASSWORD | … |``), as written or as a terminal shows it (``_and_as_seen``): only such a text loads the rules in ``without_secrets``."""
     return any(
-        may_name_a_secret(read.lower()) or any(may_be_a_key(word) for word in read.split())
+        may_name_a_secret(read.lower())
+        or any(may_be_a_key(word) for word in read.split())
+        or _a_cell_naming_a_secret(read)
         for read in _and_as_seen(text)
     )
 
@@ -688,7 +694,7 @@ def _may_pass_a_gate(text: str) -> bool:
 #: or of the assignments (``SECRET_NOUNS``). A lowercase needle is looked for in the lowercased text,
 #: any other as written, as ``redact`` looks for them; ``tests/test_redact_lazy.py`` checks that these are the
 #: rules' own.
-KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerconfigjson", ":\t>", ":\t|", ":   >",
+KEYED_NEEDLES = ('"sensitive"', "--", "-----", "|", "<input", "</td>", "</th>", "</dt>", "--cookie", "-b", "-u", ".dockerconfigjson", ":\t>", ":\t|", ":   >",
                  ":   |", ":  >", ":  |", ": >", ": |", "://", "</", "> auth", ">auth", "@", "E\t", "ENV", "auth",
                  "npmAuthIdent", "YARN_NPM_AUTH_IDENT",
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
@@ -819,8 +825,9 @@ NAME_STAGES = ("prod", "production", "dev", "development", "staging", "stage", "
 
 
 def _a_noun_given_a_value(text: str, lowered: str) -> bool:
-    """What the rules called on by ``pass``, ``pw``, ``secret``, ``token`` and ``key`` need around one: a noun with
-    a ``:`` or ``=`` after it (``redact._NOUN_SEP``, every assignment's), a comment after a blank and a word holding
+    """What the rules called on by ``pass``, ``pw``, ``secret``, ``token``, ``key`` and ``|`` need around one: a noun
+    with a ``:`` or ``=`` after it (``redact._NOUN_SEP``, every assignment's) or a ``|`` (a table's cell naming a
+    secret: ``redact._grid``), a comment after a blank and a word holding
     one (``redact._COMMENTED``, whose ``_commented`` asks ``secret_key`` of that word), or ``gh secret set``.
     "12 passed", ``KeyError: 'id'`` and "duplicate key value" hold none of them."""
     for stem, ends in _NOUN_ENDS.items():
@@ -975,6 +982,30 @@ def _an_element_named_a_secret(text: str, lowered: str) -> bool:
             return True
         at = text.find("</", at + 2)
     return False
+
+
+def _a_cell_naming_a_secret(text: str) -> bool:
+    """Whether a word holding a noun (``SECRET_NOUNS``) is followed, after two code or bold marks at most and blanks,
+    by a ``|``: a table's cell naming a secret (``| DB_PASSWORD |``, ``| **API key** |``), which ``redact._grid``
+    reads a value after or under. A prompt's ``cat log | grep token`` holds none."""
+    lowered = text.lower()
+    for stem in SECRET_NOUNS:
+        at = lowered.find(stem)
+        while at != -1:
+            end = at + len(stem)
+            while end < len(text) and (text[end].isalnum() or text[end] in "_.-"):
+                end += 1
+            marks = _after(text, end, "`*")
+            if marks - end <= 2 and text.startswith("|", _after(text, marks, " \t")):
+                return True
+            at = lowered.find(stem, at + 1)
+    return False
+
+
+def _a_noun_anywhere(text: str, lowered: str) -> bool:
+    """Whether ``lowered`` holds a noun (``SECRET_NOUNS``) anywhere: what an HTML table's cell naming a secret holds
+    (``redact._CELL_PAIR``: ``<th>Password</th><td>…</td>``). A page of results with none loads no rules."""
+    return any(noun in lowered for noun in SECRET_NOUNS)
 
 
 def _an_auth_given(text: str, lowered: str) -> bool:
@@ -1707,12 +1738,13 @@ def _a_git_config_secret(text: str, lowered: str) -> bool:
 #: patterns; ``tests/test_redact_gate_needles.py`` checks that a text it says no to comes back from ``scrub`` as it
 #: was, over the tests' secrets, the bench's texts and mutations around each needle.
 NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
-    **dict.fromkeys(SECRET_NOUNS, _a_noun_given_a_value),
+    **dict.fromkeys((*SECRET_NOUNS, "|"), _a_noun_given_a_value),  # (``|``: a table's cell naming a secret before it)
     **dict.fromkeys(("://", "@", "sentry"), _credentials_in_a_url),
     "--": _a_flag_named_a_secret,
     "-----": _a_key_value_table,
     "define": _a_define_call,
     "</": _an_element_named_a_secret,
+    **dict.fromkeys(("</td>", "</th>", "</dt>"), _a_noun_anywhere),
     "auth": _an_auth_given,
     "-b": _a_cookie_option,
     "password": _a_password_rule_may_match,

@@ -267,6 +267,8 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "sentry": ["keyed:://([A-Za-z0-9]{8,})"],
         "--": ["keyed:--(?<![\\w-]--)(?i:[\\"],
         "-----": ["keyed:(?m)^[ \\t]*Key[ \\t]+"],
+        "|": ["keyed:(?m)^(?:[ \\t]*(?:\\|["],
+        **dict.fromkeys(("</td>", "</th>", "</dt>"), ["keyed:<(?P<kt>(?i:t[dh]|dt"]),
         "define": ["keyed:(?i:\\bdefine)[ \\t]*\\"],
         "</": ["keyed:<(?P<tag>(?i:[\\w.-]*"],
         "auth": ["keyed:(?<![\\w.-])_?auth\\\\?", "keyed:auth\\\\?['\\\"]?[ \\t]*["],

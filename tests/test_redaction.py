@@ -515,6 +515,19 @@ def test_a_django_key_under_a_near_form_of_a_secret_name_is_redacted_whole(form:
         ("token=<b>${TOKEN}</b>", "token=<b>${TOKEN}</b>"),
         ("token=<code>{{token}}</code>", "token=<code>{{token}}</code>"),  # (review62b F2)
         ("password=<b>$Zx81kQ2mPq7LrT0v</b>", "password=[redacted:secret]</b>"),  # (F1: read with its tag, as before)
+        # (its attributes, two elements nested, a ``<span>``, a ``<var>``; an element named for the secret around one)
+        (
+            'password=<code class="secret">Zx81kQ2mPq7LrT0v</code>',
+            'password=<code class="secret">[redacted:secret]</code>',
+        ),
+        ("api_key: <b><i>Zx81kQ2mPq7LrT0v</i></b>", "api_key: <b><i>[redacted:secret]</i></b>"),
+        (
+            "password: <span style='color:red'>Xy7kq9Lm22</span>",
+            "password: <span style='color:red'>[redacted:secret]</span>",
+        ),
+        ("--token=<var>Zx81kQ2mPq7LrT0v</var>", "--token=<var>[redacted:secret]</var>"),
+        ("<password><b>Xy7kq9Lm22</b></password>", "<password><b>[redacted:secret]</b></password>"),
+        ('password=<span class="x">{{ password }}</span>', 'password=<span class="x">{{ password }}</span>'),
         # (a ``</`` inside a password is no closing tag: the value runs on, review61c F3)
         ("DB_PASSWORD=Xk9</mQ2#zLp8vR", "DB_PASSWORD=[redacted:secret]"),
         ("SECRET_KEY=ab</cd9$kq7!zz(3)mm", "SECRET_KEY=[redacted:secret]"),
@@ -535,6 +548,7 @@ def test_a_secret_in_html_loses_its_value_and_keeps_its_tags(before: str, after:
         ('password: "<b>required</b>"', 'password: "<b>required</b>"'),
         ('token: "<code>${TOKEN}</code>"', 'token: "<code>${TOKEN}</code>"'),
         ('password: "<B>Zx81kQ2mPq7LrT0v</B>"', 'password: "[redacted:secret]"'),
+        ("password: \"<code class='k'>Zx81kQ2mPq7LrT0v</code>\"", 'password: "[redacted:secret]"'),
         # (what the same value without its tags is, it is with them: review62c F1, F2)
         ("password: `<code>process.env.GITHUB_TOKEN</code>`", "password: `<code>process.env.GITHUB_TOKEN</code>`"),
         ('API key: "<code>OPENAI_API_KEY</code>"', 'API key: "<code>OPENAI_API_KEY</code>"'),
