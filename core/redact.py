@@ -31,6 +31,7 @@ from .redaction import (
     TOKEN_GATE,
     WORD_CHARS,
     a_netrc_entry,
+    cell_name,
     element_name,
     enabled,
     escape_ending,
@@ -1648,24 +1649,28 @@ _TABLE_ROW = Lazy(globals(), "_TABLE_ROW", r"[ \t]*([\w.-]*)([ \t]{2,})?(.*)")
 
 
 def _grid(match: re.Match[str]) -> str:
-    """A Markdown table's rows, or a text table's (``mysql``'s, ``psql``'s, between ``+---+`` borders), with each
-    cell that gives a secret replaced: the cell after one naming a secret (``| DB_PASSWORD | Xk9… |``, a ``Key``/
-    ``Value`` table) and each cell under a header naming one (``| user | password |``, then ``| admin | Xk9… |``).
-    No separator marks such a value, so it must look made, as a sentence's must (``_looks_made``): ``| password |
-    string |`` (a schema's type), ``| token | required |`` stay. A header row (the one a ``|---|`` row or a border
-    follows) gives no value: ``| Password | Notes |``."""
+    """A Markdown table's rows, or a text table's (``mysql``'s, between ``+---+`` borders), with each cell that gives
+    a secret replaced: the cell after one naming a secret (``| DB_PASSWORD | Xk9… |``, a ``Key``/``Value`` table;
+    not in a column whose header says it describes the name, ``| api_key | UUIDv4 |`` under ``| Field | Type |``)
+    and each cell under a header naming one (``| user | password |``, then ``| admin | Xk9… |``). No separator marks
+    such a value, so it must look made, as a sentence's must (``_a_cells_secret``): ``| password | string |``,
+    ``| token | required |`` stay. A header row (the one a ``|---|`` row or a border follows) gives no value."""
     table = match.group(0)
+    if not any(noun in table.lower() for noun in SECRET_NOUNS):  # (a table of anything else: no row is read)
+        return table
     lines = table.split("\n")
-    ruled = [_GRID_RULE.fullmatch(line) is not None for line in lines]
+    ruled = [_GRID_RULE.fullmatch(line.strip()) is not None for line in lines]
     rows = [_Cell.row(line) if "|" in line and not rule else [] for line, rule in zip(lines, ruled, strict=True)]
     header = next((n for n in range(len(rows) - 1) if rows[n] and ruled[n + 1]), -1)
+    heads = [cell.name.lower() for cell in rows[header]] if header >= 0 else []
     named = {n: cell for n, cell in enumerate(rows[header]) if cell.names_a_secret()} if header >= 0 else {}
     out: list[str] = []
     at = last = 0
     for n, (line, cells) in enumerate(zip(lines, rows, strict=True)):
         given = {i + 1: cell for i, cell in enumerate(cells) if cell.names_a_secret()} if n > header else {}
-        for i in sorted(given.keys() | named.keys() if n > header else ()):
-            if i < len(cells) and cells[i].gives_a_secret((named.get(i) or given[i]).name()):
+        given = {i: cell for i, cell in given.items() if i >= len(heads) or heads[i] not in _DESCRIBING}
+        for i in sorted(given.keys() | (named.keys() if n > header else set())):
+            if i < len(cells) and cells[i].gives_a_secret((named.get(i) or given[i]).name):
                 start, end = cells[i].value_span()
                 out += (table[last : at + start], "[redacted:secret]")
                 last = at + end
@@ -1673,47 +1678,99 @@ def _grid(match: re.Match[str]) -> str:
     return "".join(out) + table[last:]
 
 
+#: A column's header that says its cells describe the name beside them rather than give its value (``| Field |
+#: Type |``: ``| signing_key | Ed25519 |`` there is a type).
+_DESCRIBING = frozenset(
+    [
+        "type",
+        "types",
+        "kind",
+        "description",
+        "desc",
+        "notes",
+        "note",
+        "comment",
+        "comments",
+        "format",
+        "encoding",
+        "algorithm",
+        "scope",
+        "scopes",
+        "purpose",
+        "usage",
+        "meaning",
+        "location",
+        "file",
+        "source",
+        "where",
+        "required",
+        "optional",
+        "status",
+        "length",
+        "size",
+        "owner",
+        "permissions",
+    ]
+)
+
+
 class _Cell:
     """A table row's cell (``_grid``): where it starts and ends in its row, its text, whether a ``|`` closes it."""
 
-    __slots__ = ("closed", "end", "start", "text")
+    __slots__ = ("closed", "end", "name", "start", "text")
 
     def __init__(self, start: int, end: int, text: str, closed: bool) -> None:
         self.start, self.end, self.text, self.closed = start, end, text, closed
+        #: The name the cell gives (``cell_name``), or "".
+        self.name = cell_name(text) if closed else ""
 
     @staticmethod
     def row(line: str) -> list[_Cell]:
-        """A row's cells between its ``|`` (a ``\\|`` is one inside a cell); the text after the last ``|`` is a
-        cell only where it holds more than blanks (``| a | b``)."""
-        bars = [at for at in range(len(line)) if line[at] == "|" and (at == 0 or line[at - 1] != "\\")]
+        """A row's cells between its ``|`` (one after an odd number of backslashes, ``\\|``, is inside a cell); the
+        text after the last ``|`` is a cell only where it holds more than blanks (``| a | b``)."""
+        bars = [at for at in range(len(line)) if line[at] == "|" and _unescaped(line, at)]
         cells = [_Cell(start + 1, end, line[start + 1 : end], True) for start, end in zip(bars, bars[1:], strict=False)]
         tail = line[bars[-1] + 1 :].rstrip("\r")
         return [*cells, _Cell(bars[-1] + 1, bars[-1] + 1 + len(tail), tail, False)] if tail.strip() else cells
 
-    def name(self) -> str:
-        """The cell's text without its blanks and its code or bold marks."""
-        return self.text.strip(" \t\r").strip("`*")
-
     def names_a_secret(self) -> bool:
-        """Whether a ``|`` closes the cell and it names a secret (``secret_key``), in code or bold or not (two marks
-        at most on each side: ``redaction._a_noun_given_a_value`` asks for a noun so before a ``|``)."""
-        text = self.text.strip(" \t")
-        marks = max(len(text) - len(text.lstrip("`*")), len(text) - len(text.rstrip("`*")))
-        return self.closed and marks <= 2 and bool(self.name()) and secret_key(self.name())
+        """Whether a ``|`` closes the cell and it names a secret (``secret_key``): what
+        ``redaction._a_cell_naming_a_secret`` looks for before a ``|``."""
+        return bool(self.name) and secret_key(self.name)
 
     def gives_a_secret(self, name: str) -> bool:
-        """Whether the cell is one value (no blank inside, in code or not) that looks made (``_looks_made``), given
-        a secret ``name``d."""
-        value = self.text.strip(" \t\r").strip("`")
-        if not value or any(c.isspace() for c in value) or value.startswith("[redacted:"):
-            return False
-        return _looks_made(value, password=_a_passwords_name(name))
+        """Whether the cell's value (``value_span``) is a secret ``name``d (``_a_cells_secret``)."""
+        start, end = self.value_span()
+        return _a_cells_secret(self.text[start - self.start : end - self.start], name)
 
     def value_span(self) -> tuple[int, int]:
-        """Where the cell's value is in its row: its blanks and code marks left out."""
+        """Where the cell's value is in its row: without its blanks and its code or bold marks; where the cell
+        starts with a code span, that span's (``| `Xk9…` (rotated monthly) |``)."""
+        lead = len(self.text) - len(self.text.lstrip(" \t"))
         inner = self.text.strip(" \t\r")
-        start = self.start + len(self.text) - len(self.text.lstrip(" \t")) + len(inner) - len(inner.lstrip("`"))
-        return start, start + len(inner.strip("`"))
+        closing = inner.find("`", 1)
+        if inner.startswith("`") and closing > 1 and inner[1] != "`":
+            return self.start + lead + 1, self.start + lead + closing
+        marks = len(inner) - len(inner.lstrip("`*"))
+        return self.start + lead + marks, self.start + lead + marks + len(inner.strip("`*"))
+
+
+def _unescaped(line: str, at: int) -> bool:
+    """Whether the character at ``at`` of ``line`` follows an even number of backslashes (none too)."""
+    before = at
+    while before and line[before - 1] == "\\":
+        before -= 1
+    return (at - before) % 2 == 0
+
+
+def _a_cells_secret(value: str, name: str) -> bool:
+    """Whether a table's cell gives a secret named ``name`` ``value``: one word that looks made (``_looks_made``),
+    but a number under any name but a password's: a table counts tokens (``| Token | 128000 |``) where a sentence
+    seldom does."""
+    if not value or any(c.isspace() for c in value) or value.startswith("[redacted:"):
+        return False
+    password = _a_passwords_name(name)
+    return (password or not value.isdigit()) and _looks_made(value, password=password)
 
 
 def _a_passwords_name(name: str) -> bool:
@@ -1725,10 +1782,9 @@ def _a_passwords_name(name: str) -> bool:
 _PASSWORDS_NAMES = ("password", "passwd", "passphrase", "passcode", "pwd", "pw", "pass")
 
 
-#: A row that rules a table: Markdown's ``|---|:--:|``, a text table's ``+----+----+``.
-_GRID_RULE = Lazy(
-    globals(), "_GRID_RULE", r"[ \t]*(?:\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?|\+[-=+]+\+)[ \t]*\r?"
-)
+#: A row that rules a table, its blanks stripped: Markdown's ``|---|:-:|`` (one dash or more a column, Org's ``|--+--|``
+#: too), a text table's ``+----+----+``.
+_GRID_RULE = Lazy(globals(), "_GRID_RULE", r"\|?(?::?-+:?[ \t]*[|+][ \t]*)*:?-+:?(?:[ \t]*\|)?|\+[-=+]+\+")
 
 
 class _SecretData:
@@ -3828,26 +3884,40 @@ def _flag(match: re.Match[str]) -> str:
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
 
 
-#: An HTML form's password field given a value (``<input type="password" value="…">``), its attributes in any order:
-#: a field named for a secret is the setting rules' (``name="password" value="…"``), but ``type`` says it too.
+#: An HTML form's password field given a value (``<input type="password" value="…">``), its attributes in any order
+#: (each read whole, so ``data-type`` or a ``placeholder``'s words are none): a field named for a secret is the
+#: setting rules' (``name="password" value="…"``), but ``type`` says it too.
+_HTML_ATTRIBUTE = r"""[\w:.-]+(?:[ \t]*=[ \t]*(?:"[^"<>]*"|'[^'<>]*'|[^\s"'<>`=]+))?"""
 _PASSWORD_INPUT = (
-    r"(?i:<input)\b(?=[^<>]*?\b(?i:type)[ \t]*=[ \t]*[\"']?(?i:password)\b)[^<>]*?\b(?i:value)[ \t]*=[ \t]*"
-    r"(?P<q>[\"'])(?P<value>(?:(?!(?P=q))[^<>\n])+)(?P=q)"
+    rf"(?i:<input)(?=(?:\s+{_HTML_ATTRIBUTE})*?\s+(?i:type)[ \t]*=[ \t]*[\"']?(?i:password)\b)"
+    rf"(?:\s+{_HTML_ATTRIBUTE})*?\s+(?i:(?:default)?value)[ \t]*=[ \t]*"
+    r"""(?:(?P<q>["'])(?P<value>(?:(?!(?P=q))[^<>\n])+)(?P=q)|(?P<bare>[^\s"'<>`=]+))"""
 )
+
+
+def _password_input(match: re.Match[str]) -> str:
+    """A password field's value (``_PASSWORD_INPUT``: quoted or not, React's ``defaultValue`` too) replaced, but a
+    reference or a placeholder (``{{ form.password }}``)."""
+    group = "value" if match.group("value") is not None else "bare"
+    if not _plain_value(match.group(group), "pw"):
+        return match.group(0)
+    return _marked(match, group, "[redacted:secret]")
+
+
 #: An HTML table's or definition list's pair: a cell naming a secret, then the cell that gives it
 #: (``<th>Password</th><td>…</td>``, ``<td>API key</td> <td>…</td>``, ``<dt>Token</dt><dd>…</dd>``), each in an
 #: inline element or not. As in a Markdown table (``_grid``), the value must look made.
 _CELL_PAIR = (
-    rf"<(?P<kt>(?i:t[dh]|dt))\b{_TAG_ATTRIBUTES}>[ \t]*{_AN_INLINE_TAG}(?P<name>[^<>\n]{{1,80}}?)"
-    rf"(?:</{_INLINE_TAG_NAME}>){{0,3}}[ \t]*</(?P=kt)>\s*<(?P<vt>(?i:td|dd))\b{_TAG_ATTRIBUTES}>[ \t]*"
-    rf"{_AN_INLINE_TAG}(?P<value>[^<>\s]+)(?:</{_INLINE_TAG_NAME}>){{0,3}}[ \t]*</(?P=vt)>"
+    rf"<(?P<kt>(?i:t[dh]|dt))\b{_TAG_ATTRIBUTES}>\s*{_AN_INLINE_TAG}(?P<name>[^<>\n]{{1,80}}?)"
+    rf"(?:</{_INLINE_TAG_NAME}>){{0,3}}\s*</(?P=kt)[ \t]*>\s*<(?P<vt>(?i:td|dd))\b{_TAG_ATTRIBUTES}>\s*"
+    rf"{_AN_INLINE_TAG}(?P<value>[^<>\s]+)(?:</{_INLINE_TAG_NAME}>){{0,3}}\s*</(?P=vt)[ \t]*>"
 )
 
 
 def _cell_pair(match: re.Match[str]) -> str:
     """A cell naming a secret and the next one giving it (``_CELL_PAIR``), its value replaced where it looks made."""
-    name, value = match.group("name").strip(), match.group("value")
-    if not secret_key(name) or not _looks_made(value, password=_a_passwords_name(name)):
+    name = match.group("name").strip()
+    if not secret_key(name) or not _a_cells_secret(match.group("value"), name):
         return match.group(0)
     return _marked(match, "value", "[redacted:secret]")
 
@@ -4292,7 +4362,7 @@ def _a_signed_literal(value: str) -> bool:
 _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLAG, ("--",), replace=_flag),
     Rule("secret", _XML, ("</",), replace=_tagged),
-    Rule("secret", _PASSWORD_INPUT, ("<input",), group="value", check=lambda m: _plain_value(m.group("value"), "pw")),
+    Rule("secret", _PASSWORD_INPUT, ("<input",), replace=_password_input),
     Rule("secret", _CELL_PAIR, ("</td>", "</th>", "</dt>"), replace=_cell_pair),
     Rule("secret", _KEY_VALUE, _SETTING_NEEDLES, replace=_key_value, again=True),
     Rule("secret", _VALUE_KEY, _SETTING_NEEDLES, replace=_key_value),
@@ -4321,7 +4391,8 @@ _SENTENCE_NOUN = (
 _BLANK = r"[ \t\u00a0]"
 #: "<noun> [<up to six words, the first a preposition or a person>] is|was|are|were|will be|has been [now|…]
 #: <value>" (the value may start the next line, after a JSON string's escaped ``\n`` too, as a Markdown list item or
-#: quote), "my password's <value>", "<noun> for|of|on|to <words>: <value>", "<noun> to <value>" (after "set",
+#: quote), "my password's <value>", "<noun> for|of|on|to <words>: <value>", "<noun> (<words>): <value>", "<noun> —
+#: <value>" (a dash or an arrow: an agent's list), "<noun> generated: <value>", "<noun> to <value>" (after "set",
 #: "change", …), or the noun and its value alone (after "use", "enter", …: ``_after_a_verb``). A word between the noun
 #: and its verb does not end a sentence (``.``, ``,``).
 _SENTENCE_WORD = r"[^\s:=]*[^\s:=.,;!?]"
@@ -4335,6 +4406,9 @@ _SENTENCE_LINK = (
     rf"(?:{_BLANK}*:?{_BLANK}*{_NEXT_LINE}(?:{_BLANK}*{_NEXT_LINE})?{_BLANK}*{_LINE_ITEM}?|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
     rf"|['\u2019]s{_BLANK}+"
     rf"|{_BLANK}+(?:for|of|on|to)(?:{_BLANK}+[^\s:=]+){{1,6}}?{_BLANK}*[:=]{_BLANK}*"
+    rf"|{_BLANK}*\([^()\n]{{1,40}}\)[*`]{{0,2}}{_BLANK}*[:=][*`]{{0,2}}{_BLANK}*"  # password (prod): …
+    rf"|{_BLANK}+(?:\u2014|\u2013|\u2192|->|--?){_BLANK}+"  # **password** — `…`, token → …
+    rf"|{_BLANK}+(?:re)?(?:generated|created|issued|rotated|reset|changed|updated)[*`]{{0,2}}{_BLANK}*:{_BLANK}*"
     r"|(?P<to> +to +)"
     r"|(?P<bare> +)"
 )
@@ -4349,9 +4423,12 @@ _SENTENCE_SECRET = Lazy(
     rf"|cred(?:ential)?s +(?:are|were|is) +[\w.@+-]+:(?!/)"  # credentials are admin:…
     rf")\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+(?:'[^\s\"'`]+)*)(?P=quote)",
 )
-#: The verb a noun given its value alone comes after ("use passphrase …", "enter the admin password …").
+#: The verb a noun given its value alone comes after ("use passphrase …", "enter the admin password …", "here is your
+#: token …").
 _VERB_BEFORE = Lazy(
-    globals(), "_VERB_BEFORE", r"(?a)\b(?:use|using|enter|try|with) +(?:(?:the|this|my|our) +)?(?:[a-z]+ +)?\Z"
+    globals(),
+    "_VERB_BEFORE",
+    r"(?a)\b(?:use|using|enter|try|with|here is|here's) +(?:(?:the|this|my|our|your) +)?(?:[a-z]+ +)?\Z",
 )
 #: The verb a noun given its value by "to" comes after ("set the password to …", "I changed my password to …").
 _SET_BEFORE = Lazy(

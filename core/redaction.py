@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 #: (38: a value a table gives a secret's name where it looks made (Markdown's, a text table's between ``+---+``
 #: borders, HTML's ``<th>…</th><td>…</td>``), under a column named for one too; ``<input type="password" value=…>``;
 #: an inline element around a value with attributes, nested or a ``<span>``/``<var>``, inside an element named for
-#: the secret too (``<password><b>…</b></password>``): red64;
+#: the secret too (``<password><b>…</b></password>``); a secret named in a sentence with a qualifier in brackets
+#: (``Password (prod): …``), a dash or an arrow (``**API key** — …``), a participle (``token generated: …``) or
+#: after "here is your": red64 (review64a F1-F12 after it);
 #: 37: a secret variable's word under a name in any case and spaced any way (``secret_key: …``, ``secretKey=…``,
 #: ``SECRET_KEY =…``, ``SECRET_KEY:…``), and the tail after another rule's marker kept (``…=[redacted:openai-key]/index``);
 #: a quoted or a Kubernetes env entry's value under a secret name a substitution only when it is one whole (a Django
@@ -170,12 +172,13 @@ NETRC_GATE = r"\A(?>(?:(?!(?:machine|default)\s)[\s\S])*)(?:machine|default)\s[\
 #: ``ARGUMENT_WORDS`` as a pattern's alternatives, a word's ``(`` read as itself (``login(``).
 _ARGUMENT_WORDS_PATTERN = "|".join(word.replace("(", "\\(") for word in ARGUMENT_WORDS)
 #: A word holding a secret's noun set apart from a value by no ``:`` or ``=`` (``redact._SECRET_VARIABLE``): a
-#: Markdown table's cell (``| SECRET_KEY | … |``, in code or bold: ``| **Password** | … |``), a call's first argument (``setdefault("SECRET_KEY", "…")``), a
+#: Markdown table's cell (``| SECRET_KEY | … |``, in code or bold, a word or a number after it: ``| **Password** |
+#: … |``, ``| API key 2 | … |``), a call's first argument (``setdefault("SECRET_KEY", "…")``), a
 #: name Windows' ``setx`` or fish's ``set -gx`` gives a value. (The word is read from its start, its noun looked for
 #: ahead: read from each noun in it, a word of ``keykey…`` would take time growing with its square.)
 _A_WORD_NAMING_A_SECRET = rf"(?=[\w.-]*?(?i:{'|'.join(SECRET_NOUNS)}))[\w.-]*+"
 _NAME_APART = (
-    rf"(?<![\w.-]){_A_WORD_NAMING_A_SECRET}(?:[`*]{{0,2}}[ \t]*\||[\"'],)"
+    rf"(?<![\w.-]){_A_WORD_NAMING_A_SECRET}(?:(?:[ \t]+[\w.:-]+){{0,4}}[`*]{{0,3}}[ \t]*\||[\"'],)"
     rf"|(?<![^\s;&|?(=+\"'\[,`>])(?i:setx|set(?:[ \t]+-[a-z]+)+)[ \t]+{_A_WORD_NAMING_A_SECRET}[ \t]"
 )
 
@@ -243,6 +246,21 @@ SENTENCE_LINKS = (
     "with ",
     " as ",
     *SENTENCE_PASSWORD_NAMES,
+    # (a qualifier in brackets, a dash or an arrow, a participle before a colon: "password (prod): …", "token → …")
+    " (",
+    " \u2014 ",
+    " \u2013 ",
+    " \u2192 ",
+    " -> ",
+    " - ",
+    " -- ",
+    "generated",
+    "created",
+    "issued",
+    "rotated",
+    " reset",
+    "changed",
+    "updated",
 )
 _VERB_ENDS = frozenset(" :\n\r\\")  # (a backslash: a JSON string's escaped line end, ``is\n``)
 
@@ -825,9 +843,8 @@ NAME_STAGES = ("prod", "production", "dev", "development", "staging", "stage", "
 
 
 def _a_noun_given_a_value(text: str, lowered: str) -> bool:
-    """What the rules called on by ``pass``, ``pw``, ``secret``, ``token``, ``key`` and ``|`` need around one: a noun
-    with a ``:`` or ``=`` after it (``redact._NOUN_SEP``, every assignment's) or a ``|`` (a table's cell naming a
-    secret: ``redact._grid``), a comment after a blank and a word holding
+    """What the rules called on by ``pass``, ``pw``, ``secret``, ``token`` and ``key`` need around one: a noun with
+    a ``:`` or ``=`` after it (``redact._NOUN_SEP``, every assignment's), a comment after a blank and a word holding
     one (``redact._COMMENTED``, whose ``_commented`` asks ``secret_key`` of that word), or ``gh secret set``.
     "12 passed", ``KeyError: 'id'`` and "duplicate key value" hold none of them."""
     for stem, ends in _NOUN_ENDS.items():
@@ -984,22 +1001,47 @@ def _an_element_named_a_secret(text: str, lowered: str) -> bool:
     return False
 
 
-def _a_cell_naming_a_secret(text: str) -> bool:
-    """Whether a word holding a noun (``SECRET_NOUNS``) is followed, after two code or bold marks at most and blanks,
-    by a ``|``: a table's cell naming a secret (``| DB_PASSWORD |``, ``| **API key** |``), which ``redact._grid``
-    reads a value after or under. A prompt's ``cat log | grep token`` holds none."""
-    lowered = text.lower()
-    for stem in SECRET_NOUNS:
-        at = lowered.find(stem)
-        while at != -1:
-            end = at + len(stem)
-            while end < len(text) and (text[end].isalnum() or text[end] in "_.-"):
-                end += 1
-            marks = _after(text, end, "`*")
-            if marks - end <= 2 and text.startswith("|", _after(text, marks, " \t")):
-                return True
-            at = lowered.find(stem, at + 1)
+def _a_cell_naming_a_secret(text: str, lowered: str = "") -> bool:
+    """Whether a ``|`` closes a table's cell that may name a secret: before it, after blanks and up to
+    ``CELL_MARKS`` code or bold marks, a run of what a name holds (``cell_name``) holding a noun
+    (``SECRET_NOUNS``): ``| DB_PASSWORD |``, ``| **API key** |``, ``| Token 1 |``. What ``redact._grid`` needs
+    before it reads a value from a table; a prompt's ``cat log | grep token`` holds none. (Each character is read
+    back from one ``|`` at most: a run stops at the ``|`` before it.)"""
+    at = text.find("|")
+    while at != -1:
+        end = at
+        while end and text[end - 1] in " \t\r":
+            end -= 1
+        marks = end
+        while marks and end - marks < CELL_MARKS and text[marks - 1] in "`*":
+            marks -= 1
+        start = marks
+        while start and (text[start - 1].isalnum() or text[start - 1] in _CELL_NAME_SIGNS):
+            start -= 1
+        run = text[start:marks].lower()
+        if any(noun in run for noun in SECRET_NOUNS):
+            return True
+        at = text.find("|", at + 1)
     return False
+
+
+#: The most code or bold marks around a table cell's name (``**`DB_PASSWORD`**``: three).
+CELL_MARKS = 3
+#: What a table cell's name holds but letters and digits.
+_CELL_NAME_SIGNS = frozenset("_.-: \t")
+
+
+def cell_name(cell: str) -> str:
+    """The name a table's cell gives: its text without its blanks and up to ``CELL_MARKS`` code or bold marks a side
+    (``**`DB_PASSWORD`**``), where what is left is letters, digits, blanks and ``_.-:``; else ""."""
+    text = cell.strip(" \t\r")
+    bare = text.strip("`*")
+    if len(text) - len(text.lstrip("`*")) > CELL_MARKS or len(text) - len(text.rstrip("`*")) > CELL_MARKS:
+        return ""
+    letters = bare
+    for sign in _CELL_NAME_SIGNS:
+        letters = letters.replace(sign, "")
+    return bare if not letters or letters.isalnum() else ""
 
 
 def _a_noun_anywhere(text: str, lowered: str) -> bool:
@@ -1738,7 +1780,8 @@ def _a_git_config_secret(text: str, lowered: str) -> bool:
 #: patterns; ``tests/test_redact_gate_needles.py`` checks that a text it says no to comes back from ``scrub`` as it
 #: was, over the tests' secrets, the bench's texts and mutations around each needle.
 NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
-    **dict.fromkeys((*SECRET_NOUNS, "|"), _a_noun_given_a_value),  # (``|``: a table's cell naming a secret before it)
+    **dict.fromkeys(SECRET_NOUNS, _a_noun_given_a_value),
+    "|": _a_cell_naming_a_secret,
     **dict.fromkeys(("://", "@", "sentry"), _credentials_in_a_url),
     "--": _a_flag_named_a_secret,
     "-----": _a_key_value_table,

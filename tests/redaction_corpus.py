@@ -1166,6 +1166,12 @@ SECRETS: list[Secret] = [
     Secret("sentence-password-for", "secret", _join("Qz8#", "mw3!Tv"), "password for prod db: {secret}"),
     Secret("sentence-pw", "secret", _join("hunter7", "hunter7"), "the root pw was {secret}."),
     Secret("sentence-passphrase", "secret", _join("Lp4$", "nx7&Rw"), "use passphrase {secret} to unlock the key"),
+    # A qualifier in brackets, a dash or an arrow, a participle, "here is your" (red64).
+    Secret("sentence-qualified", "secret", _join("Qz8#", "mw3!Tv"), "Password (prod): {secret}"),
+    Secret("sentence-dash", "secret", _join("Qz8#", "mw3!Tv"), "- **API key** \u2014 `{secret}`"),
+    Secret("sentence-arrow", "secret", _join("8f14e45f", "ceea167a"), "staging token \u2192 {secret}"),
+    Secret("sentence-generated", "secret", _join("8f14e45f", "ceea167a"), "New token generated: {secret}"),
+    Secret("sentence-here-is", "secret", _join("8f14e45f", "ceea167a"), "Here is your token {secret} (keep it)"),
     # A quote inside a made password, written or escaped, and a sign after it (review44g L3).
     Secret("sentence-apostrophe", "secret", _join("Xk9m'", "Pq2Lw7zR"), "the password is {secret} for the db"),
     Secret("sentence-escaped-apostrophe", "secret", _join("Xk9m\\u0027", "-Pq2Lw7zR"), "the password is {secret} end"),

@@ -457,6 +457,7 @@ SEEDS = [
     '{"' + "auth" + '": "' + "ZGVwbG95OlRyMHViNGRvciYzeA==" + '"}',
     "Key    Value\n---    -----\ndb_pw    " + "Xk9mPq2Lw7\n",
     "run it --db-pw " + "Xk9mPq2Lw7",
+    "influx setup -p " + "Xk9mPq2Lw7",  # (only ``_an_influx_password`` lets it through)
     "https://deploy:" + "Hunter2hunter2" + "@db.internal/app",
     "https://" + "Rk9mPq2Lw7Tz4Vb8Nc3Xd5F" + "@db.internal/app",
     "https://" + "abc123def456" + "@o1.ingest.sentry.io/1",

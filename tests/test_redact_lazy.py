@@ -186,6 +186,8 @@ SENTENCE_PIECES = [
     "creds are bob:", "Xy7#kq9!Lm", "8f14e45fceea167a", "hunter7hunter7",
     "**", "s", "'s ", "\u2019s ", " are", " were", " to ", " the db", "\u00a0", "\n", "(", ")", "*", "keys",
     "\\n", "\\r\\n", " and ", ", ", " / ", "**required**",
+    " (prod): ", " (", "):", " \u2014 ", " \u2192 ", " - ", " -> ", " -- ", " generated: ", " rotated:", "here is your ",
+    "here's the ", "Password (staging): ", "- **API key** \u2014 ",
 ]  # fmt: skip
 
 

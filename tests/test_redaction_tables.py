@@ -1,7 +1,7 @@
 """A secret in a table: Markdown's (``| DB_PASSWORD | … |``, ``| user | password |`` over its rows), a text
-table's between ``+---+`` borders (``mysql``'s, ``psql``'s) and HTML's (``<th>Password</th><td>…</td>``); and an HTML
-form's password field. No ``:`` or ``=`` marks a table's value, so each is read as a sentence's is: a value that
-looks made (``_looks_made``) is replaced, a word, a type or a placeholder stays."""
+table's between ``+---+`` borders (``mysql``'s) and HTML's (``<th>Password</th><td>…</td>``); and an HTML form's
+password field. No ``:`` or ``=`` marks a table's value, so each is read as a sentence's is: a value that looks made
+(``_looks_made``) is replaced, a word, a type or a placeholder stays."""
 
 from __future__ import annotations
 
@@ -11,35 +11,60 @@ from deja.core import redaction
 from deja.core.redact import redact
 
 PW = "Zx9mQ2vLp8Rt"
+P = pytest.param
 
 
 @pytest.mark.unit
 @pytest.mark.parametrize(
     ("table", "shown"),
     [
-        (
+        P(
             "| Variable | Value |\n|---|---|\n| DB_HOST | localhost |\n| DB_PASSWORD | Zx9mQ2vLp8Rt |\n",
             "| Variable | Value |\n|---|---|\n| DB_HOST | localhost |\n| DB_PASSWORD | [redacted:secret] |\n",
+            id="key-value",
         ),
-        ("| Password | `Zx9mQ2vLp8Rt` |", "| Password | `[redacted:secret]` |"),
-        ("| **API key** | Zx9mQ2vLp8Rt | the staging key |", "| **API key** | [redacted:secret] | the staging key |"),
-        ("|`STRIPE_SECRET`|Zx9mQ2vLp8Rt|", "|`STRIPE_SECRET`|[redacted:secret]|"),
-        ("| admin password | hunter22 |", "| admin password | [redacted:secret] |"),
-        (
+        P("| Password | `Zx9mQ2vLp8Rt` |", "| Password | `[redacted:secret]` |", id="in-code"),
+        P(
+            "| **API key** | Zx9mQ2vLp8Rt | the staging key |",
+            "| **API key** | [redacted:secret] | the staging key |",
+            id="bold-name",
+        ),
+        P("|`STRIPE_SECRET`|Zx9mQ2vLp8Rt|", "|`STRIPE_SECRET`|[redacted:secret]|", id="no-blanks"),
+        P("| **`DB_PASSWORD`** | Zx9mQ2vLp8Rt |", "| **`DB_PASSWORD`** | [redacted:secret] |", id="bold-and-code"),
+        P("| Backup token 2 | Zx9mQ2vLp8Rt |", "| Backup token 2 | [redacted:secret] |", id="words-after-the-noun"),
+        P("| admin password | hunter22 |", "| admin password | [redacted:secret] |", id="weak-password"),
+        P("| PIN password | 48213907 |", "| PIN password | [redacted:secret] |", id="digits-under-a-password"),
+        P(
+            "| DB_PASSWORD | `Zx9mQ2vLp8Rt` (rotated monthly) |",
+            "| DB_PASSWORD | `[redacted:secret]` (rotated monthly) |",
+            id="code-then-a-note",
+        ),
+        P(
             "| user | password | role |\n|:-----|:--------:|------|\n| admin | Zx9mQ2vLp8Rt | owner |\n"
             "| ci | `Qw8nB3xKp7Zs` | deploy |",
             "| user | password | role |\n|:-----|:--------:|------|\n| admin | [redacted:secret] | owner |\n"
             "| ci | `[redacted:secret]` | deploy |",
+            id="column",
         ),
-        (
+        P(
+            "| user | password |\n|:-|:-:|\n| admin | **Zx9mQ2vLp8Rt** |",
+            "| user | password |\n|:-|:-:|\n| admin | **[redacted:secret]** |",
+            id="short-rule-and-bold-value",
+        ),
+        P(
+            "| Name | Value | Notes |\n|---|---|---|\n| stripe secret | sk_Zx9mQ2vLp8Rt | live |",
+            "| Name | Value | Notes |\n|---|---|---|\n| stripe secret | [redacted:secret] | live |",
+            id="a-value-column",
+        ),
+        P(
             "+-------+--------------+\n| user  | password     |\n+-------+--------------+\n"
             "| admin | Zx9mQ2vLp8Rt |\n+-------+--------------+\n1 row in set",
             "+-------+--------------+\n| user  | password     |\n+-------+--------------+\n"
             "| admin | [redacted:secret] |\n+-------+--------------+\n1 row in set",
+            id="mysql",
         ),
-        ("  | token | Zx9mQ2vLp8Rt", "  | token | [redacted:secret]"),
+        P("  | token | Zx9mQ2vLp8Rt", "  | token | [redacted:secret]", id="no-closing-bar"),
     ],
-    ids=["key-value", "in-code", "bold-name", "no-blanks", "weak-password", "column", "mysql", "no-closing-bar"],
 )
 def test_a_secret_a_table_gives_is_replaced_and_the_rest_of_the_table_kept(table: str, shown: str) -> None:
     assert redact(table) == shown
@@ -49,28 +74,36 @@ def test_a_secret_a_table_gives_is_replaced_and_the_rest_of_the_table_kept(table
 @pytest.mark.parametrize(
     "table",
     [
-        "| Field | Type | Notes |\n|---|---|---|\n| password | string | hashed with argon2id |\n| token | required | |",
-        "| Password | Notes |\n|---|---|\n| Xq | Zx9mQ2vLp8Rt |",  # (a header row gives no value)
-        "| password | correct horse battery staple |",
-        "| password | ${DB_PASSWORD} |\n| token | <your-token> |\n| secret | xxxxxxxx |",
-        "| Key | Value |\n|---|---|\n| region | Zx9mQ2vLp8Rt |",
-        "| password hash | Zx9mQ2vLp8Rt |",
-        "cat notes.txt | grep password | Zx9mQ2vLp8Rt",
-        "| user | password |\n|---|---|\n| admin | [redacted:secret] |",
+        P(
+            "| Field | Type | Notes |\n|---|---|---|\n| password | string | hashed with argon2id |\n| token | required | |",
+            id="schema",
+        ),
+        P("| Field | Type |\n|---|---|\n| signing_key | Ed25519x |\n| api_key | UUIDv4abc |", id="a-type-column"),
+        P("| Password | Notes |\n|---|---|\n| Xq | Zx9mQ2vLp8Rt |", id="a-header-row-gives-no-value"),
+        P("| password | correct horse battery staple |", id="prose"),
+        P("| password | ${DB_PASSWORD} |\n| token | <your-token> |\n| secret | xxxxxxxx |", id="placeholders"),
+        P("| Key | Value |\n|---|---|\n| region | Zx9mQ2vLp8Rt |", id="not-named"),
+        P("| password hash | Zx9mQ2vLp8Rt |", id="a-hash"),
+        P("| Model | Token |\n|---|---|\n| gpt-4o | 128000 |\n| claude | 200000 |", id="counts"),
+        P("cat notes.txt | grep password | Zx9mQ2vLp8Rt", id="a-shell-pipe"),
+        P("| a | b |\n| \\| password | Zx9mQ2vLp8Rt |", id="an-escaped-bar"),
+        P("| user | password |\n|---|---|\n| admin | [redacted:secret] |", id="already-redacted"),
     ],
-    ids=["schema", "header-row", "prose", "placeholders", "not-named", "hash", "shell-pipe", "already-redacted"],
 )
 def test_a_table_giving_no_secret_comes_out_as_written(table: str) -> None:
     assert redact(table) == table
 
 
 @pytest.mark.unit
-def test_a_secret_in_a_table_loads_the_rules_where_the_failure_hook_asks() -> None:
-    """The gate a failed command's output passes before the rules load says yes to a table naming a secret: a
-    numbered name has no noun right before its ``|``."""
-    row = "| PASSWORD_2 | Zx9mQ2vLp8Rt |"
-    assert redaction._may_be_changed(row)
-    assert PW not in redaction.as_indexed(row, whatever_the_setting=True)
+@pytest.mark.parametrize(
+    "table",
+    ["| PASSWORD_2 | Zx9mQ2vLp8Rt |", "| Name | Value |\n|---|---|\n| Token 1 | Zx9mQ2vLp8Rt |"],
+)
+def test_a_secret_in_a_table_loads_the_rules_where_the_failure_hook_asks(table: str) -> None:
+    """The gate a failed command's output passes before the rules load says yes to a table naming a secret, a noun
+    with no sign after it too (a number, a word)."""
+    assert redaction._may_be_changed(table)
+    assert PW not in redaction.as_indexed(table, whatever_the_setting=True)
 
 
 @pytest.mark.unit
@@ -83,17 +116,40 @@ def test_a_prompt_pasting_such_a_table_asks_no_search_for_the_secret() -> None:
 @pytest.mark.parametrize(
     ("html", "shown"),
     [
-        ("<th>Password</th><td>Zx9mQ2vLp8Rt</td>", "<th>Password</th><td>[redacted:secret]</td>"),
-        (
+        P("<th>Password</th><td>Zx9mQ2vLp8Rt</td>", "<th>Password</th><td>[redacted:secret]</td>", id="th-td"),
+        P(
             '<tr>\n  <td class="k">API key</td>\n  <td><code>Zx9mQ2vLp8Rt</code></td>\n</tr>',
             '<tr>\n  <td class="k">API key</td>\n  <td><code>[redacted:secret]</code></td>\n</tr>',
+            id="td-td-in-code",
         ),
-        ("<dt>Token</dt><dd>Zx9mQ2vLp8Rt</dd>", "<dt>Token</dt><dd>[redacted:secret]</dd>"),
-        ("<td><b>DB password</b></td><td>hunter22</td>", "<td><b>DB password</b></td><td>[redacted:secret]</td>"),
-        ('<input value="Zx9mQ2vLp8Rt" type="password">', '<input value="[redacted:secret]" type="password">'),
-        ("<INPUT TYPE=password VALUE='Zx9mQ2vLp8Rt' />", "<INPUT TYPE=password VALUE='[redacted:secret]' />"),
+        P(
+            "<td>Password</td>\n<td>\n  Zx9mQ2vLp8Rt\n</td >",
+            "<td>Password</td>\n<td>\n  [redacted:secret]\n</td >",
+            id="a-cell-on-lines-of-its-own",
+        ),
+        P("<dt>Token</dt><dd>Zx9mQ2vLp8Rt</dd>", "<dt>Token</dt><dd>[redacted:secret]</dd>", id="dt-dd"),
+        P(
+            "<td><b>DB password</b></td><td>hunter22</td>",
+            "<td><b>DB password</b></td><td>[redacted:secret]</td>",
+            id="weak-password",
+        ),
+        P(
+            '<input value="Zx9mQ2vLp8Rt" type="password">',
+            '<input value="[redacted:secret]" type="password">',
+            id="input",
+        ),
+        P(
+            "<INPUT TYPE=password VALUE='Zx9mQ2vLp8Rt' />",
+            "<INPUT TYPE=password VALUE='[redacted:secret]' />",
+            id="input-in-capitals",
+        ),
+        P("<input type=password value=Zx9mQ2vLp8Rt>", "<input type=password value=[redacted:secret]>", id="unquoted"),
+        P(
+            '<input type="password" defaultValue="Zx9mQ2vLp8Rt" />',
+            '<input type="password" defaultValue="[redacted:secret]" />',
+            id="react",
+        ),
     ],
-    ids=["th-td", "td-td-in-code", "dt-dd", "weak-password", "input", "input-in-capitals"],
 )
 def test_a_secret_an_html_table_or_form_gives_is_replaced(html: str, shown: str) -> None:
     assert redact(html) == shown
@@ -103,13 +159,15 @@ def test_a_secret_an_html_table_or_form_gives_is_replaced(html: str, shown: str)
 @pytest.mark.parametrize(
     "html",
     [
-        "<td>Token</td><td>Required</td>",
-        "<td>Name</td><td>Zx9mQ2vLp8Rt</td>",
-        '<input type="text" value="Zx9mQ2vLp8Rt">',
-        '<input type="password" value="{{ form.password }}">',
-        '<input type="password" value="">',
+        P("<td>Token</td><td>Required</td>", id="a-word"),
+        P("<td>Name</td><td>Zx9mQ2vLp8Rt</td>", id="not-named"),
+        P("<th>Max token</th><td>4096000</td>", id="a-count"),
+        P('<input type="text" value="Zx9mQ2vLp8Rt">', id="a-text-field"),
+        P('<input type="text" data-type="password" value="Zx9mQ2vLp8Rt">', id="a-data-attribute"),
+        P('<input placeholder="value=Zx9mQ2vLp8Rt" type="password" value="">', id="a-placeholder"),
+        P('<input type="password" value="{{ form.password }}">', id="a-template"),
+        P('<input type="password" value="">', id="empty"),
     ],
-    ids=["a-word", "not-named", "text-field", "template", "empty"],
 )
 def test_html_giving_no_secret_comes_out_as_written(html: str) -> None:
     assert redact(html) == html
