@@ -1680,36 +1680,11 @@ def _grid(match: re.Match[str]) -> str:
 
 #: A column's header that says its cells describe the name beside them rather than give its value (``| Field |
 #: Type |``: ``| signing_key | Ed25519 |`` there is a type).
-_DESCRIBING = frozenset(
+_DESCRIBING = frozenset(  # (words split, not a list literal: one a line would take 30 lines)
     [
-        "type",
-        "types",
-        "kind",
-        "description",
-        "desc",
-        "notes",
-        "note",
-        "comment",
-        "comments",
-        "format",
-        "encoding",
-        "algorithm",
-        "scope",
-        "scopes",
-        "purpose",
-        "usage",
-        "meaning",
-        "location",
-        "file",
-        "source",
-        "where",
-        "required",
-        "optional",
-        "status",
-        "length",
-        "size",
-        "owner",
-        "permissions",
+        *"type types kind description desc notes note comment comments format encoding algorithm scope".split(),  # noqa: SIM905
+        *"scopes purpose usage meaning location file source where required optional status length size".split(),  # noqa: SIM905
+        *"owner permissions".split(),  # noqa: SIM905
     ]
 )
 
@@ -1765,12 +1740,12 @@ def _unescaped(line: str, at: int) -> bool:
 
 def _a_cells_secret(value: str, name: str) -> bool:
     """Whether a table's cell gives a secret named ``name`` ``value``: one word that looks made (``_looks_made``),
-    but a number under any name but a password's: a table counts tokens (``| Token | 128000 |``) where a sentence
-    seldom does."""
+    but a number under any name but a password's (a table counts tokens: ``| Token | 128000 |``) and an algorithm's
+    name (``| signing_key | Ed25519 |``: ``_a_scheme``)."""
     if not value or any(c.isspace() for c in value) or value.startswith("[redacted:"):
         return False
     password = _a_passwords_name(name)
-    return (password or not value.isdigit()) and _looks_made(value, password=password)
+    return (password or not value.isdigit()) and not _a_scheme(value) and _looks_made(value, password=password)
 
 
 def _a_passwords_name(name: str) -> bool:
@@ -1782,9 +1757,9 @@ def _a_passwords_name(name: str) -> bool:
 _PASSWORDS_NAMES = ("password", "passwd", "passphrase", "passcode", "pwd", "pw", "pass")
 
 
-#: A row that rules a table, its blanks stripped: Markdown's ``|---|:-:|`` (one dash or more a column, Org's ``|--+--|``
-#: too), a text table's ``+----+----+``.
-_GRID_RULE = Lazy(globals(), "_GRID_RULE", r"\|?(?::?-+:?[ \t]*[|+][ \t]*)*:?-+:?(?:[ \t]*\|)?|\+[-=+]+\+")
+#: A row that rules a table, its blanks stripped: Markdown's ``|---|:-:|`` or ``| --- | :-: |`` (one dash or more a
+#: column, Org's ``|--+--|`` too), a text table's ``+----+----+``.
+_GRID_RULE = Lazy(globals(), "_GRID_RULE", r"\|?[ \t]*(?::?-+:?[ \t]*[|+][ \t]*)*:?-+:?(?:[ \t]*\|)?|\+[-=+]+\+")
 
 
 class _SecretData:
@@ -4406,9 +4381,9 @@ _SENTENCE_LINK = (
     rf"(?:{_BLANK}*:?{_BLANK}*{_NEXT_LINE}(?:{_BLANK}*{_NEXT_LINE})?{_BLANK}*{_LINE_ITEM}?|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
     rf"|['\u2019]s{_BLANK}+"
     rf"|{_BLANK}+(?:for|of|on|to)(?:{_BLANK}+[^\s:=]+){{1,6}}?{_BLANK}*[:=]{_BLANK}*"
-    rf"|{_BLANK}*\([^()\n]{{1,40}}\)[*`]{{0,2}}{_BLANK}*[:=][*`]{{0,2}}{_BLANK}*"  # password (prod): …
-    rf"|{_BLANK}+(?:\u2014|\u2013|\u2192|->|--?){_BLANK}+"  # **password** — `…`, token → …
-    rf"|{_BLANK}+(?:re)?(?:generated|created|issued|rotated|reset|changed|updated)[*`]{{0,2}}{_BLANK}*:{_BLANK}*"
+    rf"|{_BLANK}+\((?P<qualifier>[^()\n]{{1,40}})\)[*`]{{0,2}}{_BLANK}*[:=][*`]{{0,2}}{_BLANK}*"  # password (prod): …
+    rf"|{_BLANK}+(?P<dash>\u2014|\u2013|\u2192|->|--?){_BLANK}+"  # **password** — `…`, token → …
+    rf"|{_BLANK}+(?P<done>(?:re)?(?:generated|created|issued|rotated|reset|changed|updated))[*`]{{0,2}}{_BLANK}*:{_BLANK}*"
     r"|(?P<to> +to +)"
     r"|(?P<bare> +)"
 )
@@ -4460,7 +4435,7 @@ def _sentences(text: str) -> str:
             continue
         kept = _before_a_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         password = lowered.startswith(_PASSWORD_NAMES, match.start())
-        if not _a_verb_gives_it(lowered, match, kept, password):
+        if not _a_verb_gives_it(lowered, match, kept, password) or not _an_aside_gives_it(match, kept, password):
             continue
         if _looks_made(kept.rstrip("!?"), password):
             parts += (text[last:start], "[redacted:secret]")
@@ -4479,6 +4454,35 @@ def _a_verb_gives_it(lowered: str, match: re.Match[str], value: str, password: b
         alone = password and match.end("bare") == match.start("value") and _a_password_alone(lowered, at, value)
         return alone or _after_a_verb(lowered, at, _VERB_BEFORE)
     return match.group("to") is None or _after_a_verb(lowered, at, _SET_BEFORE)
+
+
+def _an_aside_gives_it(match: re.Match[str], value: str, password: bool) -> bool:
+    """Whether a noun given its value by no verb (``redaction.ASIDES``) is given a secret: not a number but a
+    password's ("Max tokens (output): 128000", "token created: 1714000000"), not after a qualifier naming an
+    attribute ("token (id): …", "secret (arn): …"), and after a dash or an arrow only a value no name or list holds
+    ("`token` → `accessToken2`", "password -> argon2id", "- fix refresh token - a1b2c3d4e": a machine's, not words
+    run together, no scheme, no short hex)."""
+    dash, qualifier = match.group("dash"), match.group("qualifier")
+    if dash is None and qualifier is None and match.group("done") is None:
+        return True
+    if value.isdigit() and not password:
+        return False
+    if qualifier is not None:
+        return not _ATTRIBUTES.intersection(qualifier.lower().split()[-1:])
+    if dash is not None:
+        hexadecimal = all(c in "0123456789abcdefABCDEF" for c in value) and len(value) < 16
+        return _machine_made(value) and not _words_run_together(value) and not _a_scheme(value) and not hexadecimal
+    return True
+
+
+#: A qualifier naming what of a secret follows, not the secret ("token (id): …", "API key (name): …").
+_ATTRIBUTES = frozenset(  # (words split, not a list literal: one a line would take 36 lines)
+    [
+        *"id ids name names arn hash sha1 sha256 md5 kid jti iat exp ttl version length type format path".split(),  # noqa: SIM905
+        *"uuid prefix suffix expiry expires scope scopes hint label ref count size limit input output".split(),  # noqa: SIM905
+        *"prompt total".split(),  # noqa: SIM905
+    ]
+)
 
 
 def _a_password_alone(lowered: str, at: int, value: str) -> bool:

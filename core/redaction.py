@@ -246,21 +246,6 @@ SENTENCE_LINKS = (
     "with ",
     " as ",
     *SENTENCE_PASSWORD_NAMES,
-    # (a qualifier in brackets, a dash or an arrow, a participle before a colon: "password (prod): …", "token → …")
-    " (",
-    " \u2014 ",
-    " \u2013 ",
-    " \u2192 ",
-    " -> ",
-    " - ",
-    " -- ",
-    "generated",
-    "created",
-    "issued",
-    "rotated",
-    " reset",
-    "changed",
-    "updated",
 )
 _VERB_ENDS = frozenset(" :\n\r\\")  # (a backslash: a JSON string's escaped line end, ``is\n``)
 
@@ -286,6 +271,8 @@ def may_name_a_secret_in_english(lowered: str) -> bool:
     a no-break space is read as a space only in a text with no link otherwise: most texts hold neither.)"""
     if len(lowered) <= _SHORT and not any(stem in lowered for stem in _NOUN_STEMS):
         return False
+    if _an_aside_after_a_noun(lowered):
+        return True
     if not _a_link(lowered):
         if "\t" not in lowered and "\u00a0" not in lowered:
             return False
@@ -296,6 +283,38 @@ def may_name_a_secret_in_english(lowered: str) -> bool:
         or _a_word(lowered, "cred", end=False)
         or any(_a_word(lowered, noun) for stem, nouns in _NOUNS_BY_STEM if stem in lowered for noun in nouns)
     )
+
+
+#: What gives a noun its value with no verb in ``redact``'s sentence rule (``_SENTENCE_LINK``): a qualifier in
+#: brackets ("password (prod): …"), a dash or an arrow ("**API key** — …", "token → …"), a participle ("token
+#: generated: …"); each after a blank.
+ASIDES = ("(", "\u2014", "\u2013", "\u2192", "->", "-") + tuple(
+    f"{again}{done}"
+    for again in ("", "re")
+    for done in ("generated", "created", "issued", "rotated", "reset", "changed", "updated")
+)
+#: The nouns an aside may follow (``redact._SENTENCE_NOUN``, each as its last letters: "api key", "db password").
+_ASIDE_NOUNS = ("password", "passwd", "passphrase", "passcode", "pw", "pwd", "secret", "token", "key")
+
+
+def _an_aside_after_a_noun(lowered: str) -> bool:
+    """Whether an aside (``ASIDES``) follows a noun of the sentence rule's, its plural's ``s`` and two Markdown marks
+    at most and a blank or more between (``password (prod):``, ``**api key** —``, ``tokens generated``): "unexpected
+    token (3:10)" does too, "invalid token - please log in" too, "npm run build -- --prod" does not. Each aside found
+    is asked about the few characters before it."""
+    for aside in ASIDES:
+        at = lowered.find(aside)
+        while at != -1:
+            blanks = at
+            while blanks and lowered[blanks - 1] in " \t\u00a0":
+                blanks -= 1
+            end = blanks
+            while end and blanks - end < 2 and lowered[end - 1] in "*`":
+                end -= 1
+            if blanks < at and (lowered.endswith(_ASIDE_NOUNS, 0, end) or lowered.endswith(_ASIDE_NOUNS, 0, end - 1)):
+                return True
+            at = lowered.find(aside, at + 1)
+    return False
 
 
 def _a_link(lowered: str) -> bool:
@@ -1002,27 +1021,42 @@ def _an_element_named_a_secret(text: str, lowered: str) -> bool:
 
 
 def _a_cell_naming_a_secret(text: str, lowered: str = "") -> bool:
-    """Whether a ``|`` closes a table's cell that may name a secret: before it, after blanks and up to
-    ``CELL_MARKS`` code or bold marks, a run of what a name holds (``cell_name``) holding a noun
+    """Whether a ``|`` in a line starting with one closes a table's cell that may name a secret: before it, after
+    blanks and up to ``CELL_MARKS`` code or bold marks, a run of what a name holds (``cell_name``) holding a noun
     (``SECRET_NOUNS``): ``| DB_PASSWORD |``, ``| **API key** |``, ``| Token 1 |``. What ``redact._grid`` needs
-    before it reads a value from a table; a prompt's ``cat log | grep token`` holds none. (Each character is read
-    back from one ``|`` at most: a run stops at the ``|`` before it.)"""
+    before it reads a value from a table; ``env | grep token`` holds none. (Each line is read once: a run read back
+    from a ``|`` stops at the ``|`` before it.)"""
     at = text.find("|")
     while at != -1:
-        end = at
-        while end and text[end - 1] in " \t\r":
-            end -= 1
-        marks = end
-        while marks and end - marks < CELL_MARKS and text[marks - 1] in "`*":
-            marks -= 1
-        start = marks
-        while start and (text[start - 1].isalnum() or text[start - 1] in _CELL_NAME_SIGNS):
-            start -= 1
-        run = text[start:marks].lower()
-        if any(noun in run for noun in SECRET_NOUNS):
-            return True
-        at = text.find("|", at + 1)
+        line = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        first = line
+        while text[first] in " \t":
+            first += 1
+        bar = at if first == at else -1
+        while bar != -1:
+            if _a_name_before(text, bar):
+                return True
+            bar = text.find("|", bar + 1, end)
+        at = text.find("|", end)
     return False
+
+
+def _a_name_before(text: str, bar: int) -> bool:
+    """Whether the run of what a cell's name holds before ``bar`` (past blanks and ``CELL_MARKS`` marks) holds a
+    noun."""
+    end = bar
+    while end and text[end - 1] in " \t\r":
+        end -= 1
+    marks = end
+    while marks and end - marks < CELL_MARKS and text[marks - 1] in "`*":
+        marks -= 1
+    start = marks
+    while start and (text[start - 1].isalnum() or text[start - 1] in _CELL_NAME_SIGNS):
+        start -= 1
+    run = text[start:marks].lower()
+    return any(noun in run for noun in SECRET_NOUNS)
 
 
 #: The most code or bold marks around a table cell's name (``**`DB_PASSWORD`**``: three).

@@ -390,6 +390,19 @@ The password for bob@example.com is required; the token is GITHUB_TOKEN, the pwd
 The token is utf-8 encoded and the password is hashed with argon2id.
 The password is sha256-hashed, the password is base64 encoded, the token is abc123 and the key is oauth2.
 The password is sha256 with a salt; my password is sunshine, the password is v2 of the policy.
+Max tokens (output): 128000, total tokens (prompt + completion): 153210; EOS token → 128001, pad token -> 128004.
+token (id): 4f1d2c3b and secret (arn): arn:aws:secretsmanager:us-east-1:1:secret:db; API key (name): deploy-key-2024
+- `token` → `accessToken2`; Renamed: token -> auth_token_2; password -> argon2id; - token — base64url
+- fix refresh token - a1b2c3d4e; token created: 1714000000; Token rotated: 604800 seconds
+Password (min 8 chars): required; token (optional): string; API key (see docs): https://example.com/docs/keys
+The password - required for login. Invalid token - please log in again. Unexpected token (3:10)
+| Field | Type | Notes |
+| --- | --- | --- |
+| signing_key | Ed25519 | rotated yearly |
+| password | string | hashed with argon2id |
+| Model | Token |
+|---|---|
+| gpt-4o | 128000 |
 Log in with https://grafana.example.com:3000 as admin.
 The secret is base64-encoded, the token is HS256-signed and k8s-managed, the build is x86_64-only.
 The token is 2024-01-05T10:00:00Z old; the passwords are hashed, the password to the db is in the vault.

@@ -57,6 +57,11 @@ P = pytest.param
             id="a-value-column",
         ),
         P(
+            "| Service | Username | Password |\n| --- | :--- | ---: |\n| Postgres | admin | Zx9mQ2vLp8Rt |",
+            "| Service | Username | Password |\n| --- | :--- | ---: |\n| Postgres | admin | [redacted:secret] |",
+            id="spaced-rule",
+        ),
+        P(
             "+-------+--------------+\n| user  | password     |\n+-------+--------------+\n"
             "| admin | Zx9mQ2vLp8Rt |\n+-------+--------------+\n1 row in set",
             "+-------+--------------+\n| user  | password     |\n+-------+--------------+\n"
@@ -79,6 +84,8 @@ def test_a_secret_a_table_gives_is_replaced_and_the_rest_of_the_table_kept(table
             id="schema",
         ),
         P("| Field | Type |\n|---|---|\n| signing_key | Ed25519x |\n| api_key | UUIDv4abc |", id="a-type-column"),
+        P("| Field | Type |\n| --- | --- |\n| api_key | UUIDv4abc |", id="a-type-column-spaced-rule"),
+        P("| signing_key | Ed25519 |\n| Password | argon2id |", id="a-scheme"),
         P("| Password | Notes |\n|---|---|\n| Xq | Zx9mQ2vLp8Rt |", id="a-header-row-gives-no-value"),
         P("| password | correct horse battery staple |", id="prose"),
         P("| password | ${DB_PASSWORD} |\n| token | <your-token> |\n| secret | xxxxxxxx |", id="placeholders"),
@@ -171,3 +178,40 @@ def test_a_secret_an_html_table_or_form_gives_is_replaced(html: str, shown: str)
 )
 def test_html_giving_no_secret_comes_out_as_written(html: str) -> None:
     assert redact(html) == html
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        P("Password (prod): Zx9mQ2vLp8Rt", "Password (prod): [redacted:secret]", id="a-qualifier"),
+        P("API key (staging): `Zx9mQ2vLp8Rt`", "API key (staging): `[redacted:secret]`", id="a-qualifier-in-code"),
+        P("- **API key** \u2014 `Zx9mQ2vLp8Rt`", "- **API key** \u2014 `[redacted:secret]`", id="a-dash"),
+        P("staging token \u2192 Zx9mQ2vLp8Rt", "staging token \u2192 [redacted:secret]", id="an-arrow"),
+        P("New token generated: Zx9mQ2vLp8Rt", "New token generated: [redacted:secret]", id="a-participle"),
+        P("Password reset: hunter22", "Password reset: [redacted:secret]", id="a-weak-password"),
+        P("Here is your token Zx9mQ2vLp8Rt (keep it)", "Here is your token [redacted:secret] (keep it)", id="here-is"),
+    ],
+)
+def test_a_secret_a_sentence_gives_without_a_verb_is_replaced(said: str, shown: str) -> None:
+    """A noun given its value by a qualifier in brackets, a dash, an arrow or a participle (an agent's lists and
+    summaries), or after "here is your"."""
+    assert redact(said) == shown
+    assert redaction._may_be_changed(said)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "said",
+    [
+        P("Max tokens (output): 128000", id="a-count"),
+        P("token created: 1714000000", id="a-time"),
+        P("token (id): 4f1d2c3b", id="an-attribute"),
+        P("- `token` \u2192 `accessToken2`", id="a-rename"),
+        P("password -> argon2id", id="a-scheme"),
+        P("- fix refresh token - a1b2c3d4e", id="a-commit"),
+        P("Password (min 8 chars): required", id="a-word"),
+    ],
+)
+def test_a_sentence_without_a_verb_giving_no_secret_comes_out_as_written(said: str) -> None:
+    assert redact(said) == said
