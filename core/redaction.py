@@ -300,20 +300,22 @@ _ASIDE_NOUNS = ("password", "passwd", "passphrase", "passcode", "pw", "pwd", "se
 def _an_aside_after_a_noun(lowered: str) -> bool:
     """Whether an aside (``ASIDES``) follows a noun of the sentence rule's, its plural's ``s`` and two Markdown marks
     at most and a blank or more between (``password (prod):``, ``**api key** —``, ``tokens generated``): "unexpected
-    token (3:10)" does too, "invalid token - please log in" too, "npm run build -- --prod" does not. Each aside found
-    is asked about the few characters before it."""
-    for aside in ASIDES:
-        at = lowered.find(aside)
+    token (3:10)" does too, "invalid token - please log in" too, "npm run build -- --prod" does not. Read from each
+    noun, rarer than a dash in code."""
+    for noun in _ASIDE_NOUNS:
+        at = lowered.find(noun)
         while at != -1:
-            blanks = at
-            while blanks and lowered[blanks - 1] in " \t\u00a0":
-                blanks -= 1
-            end = blanks
-            while end and blanks - end < 2 and lowered[end - 1] in "*`":
-                end -= 1
-            if blanks < at and (lowered.endswith(_ASIDE_NOUNS, 0, end) or lowered.endswith(_ASIDE_NOUNS, 0, end - 1)):
+            end = at + len(noun)
+            end += lowered.startswith("s", end)
+            marks = end
+            while marks < len(lowered) and marks - end < 2 and lowered[marks] in "*`":
+                marks += 1
+            blanks = marks
+            while blanks < len(lowered) and lowered[blanks] in " \t\u00a0":
+                blanks += 1
+            if blanks > marks and lowered.startswith(ASIDES, blanks):
                 return True
-            at = lowered.find(aside, at + 1)
+            at = lowered.find(noun, at + 1)
     return False
 
 
