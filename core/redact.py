@@ -3889,6 +3889,32 @@ _CELL_PAIR = (
 )
 
 
+#: A label an inline element or a table's cell holds, then its value as text (``<strong>Password:</strong> …``,
+#: ``<b>API key</b>: …``, ``<li><strong>Token</strong> — …</li>``): a colon inside the element or a colon, a dash or
+#: ``=`` after it; a label with neither (``<b>Password</b> reset``) gives nothing.
+_HTML_LABEL = (
+    rf"<(?P<lt>(?i:b|strong|em|i|u|label|span|dt|th))\b{_TAG_ATTRIBUTES}>[ \t]*(?P<name>[^<>\n:]{{1,60}}?)[ \t]*"
+    rf"(?P<inside>:?)[ \t]*</(?P=lt)[ \t]*>[ \t]*(?P<after>[:=\u2014\u2013-]?)[ \t]*{_AN_INLINE_TAG}"
+    r"(?P<value>[^<>\s]+)"
+)
+
+
+#: The closing tags of ``_HTML_LABEL``'s elements.
+_HTML_LABEL_NEEDLES = ("</b>", "</strong>", "</em>", "</i>", "</u>", "</label>", "</span>", "</dt>", "</th>")
+
+
+def _html_label(match: re.Match[str]) -> str:
+    """A label's value (``_HTML_LABEL``) replaced where the label names a secret and the value looks made
+    (``_a_cells_secret``)."""
+    name = match.group("name").strip()
+    if not (match.group("inside") or match.group("after")) or not secret_key(name):
+        return match.group(0)
+    value = match.group("value").rstrip(".,;")
+    if not _a_cells_secret(value, name):
+        return match.group(0)
+    return match.string[match.start() : match.start("value")] + "[redacted:secret]" + match.group("value")[len(value) :]
+
+
 def _cell_pair(match: re.Match[str]) -> str:
     """A cell naming a secret and the next one giving it (``_CELL_PAIR``), its value replaced where it looks made."""
     name = match.group("name").strip()
@@ -4339,6 +4365,7 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _XML, ("</",), replace=_tagged),
     Rule("secret", _PASSWORD_INPUT, ("<input",), replace=_password_input),
     Rule("secret", _CELL_PAIR, ("</td>", "</th>", "</dt>"), replace=_cell_pair),
+    Rule("secret", _HTML_LABEL, _HTML_LABEL_NEEDLES, replace=_html_label),
     Rule("secret", _KEY_VALUE, _SETTING_NEEDLES, replace=_key_value, again=True),
     Rule("secret", _VALUE_KEY, _SETTING_NEEDLES, replace=_key_value),
     Rule("secret", _KEY_VALUE_LINES, ("name: ", "key: "), replace=_key_value_lines, again=True),

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 #: an inline element around a value with attributes, nested or a ``<span>``/``<var>``, inside an element named for
 #: the secret too (``<password><b>…</b></password>``); a secret named in a sentence with a qualifier in brackets
 #: (``Password (prod): …``), a dash or an arrow (``**API key** — …``), a participle (``token generated: …``) or
-#: after "here is your": red64 (review64a F1-F12 after it);
+#: after "here is your"; a value after an HTML label (``<b>API key</b>: …``): red64 (review64a, review64b after it);
 #: 37: a secret variable's word under a name in any case and spaced any way (``secret_key: …``, ``secretKey=…``,
 #: ``SECRET_KEY =…``, ``SECRET_KEY:…``), and the tail after another rule's marker kept (``…=[redacted:openai-key]/index``);
 #: a quoted or a Kubernetes env entry's value under a secret name a substitution only when it is one whole (a Django
@@ -733,7 +733,8 @@ def _may_pass_a_gate(text: str) -> bool:
 #: or of the assignments (``SECRET_NOUNS``). A lowercase needle is looked for in the lowercased text,
 #: any other as written, as ``redact`` looks for them; ``tests/test_redact_lazy.py`` checks that these are the
 #: rules' own.
-KEYED_NEEDLES = ('"sensitive"', "--", "-----", "|", "<input", "</td>", "</th>", "</dt>", "--cookie", "-b", "-u", ".dockerconfigjson", ":\t>", ":\t|", ":   >",
+KEYED_NEEDLES = ('"sensitive"', "--", "-----", "|", "<input", "</td>", "</th>", "</dt>", "</b>", "</strong>", "</em>",
+                 "</i>", "</u>", "</label>", "</span>", "--cookie", "-b", "-u", ".dockerconfigjson", ":\t>", ":\t|", ":   >",
                  ":   |", ":  >", ":  |", ": >", ": |", "://", "</", "> auth", ">auth", "@", "E\t", "ENV", "auth",
                  "npmAuthIdent", "YARN_NPM_AUTH_IDENT",
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
@@ -1081,8 +1082,9 @@ def cell_name(cell: str) -> str:
 
 
 def _a_noun_anywhere(text: str, lowered: str) -> bool:
-    """Whether ``lowered`` holds a noun (``SECRET_NOUNS``) anywhere: what an HTML table's cell naming a secret holds
-    (``redact._CELL_PAIR``: ``<th>Password</th><td>…</td>``). A page of results with none loads no rules."""
+    """Whether ``lowered`` holds a noun (``SECRET_NOUNS``) anywhere: what an HTML table's cell or label naming a
+    secret holds (``redact._CELL_PAIR``: ``<th>Password</th><td>…</td>``; ``redact._HTML_LABEL``: ``<b>API key</b>:
+    …``). A page of results with none loads no rules."""
     return any(noun in lowered for noun in SECRET_NOUNS)
 
 
@@ -1823,7 +1825,10 @@ NEEDED_AROUND: dict[str, Callable[[str, str], bool]] = {
     "-----": _a_key_value_table,
     "define": _a_define_call,
     "</": _an_element_named_a_secret,
-    **dict.fromkeys(("</td>", "</th>", "</dt>"), _a_noun_anywhere),
+    **dict.fromkeys(
+        ("</td>", "</th>", "</dt>", "</b>", "</strong>", "</em>", "</i>", "</u>", "</label>", "</span>"),
+        _a_noun_anywhere,
+    ),
     "auth": _an_auth_given,
     "-b": _a_cookie_option,
     "password": _a_password_rule_may_match,

@@ -268,7 +268,11 @@ def test_each_narrowed_needle_calls_on_the_rules_its_test_was_read_off() -> None
         "--": ["keyed:--(?<![\\w-]--)(?i:[\\"],
         "-----": ["keyed:(?m)^[ \\t]*Key[ \\t]+"],
         "|": ["keyed:(?m)^(?:[ \\t]*(?:\\|["],
-        **dict.fromkeys(("</td>", "</th>", "</dt>"), ["keyed:<(?P<kt>(?i:t[dh]|dt"]),
+        "</td>": ["keyed:<(?P<kt>(?i:t[dh]|dt"],
+        **dict.fromkeys(("</th>", "</dt>"), ["keyed:<(?P<kt>(?i:t[dh]|dt", "keyed:<(?P<lt>(?i:b|strong"]),
+        **dict.fromkeys(
+            ("</b>", "</strong>", "</em>", "</i>", "</u>", "</label>", "</span>"), ["keyed:<(?P<lt>(?i:b|strong"]
+        ),
         "define": ["keyed:(?i:\\bdefine)[ \\t]*\\"],
         "</": ["keyed:<(?P<tag>(?i:[\\w.-]*"],
         "auth": ["keyed:(?<![\\w.-])_?auth\\\\?", "keyed:auth\\\\?['\\\"]?[ \\t]*["],

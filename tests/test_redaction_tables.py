@@ -156,10 +156,22 @@ def test_a_prompt_pasting_such_a_table_asks_no_search_for_the_secret() -> None:
             '<input type="password" defaultValue="[redacted:secret]" />',
             id="react",
         ),
+        P(
+            "<strong>Password:</strong> Zx9mQ2vLp8Rt",
+            "<strong>Password:</strong> [redacted:secret]",
+            id="a-label-with-its-colon",
+        ),
+        P("<b>API key</b>: <code>Zx9mQ2vLp8Rt</code>", "<b>API key</b>: <code>[redacted:secret]</code>", id="a-label"),
+        P(
+            "<li><strong>Token</strong> \u2014 Zx9mQ2vLp8Rt</li>",
+            "<li><strong>Token</strong> \u2014 [redacted:secret]</li>",
+            id="a-label-and-a-dash",
+        ),
     ],
 )
 def test_a_secret_an_html_table_or_form_gives_is_replaced(html: str, shown: str) -> None:
     assert redact(html) == shown
+    assert redaction._may_be_changed(html)
 
 
 @pytest.mark.unit
@@ -174,6 +186,9 @@ def test_a_secret_an_html_table_or_form_gives_is_replaced(html: str, shown: str)
         P('<input placeholder="value=Zx9mQ2vLp8Rt" type="password" value="">', id="a-placeholder"),
         P('<input type="password" value="{{ form.password }}">', id="a-template"),
         P('<input type="password" value="">', id="empty"),
+        P("<b>Password</b> reset Zx9mQ2vLp8Rt", id="a-label-without-a-sign"),
+        P("<strong>Password:</strong> required", id="a-label-and-a-word"),
+        P("<b>Max token:</b> 128000", id="a-label-and-a-count"),
     ],
 )
 def test_html_giving_no_secret_comes_out_as_written(html: str) -> None:
