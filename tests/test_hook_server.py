@@ -124,6 +124,21 @@ def spares(pid: int) -> list[int]:
     return [child for child in children_of(pid) if _streams(child) == own]
 
 
+def idle(pid: int, looks: int = 4) -> bool:
+    """Whether process ``pid`` sleeps and its CPU time stays the same over ``looks`` looks 0.1 s apart: a spare done
+    with its rehearsal, waiting for its call (under load a rehearsal took longer than the test waited, and the call
+    went, rightly, to a child forked for it: flake64)."""
+    seen = set()
+    for look in range(looks):
+        fields = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].split()
+        if fields[0] != "S":
+            return False
+        seen.add((fields[11], fields[12]))  # (utime, stime)
+        if look < looks - 1:
+            time.sleep(0.1)
+    return len(seen) == 1
+
+
 def catches(pid: int, signal_number: int) -> bool:
     """Whether process ``pid`` has a handler of its own for the signal (``SigCgt`` in Linux's ``/proc``): a served
     search sets its SIGTSTP one once it has read its child's pid, a child takes SIGINT back from the server's SIG_IGN.
@@ -1019,6 +1034,7 @@ def test_the_next_call_is_answered_by_the_spare_the_server_forked_ahead_of_it(
     command, payload = payloads(indexed_sample, "to-the-spare")["prompt that recalls"]
     wait_for("a spare", lambda: spares(serving.process.pid), 10)
     (spare,) = spares(serving.process.pid)
+    wait_for("the spare's rehearsal done", lambda: idle(spare), 30)
     call = served_call(serving, site_packages, command, payload)
     assert call.child == spare, "the call went to a child forked for it"
     own = launch(
@@ -1035,7 +1051,8 @@ def test_a_spare_rehearsing_writes_nothing_into_deja_s_home(site_packages: Path,
     server = Served(site_packages, {**indexed_sample.env, **SWITCH})
     try:
         wait_for("a spare", lambda: spares(server.process.pid), 10)
-        time.sleep(1.0)  # (its rehearsal's reads done: well under a second on the sample)
+        (spare,) = spares(server.process.pid)
+        wait_for("its rehearsal done", lambda: idle(spare), 30)
         after = {path: path.stat().st_mtime_ns for path in home.rglob("*") if path.is_file()}
     finally:
         server.stop()
