@@ -3891,10 +3891,12 @@ _CELL_PAIR = (
 
 #: A label an inline element or a table's cell holds, then its value as text (``<strong>Password:</strong> …``,
 #: ``<b>API key</b>: …``, ``<li><strong>Token</strong> — …</li>``): a colon inside the element or a colon, a dash or
-#: ``=`` after it; a label with neither (``<b>Password</b> reset``) gives nothing.
+#: ``=`` after it; a label with neither (``<b>Password</b> reset``) gives nothing. No two runs of blanks meet (the
+#: name starts and ends with no blank): a long run after ``<b>`` took time cubic in its length (review64c).
 _HTML_LABEL = (
-    rf"<(?P<lt>(?i:b|strong|em|i|u|label|span|dt|th))\b{_TAG_ATTRIBUTES}>[ \t]*(?P<name>[^<>\n:]{{1,60}}?)[ \t]*"
-    rf"(?P<inside>:?)[ \t]*</(?P=lt)[ \t]*>[ \t]*(?P<after>[:=\u2014\u2013-]?)[ \t]*{_AN_INLINE_TAG}"
+    rf"<(?P<lt>(?i:b|strong|em|i|u|label|span|dt|th))\b{_TAG_ATTRIBUTES}>[ \t]*"
+    r"(?P<name>[^<>\n: \t](?:[^<>\n:]{0,58}[^<>\n: \t])?)[ \t]*(?:(?P<inside>:)[ \t]*)?"
+    rf"</(?P=lt)[ \t]*>[ \t]*(?:(?P<after>[:=\u2014\u2013-])[ \t]*)?{_AN_INLINE_TAG}"
     r"(?P<value>[^<>\s]+)"
 )
 

@@ -90,6 +90,8 @@ def test_a_text_of_many_escaped_terraform_objects_is_redacted_in_time_linear_in_
         ("the password is ", "Xk9m%27"),
         ('"{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"', "\\"),
         ("password=a", "\\"),  # (each backslash of a bare value read the rest of the run: review59e F1)
+        ("<b>Password:</b>", " "),  # (an HTML label's runs of blanks side by side: review64c)
+        ("Token </b> <b>", " "),
     ],
 )
 def test_one_value_before_a_long_run_is_redacted_in_time_linear_in_its_size(
